@@ -1,0 +1,128 @@
+#include "democommand.h"
+
+#include "apppaths.h"
+#include "clioutput.h"
+#include "democluster.h"
+
+#include <QEventLoop>
+#include <QJsonObject>
+
+#include <cstdio>
+
+namespace opsdeck::cli {
+
+namespace {
+
+QString demoDir(const QCommandLineParser &parser)
+{
+    const QString dir = parser.value(QStringLiteral("dir"));
+    return dir.isEmpty() ? workflows::AppPaths::demoDir(parser.value(QStringLiteral("data-dir")))
+                         : dir;
+}
+
+int up(workflows::DemoCluster &demo, const QCommandLineParser &parser)
+{
+    workflows::DemoOptions options;
+    options.dir = demoDir(parser);
+    options.simBinary = workflows::AppPaths::simBinary();
+    bool numberOk = true;
+    if (parser.isSet(QStringLiteral("traffic")))
+        options.trafficClients = parser.value(QStringLiteral("traffic")).toInt(&numberOk);
+    if (!numberOk || options.trafficClients < 0 || options.trafficClients > 256) {
+        printError(QStringLiteral("bad --traffic '%1': a number of clients from 0 to 256")
+                       .arg(parser.value(QStringLiteral("traffic"))));
+        return ExitBadInput;
+    }
+    if (parser.isSet(QStringLiteral("fault"))) {
+        QString error;
+        options.fault = workflows::DemoFault::parse(parser.value(QStringLiteral("fault")), &error);
+        if (!options.fault) {
+            printError(error);
+            return ExitBadInput;
+        }
+    }
+    if (parser.isSet(QStringLiteral("transfer-backend"))) {
+        options.transferBackend = parser.value(QStringLiteral("transfer-backend"));
+        if (options.transferBackend != u"mooncake" && options.transferBackend != u"nixl") {
+            printError(QStringLiteral("bad --transfer-backend '%1': mooncake or nixl")
+                           .arg(options.transferBackend));
+            return ExitBadInput;
+        }
+    }
+    QEventLoop loop;
+    int code = ExitFailed;
+    QObject::connect(&demo, &workflows::DemoCluster::upFinished, &loop,
+                     [&](bool ok, const QString &detail) {
+                         if (!ok) {
+                             printError(QStringLiteral("demo up failed: ") + detail);
+                         } else if (parser.isSet(QStringLiteral("json"))) {
+                             printJson(QJsonDocument(QJsonObject{{QStringLiteral("inventory"), detail},
+                                                                 {QStringLiteral("dir"), options.dir}}));
+                         } else {
+                             printLine(detail); // the inventory's path is the last line
+                         }
+                         code = ok ? ExitOk : ExitFailed;
+                         loop.quit();
+                     });
+    demo.up(options);
+    loop.exec();
+    return code;
+}
+
+int down(workflows::DemoCluster &demo, const QCommandLineParser &parser)
+{
+    QEventLoop loop;
+    int code = ExitFailed;
+    QObject::connect(&demo, &workflows::DemoCluster::downFinished, &loop,
+                     [&](bool ok, const QString &message) {
+                         if (!ok)
+                             printError(QStringLiteral("demo down: ") + message);
+                         else
+                             std::fprintf(stderr, "%s\n", message.toLocal8Bit().constData());
+                         code = ok ? ExitOk : ExitFailed;
+                         loop.quit();
+                     });
+    demo.down(demoDir(parser));
+    loop.exec();
+    return code;
+}
+
+} // namespace
+
+int runDemo(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Start (up) or stop (down) a simulated PD cluster on this machine: prefill, "
+                       "decode, router and proxy (opsdeck-sim), plus a traffic generator."));
+    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("up or down"));
+    parser.addOption({QStringLiteral("dir"), QStringLiteral("Demo host folder (default <data dir>/demo)."),
+                      QStringLiteral("dir")});
+    parser.addOption({QStringLiteral("traffic"),
+                      QStringLiteral("Concurrent traffic clients, 0 to 256 (default 8)."),
+                      QStringLiteral("n")});
+    parser.addOption({QStringLiteral("fault"),
+                      QStringLiteral("proxy-reused-stall=S or router-reused-stall=S: requests on a "
+                                     "reused keep-alive connection stall S seconds at that hop."),
+                      QStringLiteral("fault")});
+    parser.addOption({QStringLiteral("transfer-backend"),
+                      QStringLiteral("KV transfer backend the workers report: mooncake or nixl."),
+                      QStringLiteral("backend")});
+    parser.addOption(dataDirOption());
+    parser.addOption(jsonOption());
+    if (!parseArguments(parser, arguments))
+        return ExitBadInput;
+    const QStringList positional = parser.positionalArguments();
+    const QString action = positional.value(0);
+    if (positional.size() != 1 || (action != u"up" && action != u"down")) {
+        printError(QStringLiteral("usage: opsdeck-cli demo up|down [options]"));
+        return ExitBadInput;
+    }
+    workflows::DemoCluster demo;
+    QObject::connect(&demo, &workflows::DemoCluster::progressed, &demo, [](const QString &line) {
+        std::fprintf(stderr, "%s\n", line.toLocal8Bit().constData());
+    });
+    return action == u"up" ? up(demo, parser) : down(demo, parser);
+}
+
+} // namespace opsdeck::cli

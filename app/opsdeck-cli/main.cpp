@@ -1,0 +1,65 @@
+// opsdeck-cli: the scriptable twin of the console, built on the same models/.
+// Subcommand names, flags, JSON keys and exit codes are a contract
+// (DESIGN.md): add, never rename.
+#include "clioutput.h"
+#include "democommand.h"
+#include "metricscommand.h"
+#include "statuscommand.h"
+
+#include <QCoreApplication>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+
+namespace {
+
+const char *usage = R"(usage: opsdeck-cli <command> [options]
+
+commands:
+  demo up [--dir DIR] [--traffic N] [--fault F]   start the simulated PD cluster; prints the inventory path
+  demo down [--dir DIR]                           stop it; returns when every process has exited
+  status --inventory FILE [--json]                health of every service (exit 1 unless all healthy)
+  metrics summarize FILE|URL [--json]             parse one /metrics page
+
+Every command takes --help. Exit codes: 0 ok, 1 unhealthy or failed, 2 bad input,
+3 unknown or timed out, 4 host key refused.
+)";
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("opsdeck-cli"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(OPSDECK_VERSION));
+
+    // Logs go to stderr so that stdout carries only the command's output.
+    auto logger = spdlog::stderr_color_mt("opsdeck");
+    logger->set_level(qEnvironmentVariableIsSet("OPSDECK_VERBOSE") ? spdlog::level::info
+                                                                    : spdlog::level::warn);
+    spdlog::set_default_logger(logger);
+
+    QStringList arguments = app.arguments();
+    const QString command = arguments.value(1);
+    if (command.isEmpty() || command == u"--help" || command == u"-h" || command == u"help") {
+        std::fputs(usage, command.isEmpty() ? stderr : stdout);
+        return command.isEmpty() ? opsdeck::cli::ExitBadInput : opsdeck::cli::ExitOk;
+    }
+    if (command == u"--version") {
+        std::printf("opsdeck-cli %s\n", OPSDECK_VERSION);
+        return opsdeck::cli::ExitOk;
+    }
+    // The subcommand's parser sees "opsdeck-cli <command>" as its program name.
+    arguments.removeAt(1);
+    arguments[0] = QStringLiteral("opsdeck-cli ") + command;
+    if (command == u"demo")
+        return opsdeck::cli::runDemo(arguments);
+    if (command == u"status")
+        return opsdeck::cli::runStatus(arguments);
+    if (command == u"metrics")
+        return opsdeck::cli::runMetrics(arguments);
+    opsdeck::cli::printError(QStringLiteral("unknown command '%1' (see opsdeck-cli --help)").arg(command));
+    return opsdeck::cli::ExitBadInput;
+}

@@ -1,0 +1,91 @@
+#include "statuscommand.h"
+
+#include "clioutput.h"
+#include "healthwait.h"
+#include "inventory.h"
+#include "servicestatusmodel.h"
+
+#include <QEventLoop>
+#include <QJsonArray>
+#include <QJsonObject>
+
+namespace opsdeck::cli {
+
+int runStatus(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Check the health URL of every service in an inventory once."));
+    parser.addOption({QStringLiteral("inventory"), QStringLiteral("Inventory file (YAML)."),
+                      QStringLiteral("file")});
+    parser.addOption({QStringLiteral("timeout"),
+                      QStringLiteral("Per-service timeout in ms (default 2000)."), QStringLiteral("ms")});
+    parser.addOption(jsonOption());
+    parser.addOption(dataDirOption());
+    if (!parseArguments(parser, arguments))
+        return ExitBadInput;
+    if (!parser.isSet(QStringLiteral("inventory"))) {
+        printError(QStringLiteral("status needs --inventory FILE"));
+        return ExitBadInput;
+    }
+    const auto loaded = inventory::loadInventory(parser.value(QStringLiteral("inventory")));
+    if (!loaded.inventory) {
+        for (const auto &error : loaded.errors)
+            printError(error.toString());
+        return ExitBadInput;
+    }
+    bool timeoutOk = true;
+    const int timeoutMs = parser.isSet(QStringLiteral("timeout"))
+                              ? parser.value(QStringLiteral("timeout")).toInt(&timeoutOk)
+                              : 2000;
+    if (!timeoutOk || timeoutMs <= 0 || timeoutMs > 600000) {
+        printError(QStringLiteral("bad --timeout '%1': milliseconds from 1 to 600000")
+                       .arg(parser.value(QStringLiteral("timeout"))));
+        return ExitBadInput;
+    }
+
+    probes::HealthWait health;
+    QEventLoop loop;
+    bool allHealthy = false;
+    QVector<probes::ServiceStatus> statuses;
+    QObject::connect(&health, &probes::HealthWait::finished, &loop,
+                     [&](bool healthy, const QVector<probes::ServiceStatus> &result) {
+                         allHealthy = healthy;
+                         statuses = result;
+                         loop.quit();
+                     });
+    health.start(loaded.inventory->services, 0, timeoutMs);
+    if (!loaded.inventory->services.isEmpty())
+        loop.exec();
+
+    if (parser.isSet(QStringLiteral("json"))) {
+        QJsonArray services;
+        for (const auto &status : std::as_const(statuses)) {
+            services.append(QJsonObject{
+                {QStringLiteral("name"), status.name},
+                {QStringLiteral("role"), inventory::roleName(status.role)},
+                {QStringLiteral("url"), status.url.toString()},
+                {QStringLiteral("state"), probes::stateName(status.state)},
+                {QStringLiteral("latency_ms"),
+                 status.latencyMs ? QJsonValue(*status.latencyMs) : QJsonValue()},
+                {QStringLiteral("http_status"), status.httpStatus},
+                {QStringLiteral("detail"), status.detail}});
+        }
+        printJson(QJsonDocument(QJsonObject{{QStringLiteral("services"), services}}));
+    } else {
+        for (const auto &status : std::as_const(statuses)) {
+            printLine(QStringLiteral("%1  %2  %3  %4  %5  %6")
+                          .arg(status.name, -12)
+                          .arg(inventory::roleName(status.role), -8)
+                          .arg(probes::ServiceStatusModel::address(status.url), -21)
+                          .arg(probes::stateName(status.state), -9)
+                          .arg(status.latencyMs ? QStringLiteral("%1 ms").arg(*status.latencyMs, 0, 'f', 1)
+                                                : QStringLiteral("–"),
+                               9)
+                          .arg(status.detail));
+        }
+    }
+    return allHealthy ? ExitOk : ExitFailed;
+}
+
+} // namespace opsdeck::cli

@@ -1,0 +1,98 @@
+#include "bootstrapserver.h"
+
+#include "jsonwriter.h"
+#include "kvregistry.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace opsdeck::sim {
+
+namespace {
+
+bool roomParam(const httplib::Request &req, std::uint64_t &room)
+{
+    const std::string text = req.get_param_value("bootstrap_room");
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), room);
+    return ec == std::errc() && ptr == text.data() + text.size() && !text.empty();
+}
+
+} // namespace
+
+BootstrapServer::BootstrapServer(KvRegistry &registry, HttpServer::Settings settings,
+                                 std::string transferBackend, int dpSize)
+    : m_registry(registry), m_server(std::move(settings)),
+      m_transferBackend(std::move(transferBackend)), m_dpSize(dpSize)
+{
+    m_server.Get("/health", [](const httplib::Request &, httplib::Response &res) {
+        res.set_content("OK", "text/plain");
+    });
+    m_server.Get("/route", [this](const httplib::Request &req, httplib::Response &res) {
+        std::uint64_t room = 0;
+        const bool hasRoom = roomParam(req, room);
+        const bool known = hasRoom && m_registry.handshake(room);
+        JsonWriter w;
+        w.beginObject()
+            .key("rank_ip").string(m_host)
+            .key("rank_port").integer(m_server.boundPort())
+            .key("transfer_backend").string(m_transferBackend)
+            .key("dp_size").integer(m_dpSize)
+            .key("room_known").boolean(known)
+            .endObject();
+        res.set_content(w.str(), "application/json");
+    });
+    m_server.Get("/kv", [this](const httplib::Request &req, httplib::Response &res) {
+        std::uint64_t room = 0;
+        if (!roomParam(req, room)) {
+            res.status = 400;
+            res.set_content(R"({"status":"bad_request"})", "application/json");
+            return;
+        }
+        int waitMs = std::atoi(req.get_param_value("wait_ms").c_str());
+        waitMs = std::clamp(waitMs, 0, 5000);
+        int promptTokens = 0;
+        const auto status =
+            m_registry.waitFor(room, std::chrono::milliseconds(waitMs), promptTokens);
+        JsonWriter w;
+        w.beginObject().key("bootstrap_room").string(std::to_string(room)).key("status");
+        switch (status) {
+        case KvRegistry::Status::Ready:
+            w.string("ready").key("prompt_tokens").integer(promptTokens);
+            res.status = 200;
+            break;
+        case KvRegistry::Status::Pending:
+            w.string("pending");
+            res.status = 202;
+            break;
+        case KvRegistry::Status::Unknown:
+            w.string("unknown");
+            res.status = 404;
+            break;
+        case KvRegistry::Status::Failed:
+            w.string("failed");
+            res.status = 410;
+            break;
+        }
+        w.endObject();
+        res.set_content(w.str(), "application/json");
+    });
+}
+
+BootstrapServer::~BootstrapServer() { stop(); }
+
+bool BootstrapServer::start(const std::string &host, int port, std::string &error)
+{
+    m_host = host;
+    if (!m_server.bindTo(host, port, error))
+        return false;
+    m_server.start();
+    return true;
+}
+
+void BootstrapServer::stop()
+{
+    m_registry.stop();
+    m_server.shutdown();
+}
+
+} // namespace opsdeck::sim

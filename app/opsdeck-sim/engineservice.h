@@ -1,0 +1,62 @@
+#pragma once
+
+#include "bootstrapserver.h"
+#include "chathandler.h"
+#include "enginemetrics.h"
+#include "httpserver.h"
+#include "kvregistry.h"
+#include "pdcounters.h"
+#include "rankstats.h"
+#include "scheduler.h"
+#include "service.h"
+#include "simoptions.h"
+#include "stepmodel.h"
+
+#include <chrono>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace opsdeck::sim {
+
+/// An SGLang engine: --role prefill, decode or engine (non-PD "unified").
+///
+/// Endpoints: GET /health, /health_generate (503 until --ready-delay has
+/// passed, then 200), /server_info and /get_server_info, /v1/models,
+/// /v1/loads, /metrics; POST /v1/chat/completions (ChatHandler). A prefill
+/// also runs the bootstrap server (BootstrapServer). One Scheduler thread
+/// per dp rank. Threads: start/stop on main; handlers on the HTTP pool.
+class EngineService : public Service
+{
+public:
+    explicit EngineService(const SimOptions &options);
+    ~EngineService() override;
+
+    bool start(std::string &error) override;
+    void stop() override;
+
+private:
+    void addRoutes();
+    bool ready() const;
+    std::vector<RankStats> rankStats() const;
+    std::string serverInfo() const;
+    std::string models() const;
+    std::string loads(const httplib::Request &req) const;
+    std::string engineType() const;
+    std::string disaggregationMode() const;
+
+    const SimOptions m_options;
+    const StepModel m_model;
+    EngineMetrics m_metrics;
+    PdCounters m_pd;
+    std::unique_ptr<KvRegistry> m_registry;         ///< prefill only
+    std::unique_ptr<BootstrapServer> m_bootstrap;   ///< prefill only
+    std::vector<std::unique_ptr<Scheduler>> m_schedulers;
+    std::unique_ptr<ChatHandler> m_chat;
+    HttpServer m_server;
+    std::chrono::steady_clock::time_point m_readyAt;
+    std::thread m_readyAnnouncer;
+    bool m_started = false;
+};
+
+} // namespace opsdeck::sim

@@ -1,0 +1,213 @@
+#include "routerservice.h"
+
+#include "chatresponder.h"
+#include "jsonwriter.h"
+#include "logger.h"
+
+#include <chrono>
+#include <set>
+
+namespace opsdeck::sim {
+
+namespace {
+
+HttpServer::Settings settingsFor(const SimOptions &o, const std::string &name, int threads)
+{
+    HttpServer::Settings s;
+    s.name = name;
+    s.threads = threads;
+    s.keepAliveTimeoutS = o.keepAliveTimeoutS;
+    s.keepAliveMaxCount = o.keepAliveMaxCount;
+    s.readTimeoutS = o.readTimeoutS;
+    s.writeTimeoutS = o.writeTimeoutS;
+    s.logRequests = o.logRequests;
+    return s;
+}
+
+UpstreamPool::Settings upstreamSettings(const SimOptions &o)
+{
+    UpstreamPool::Settings s;
+    s.readTimeout = std::chrono::seconds(o.upstreamTimeoutS);
+    return s;
+}
+
+// The router admits whatever its clients send (the traffic generator caps at
+// 256); two workers per client connection and a margin.
+int routerThreads(const SimOptions &o) { return o.threads > 0 ? o.threads : 2 * 256 + 32; }
+
+} // namespace
+
+RouterService::RouterService(const SimOptions &options)
+    : m_options(options), m_workers(options, upstreamSettings(options)),
+      m_router(m_workers, m_metrics), m_fault(options.faultStallS, options.faultAfter),
+      m_server(settingsFor(options, "main", routerThreads(options))),
+      m_metricsServer(settingsFor(options, "metrics", 16))
+{
+    addRoutes();
+}
+
+RouterService::~RouterService() { stop(); }
+
+bool RouterService::start(std::string &error)
+{
+    if (!m_workers.valid(error))
+        return false;
+    if (!m_server.bindTo(m_options.host, m_options.port, error))
+        return false;
+    if (!m_metricsServer.bindTo(m_options.host, m_options.metricsPort, error))
+        return false;
+    m_workers.start();
+    m_server.start();
+    m_metricsServer.start();
+    m_started = true;
+    Logger::info("listening on http://" + m_options.host + ":" +
+                 std::to_string(m_server.boundPort()));
+    Logger::info("metrics listening on http://" + m_options.host + ":" +
+                 std::to_string(m_metricsServer.boundPort()));
+    for (const auto &worker : m_workers.workers()) {
+        std::string line = std::string("worker ") + WorkerPool::typeName(worker->type) + " " +
+                           worker->url;
+        if (worker->type == WorkerPool::Type::Prefill)
+            line += worker->bootstrapPort > 0
+                        ? " bootstrap port " + std::to_string(worker->bootstrapPort.load())
+                        : " bootstrap port from its /server_info";
+        Logger::info(line);
+    }
+    Logger::info(m_fault.describe());
+    return true;
+}
+
+void RouterService::stop()
+{
+    if (!m_started)
+        return;
+    m_started = false;
+    m_workers.stop();
+    m_server.shutdown();
+    m_metricsServer.shutdown();
+}
+
+void RouterService::addRoutes()
+{
+    m_server.set_pre_routing_handler([this](const httplib::Request &, httplib::Response &) {
+        m_fault.apply();
+        return httplib::Server::HandlerResponse::Unhandled;
+    });
+    m_server.Get("/health", [](const httplib::Request &, httplib::Response &res) {
+        res.set_content(R"({"status":"ok"})", "application/json");
+    });
+    m_server.Get("/readiness", [this](const httplib::Request &, httplib::Response &res) {
+        const int prefills = m_workers.healthyCount(WorkerPool::Type::Prefill);
+        const int decodes = m_workers.healthyCount(WorkerPool::Type::Decode);
+        const bool ready = prefills > 0 && decodes > 0;
+        JsonWriter w;
+        w.beginObject()
+            .key("status").string(ready ? "ready" : "not_ready")
+            .key("healthy_workers").integer(prefills + decodes)
+            .key("total_workers").integer(static_cast<std::int64_t>(m_workers.workers().size()))
+            .key("healthy_prefill_workers").integer(prefills)
+            .key("healthy_decode_workers").integer(decodes);
+        if (!ready)
+            w.key("reason").string(prefills == 0 ? "no healthy prefill worker"
+                                                 : "no healthy decode worker");
+        w.endObject();
+        res.status = ready ? 200 : 503;
+        res.set_content(w.str(), "application/json");
+    });
+    m_server.Get("/workers", [this](const httplib::Request &, httplib::Response &res) {
+        res.set_content(workersJson(), "application/json");
+    });
+    m_server.Get("/v1/models", [this](const httplib::Request &, httplib::Response &res) {
+        const std::string models = modelsJson();
+        if (models.empty()) {
+            res.status = 503;
+            res.set_content(ChatResponder::errorBody("No healthy worker reported a model yet",
+                                                     "ServiceUnavailableError", 503),
+                            "application/json");
+            return;
+        }
+        res.set_content(models, "application/json");
+    });
+    m_server.Post("/v1/chat/completions",
+                  [this](const httplib::Request &req, httplib::Response &res) {
+                      m_router.handle(req, res);
+                  });
+    m_metricsServer.Get("/metrics", [this](const httplib::Request &, httplib::Response &res) {
+        res.set_content(m_metrics.render(m_workers), "text/plain; version=0.0.4");
+    });
+}
+
+std::string RouterService::workersJson() const
+{
+    // Shape of the SGLang model gateway's GET /workers (WorkerListResponse).
+    JsonWriter w;
+    w.beginObject().key("workers").beginArray();
+    int healthy = 0, prefills = 0, decodes = 0, load = 0;
+    std::set<std::string> models;
+    for (const auto &worker : m_workers.workers()) {
+        const bool isPrefill = worker->type == WorkerPool::Type::Prefill;
+        w.beginObject()
+            .key("id").string(worker->url)
+            .key("url").string(worker->url)
+            .key("model_id").string(worker->modelId())
+            .key("priority").integer(50)
+            .key("cost").number(1.0)
+            .key("worker_type").string(WorkerPool::typeName(worker->type))
+            .key("is_healthy").boolean(worker->healthy)
+            .key("load").integer(worker->running)
+            .key("connection_mode").string("Http")
+            .key("bootstrap_port");
+        if (isPrefill && worker->bootstrapPort > 0)
+            w.integer(worker->bootstrapPort);
+        else
+            w.null();
+        w.key("processed_requests").unsignedInteger(worker->processed).endObject();
+        healthy += worker->healthy ? 1 : 0;
+        (isPrefill ? prefills : decodes) += 1;
+        load += worker->running;
+        models.insert(worker->modelId());
+    }
+    w.endArray()
+        .key("total").integer(static_cast<std::int64_t>(m_workers.workers().size()))
+        .key("stats").beginObject()
+        .key("total_workers").integer(static_cast<std::int64_t>(m_workers.workers().size()))
+        .key("healthy_workers").integer(healthy)
+        .key("total_models").integer(static_cast<std::int64_t>(models.size()))
+        .key("total_load").integer(load)
+        .key("by_type").beginObject()
+        .key("regular").integer(0)
+        .key("prefill").integer(prefills)
+        .key("decode").integer(decodes)
+        .endObject()
+        .endObject()
+        .endObject();
+    return w.str();
+}
+
+std::string RouterService::modelsJson() const
+{
+    std::set<std::string> models;
+    for (const auto &worker : m_workers.workers()) {
+        if (worker->healthy && worker->modelId() != "unknown")
+            models.insert(worker->modelId());
+    }
+    if (models.empty())
+        return {};
+    const auto created = std::chrono::duration_cast<std::chrono::seconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+    JsonWriter w;
+    w.beginObject().key("object").string("list").key("data").beginArray();
+    for (const std::string &model : models) {
+        w.beginObject()
+            .key("id").string(model)
+            .key("object").string("model")
+            .key("created").integer(created)
+            .key("owned_by").string("sglang")
+            .endObject();
+    }
+    w.endArray().endObject();
+    return w.str();
+}
+
+} // namespace opsdeck::sim

@@ -1,0 +1,86 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opsdeck::sim {
+
+/// Every command-line flag of opsdeck-sim with its default. `--help`
+/// (SimOptions::helpText()) documents each one; keep both in step.
+/// Units are in the names: `...S` seconds, `...Ms` milliseconds.
+struct SimOptions
+{
+    enum class Role { Prefill, Decode, Engine, Router, Proxy, Traffic };
+
+    /// One `--prefill URL [BOOTSTRAP_PORT]` of the router.
+    struct PrefillWorker
+    {
+        std::string url;
+        int bootstrapPort = -1; ///< -1: learn it from the worker's /server_info
+    };
+
+    /// Parses argv (without argv[0]). Returns nullopt with `error` set on bad
+    /// input; `helpRequested` is set for -h/--help.
+    static std::optional<SimOptions> parse(const std::vector<std::string> &args,
+                                           std::string &error, bool &helpRequested);
+    static std::string helpText();
+    static std::string roleName(Role role);
+
+    bool isEngine() const
+    {
+        return role == Role::Prefill || role == Role::Decode || role == Role::Engine;
+    }
+
+    // --- all roles
+    Role role = Role::Engine;
+    std::string host = "127.0.0.1";
+    int port = 30000;           ///< role default: engines/router 30000, proxy 8080, traffic 0
+    int threads = 0;            ///< HTTP worker threads; 0 = sized from the admitted concurrency
+    int keepAliveTimeoutS = 60; ///< idle seconds before a kept-alive connection is closed
+    int keepAliveMaxCount = 1000;
+    int readTimeoutS = 30;
+    int writeTimeoutS = 30;
+    int upstreamTimeoutS = 600; ///< read timeout of forwarding clients (router, proxy)
+    double faultStallS = 0.0;   ///< --fault reused-stall=S; 0 = no fault
+    int faultAfter = 1;         ///< requests a connection serves before the stall applies
+    bool logRequests = false;
+    double logIntervalS = 5.0;
+
+    // --- prefill / decode / engine
+    std::string servedModelName = "Qwen/Qwen3-8B";
+    double readyDelayS = 2.0;
+    int dp = 1;
+    int tp = 1;
+    int maxRunningRequests = 64;
+    int chunkedPrefillSize = 8192; ///< tokens per prefill step
+    int maxTotalTokens = 262144;   ///< KV pool size in tokens (token_usage denominator)
+    std::string transferBackend = "mooncake";
+    int bootstrapPort = 8998; ///< prefill's bootstrap server; 0 = free port
+    double kvTransferTimeoutS = 30.0;
+    double decodeStepBaseMs = 10.0;     ///< a in step_ms = a + b x batch
+    double decodeStepPerReqMs = 0.4;    ///< b
+    double prefillStepBaseMs = 8.0;     ///< c in step_ms = c + d x tokens
+    double prefillStepPerTokenMs = 0.05; ///< d
+
+    // --- router
+    std::vector<PrefillWorker> prefills;
+    std::vector<std::string> decodes;
+    int metricsPort = 29000; ///< 0 = free port
+    double healthCheckIntervalS = 1.0;
+
+    // --- proxy
+    std::string upstream;
+
+    // --- traffic
+    std::string target;
+    int clients = 4;
+    int maxTokens = 32;
+    int idleGapMs = 200;
+    int rounds = 4;
+    bool stream = false;
+    double durationS = 0.0; ///< 0 = until SIGTERM
+    long totalRequests = 0; ///< 0 = unlimited
+};
+
+} // namespace opsdeck::sim

@@ -1,0 +1,43 @@
+#include "upstreampool.h"
+
+namespace opsdeck::sim {
+
+UpstreamPool::UpstreamPool(Url upstream, Settings settings)
+    : m_upstream(std::move(upstream)), m_settings(settings)
+{
+}
+
+std::unique_ptr<httplib::Client> UpstreamPool::acquire()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_idle.empty()) {
+            auto client = std::move(m_idle.back());
+            m_idle.pop_back();
+            return client;
+        }
+    }
+    auto client = std::make_unique<httplib::Client>(m_upstream.host(), m_upstream.port());
+    client->set_keep_alive(true);
+    // httplib sends headers and body in two writes; Nagle would hold the body
+    // for the upstream's delayed ACK (40 ms per forwarded request).
+    client->set_tcp_nodelay(true);
+    client->set_connection_timeout(m_settings.connectTimeout);
+    client->set_read_timeout(m_settings.readTimeout);
+    client->set_write_timeout(m_settings.writeTimeout);
+    // Bodies are relayed as they are; decompressing and recompressing them
+    // would only cost CPU (requests also ask for identity).
+    client->set_decompress(false);
+    return client;
+}
+
+void UpstreamPool::release(std::unique_ptr<httplib::Client> client, bool reusable)
+{
+    if (!reusable || !client)
+        return;
+    std::lock_guard lock(m_mutex);
+    if (m_idle.size() < m_settings.maxIdle)
+        m_idle.push_back(std::move(client));
+}
+
+} // namespace opsdeck::sim

@@ -1,0 +1,91 @@
+// opsdeck: the console window.
+//   opsdeck --demo [--dir DIR] [--traffic N] [--fault F]   watch a simulated PD cluster
+//   opsdeck --inventory FILE                               watch a real one
+//   --screenshot PNG [--after S]                           render the window to a PNG and exit
+#include "apppaths.h"
+#include "demosetup.h"
+#include "mainwindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include <cstdio>
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("opsdeck"));
+    QApplication::setApplicationDisplayName(QStringLiteral("OpsDeck"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("On-call console for PD-disaggregated LLM serving."));
+    parser.addHelpOption();
+    const QCommandLineOption demo(QStringLiteral("demo"),
+                                  QStringLiteral("Start a simulated PD cluster on this machine and watch it."));
+    const QCommandLineOption inventory(QStringLiteral("inventory"), QStringLiteral("Inventory file (YAML)."),
+                                       QStringLiteral("file"));
+    const QCommandLineOption dir(QStringLiteral("dir"), QStringLiteral("Demo host folder."),
+                                 QStringLiteral("dir"));
+    const QCommandLineOption traffic(QStringLiteral("traffic"),
+                                     QStringLiteral("Demo traffic clients (default 8)."), QStringLiteral("n"));
+    const QCommandLineOption fault(QStringLiteral("fault"),
+                                   QStringLiteral("Demo fault: proxy-reused-stall=S or router-reused-stall=S."),
+                                   QStringLiteral("fault"));
+    const QCommandLineOption dataDir(QStringLiteral("data-dir"), QStringLiteral("State folder."),
+                                     QStringLiteral("dir"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Save the window as a PNG, then quit."),
+                                        QStringLiteral("png"));
+    const QCommandLineOption after(QStringLiteral("after"),
+                                   QStringLiteral("Seconds to wait before the screenshot (default 5)."),
+                                   QStringLiteral("seconds"));
+    parser.addOptions({demo, inventory, dir, traffic, fault, dataDir, screenshot, after});
+    parser.process(app);
+
+    MainWindow window;
+    if (parser.isSet(demo)) {
+        opsdeck::workflows::DemoOptions options;
+        options.dir = parser.isSet(dir) ? parser.value(dir)
+                                        : opsdeck::workflows::AppPaths::demoDir(parser.value(dataDir));
+        options.simBinary = opsdeck::workflows::AppPaths::simBinary();
+        if (parser.isSet(traffic)) {
+            bool ok = false;
+            options.trafficClients = parser.value(traffic).toInt(&ok);
+            if (!ok || options.trafficClients < 0 || options.trafficClients > 256) {
+                std::fprintf(stderr, "opsdeck: bad --traffic '%s': 0 to 256 clients\n",
+                             qPrintable(parser.value(traffic)));
+                return 2;
+            }
+        }
+        if (parser.isSet(fault)) {
+            QString error;
+            options.fault = opsdeck::workflows::DemoFault::parse(parser.value(fault), &error);
+            if (!options.fault) {
+                std::fprintf(stderr, "opsdeck: %s\n", qPrintable(error));
+                return 2;
+            }
+        }
+        window.startDemo(options);
+    } else if (parser.isSet(inventory)) {
+        window.openInventory(parser.value(inventory));
+    }
+    window.show();
+
+    int exitCode = 0;
+    if (parser.isSet(screenshot)) {
+        const double seconds = parser.isSet(after) ? parser.value(after).toDouble() : 5.0;
+        const QString path = parser.value(screenshot);
+        QTimer::singleShot(static_cast<int>(seconds * 1000), &window, [&window, &exitCode, path] {
+            if (!window.grab().save(path)) {
+                std::fprintf(stderr, "opsdeck: cannot write screenshot %s\n", qPrintable(path));
+                exitCode = 1;
+            }
+            window.close();
+        });
+    }
+    QObject::connect(&window, &MainWindow::shutdownFinished, &app, &QApplication::quit,
+                     Qt::QueuedConnection);
+    const int code = QApplication::exec();
+    return exitCode ? exitCode : code;
+}

@@ -1,0 +1,193 @@
+#include "inventory.h"
+
+#include "inventorychecker.h"
+#include "inventorydiagnostics.h"
+#include "inventoryreader.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <exception>
+#include <string>
+#include <vector>
+#include <yaml-cpp/yaml.h>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::inventory {
+
+QString hostKindName(HostKind kind)
+{
+    return kind == HostKind::Ssh ? u"ssh"_s : u"local"_s;
+}
+
+std::optional<HostKind> hostKindFromName(const QString &name)
+{
+    if (name == u"local"_s)
+        return HostKind::Local;
+    if (name == u"ssh"_s)
+        return HostKind::Ssh;
+    return std::nullopt;
+}
+
+QString roleName(Role role)
+{
+    switch (role) {
+    case Role::Prefill:
+        return u"prefill"_s;
+    case Role::Decode:
+        return u"decode"_s;
+    case Role::Router:
+        return u"router"_s;
+    case Role::Proxy:
+        return u"proxy"_s;
+    case Role::Engine:
+        break;
+    }
+    return u"engine"_s;
+}
+
+std::optional<Role> roleFromName(const QString &name)
+{
+    for (Role role : {Role::Prefill, Role::Decode, Role::Router, Role::Proxy, Role::Engine}) {
+        if (roleName(role) == name)
+            return role;
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+QUrl withPath(const QUrl &base, const QString &path)
+{
+    QUrl url = base;
+    QString prefix = base.path();
+    while (prefix.endsWith(u'/'))
+        prefix.chop(1);
+    const qsizetype query = path.indexOf(u'?');
+    url.setPath(prefix + path.left(query));
+    if (query >= 0)
+        url.setQuery(path.mid(query + 1));
+    return url;
+}
+
+template <typename Item> const Item *findByName(const QVector<Item> &items, const QString &name)
+{
+    for (const Item &item : items) {
+        if (item.name == name)
+            return &item;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+QUrl Service::healthUrl() const
+{
+    return withPath(url, healthPath);
+}
+
+QUrl Service::metricsUrl() const
+{
+    return withPath(url, metricsPath);
+}
+
+const Host *Inventory::host(const QString &name) const
+{
+    return findByName(hosts, name);
+}
+
+const Service *Inventory::service(const QString &name) const
+{
+    return findByName(services, name);
+}
+
+const Cluster *Inventory::cluster(const QString &name) const
+{
+    return findByName(clusters, name);
+}
+
+const Service *Inventory::firstDecode() const
+{
+    for (const Cluster &c : clusters) {
+        if (!c.decode.isEmpty()) {
+            if (const Service *decode = service(c.decode.first()))
+                return decode;
+        }
+    }
+    for (const Service &s : services) {
+        if (s.role == Role::Decode)
+            return &s;
+    }
+    return nullptr;
+}
+
+QString ValidationError::toString() const
+{
+    QString text = file;
+    if (line > 0) {
+        text += u':' + QString::number(line);
+        if (column > 0)
+            text += u':' + QString::number(column);
+    }
+    text += u": "_s;
+    if (!field.isEmpty())
+        text += field + u": "_s;
+    return text + message;
+}
+
+LoadResult loadInventory(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        LoadResult result;
+        result.errors.append(
+            {path, 0, 0, QString(), u"cannot open the inventory: "_s + file.errorString()});
+        return result;
+    }
+    const QByteArray yaml = file.readAll();
+    if (file.error() != QFileDevice::NoError) {
+        LoadResult result;
+        result.errors.append(
+            {path, 0, 0, QString(), u"cannot read the inventory: "_s + file.errorString()});
+        return result;
+    }
+    return parseInventory(yaml, path);
+}
+
+LoadResult parseInventory(const QByteArray &yaml, const QString &path)
+{
+    detail::InventoryDiagnostics diagnostics(path);
+    const QFileInfo info(path);
+    std::optional<Inventory> inventory;
+    // The promise is "never throws": yaml-cpp reports syntax errors by exception,
+    // and anything else it or Qt throws (bad_alloc) becomes an error, too.
+    try {
+        const std::vector<YAML::Node> documents =
+            YAML::LoadAll(std::string(yaml.constData(), static_cast<std::size_t>(yaml.size())));
+        const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+        // LoadAll reads every document, so a stray `---` is seen rather than ignored.
+        if (documents.size() > 1)
+            diagnostics.add(detail::positionOf(documents[1].Mark()), QString(),
+                            u"a second YAML document; an inventory is one document"_s);
+        detail::InventoryReader reader(diagnostics, info.absolutePath());
+        Inventory read = reader.read(root);
+        read.path = info.absoluteFilePath();
+        detail::InventoryChecker(diagnostics, read).check();
+        inventory = std::move(read);
+    } catch (const YAML::ParserException &e) {
+        diagnostics.add(detail::positionOf(e.mark), QString(),
+                        u"YAML syntax error: "_s + QString::fromStdString(e.msg));
+    } catch (const std::exception &e) {
+        diagnostics.add({}, QString(),
+                        u"cannot read the inventory: "_s + QString::fromUtf8(e.what()));
+    } catch (...) {
+        diagnostics.add({}, QString(), u"cannot read the inventory: unknown failure"_s);
+    }
+    LoadResult result;
+    result.errors = diagnostics.sorted();
+    if (result.errors.isEmpty())
+        result.inventory = std::move(inventory);
+    return result;
+}
+
+} // namespace opsdeck::inventory

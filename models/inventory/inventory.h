@@ -1,0 +1,149 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+#include <QUrl>
+#include <QVector>
+#include <optional>
+
+namespace opsdeck::inventory {
+
+/// How OpsDeck reaches a host: `local` runs commands with QProcess on this
+/// machine (the demo), `ssh` through libssh.
+enum class HostKind
+{
+    Local,
+    Ssh
+};
+
+/// `local` or `ssh`, as written in the inventory.
+QString hostKindName(HostKind kind);
+/// Inverse of hostKindName(); exact lower-case match, nullopt for anything else.
+std::optional<HostKind> hostKindFromName(const QString &name);
+
+/// A machine that runs services. Plain data; safe to copy across threads.
+struct Host
+{
+    QString name; ///< unique key, referenced by Service::host
+    HostKind kind = HostKind::Local;
+    QString address; ///< DNS name or IP for ssh; unused for local
+    int port = 22;   ///< SSH port, 1..65535; unused for local
+    QString user;    ///< SSH user; empty means the current user; unused for local
+};
+
+/// What a service does in the cluster (DESIGN.md glossary). `engine` is a
+/// non-disaggregated server that does prefill and decode itself.
+enum class Role
+{
+    Prefill,
+    Decode,
+    Router,
+    Proxy,
+    Engine
+};
+
+/// `prefill`, `decode`, `router`, `proxy` or `engine`, as written in the inventory.
+QString roleName(Role role);
+/// Inverse of roleName(); exact lower-case match, nullopt for anything else.
+std::optional<Role> roleFromName(const QString &name);
+
+/// One process serving HTTP. Commands run on `host` through its transport
+/// (bash -c); they are written by the operator and shown before being run.
+///
+/// Paths (serveScript, pidFile, log): a relative path in the file is resolved
+/// against the directory of the inventory file, on the machine running
+/// OpsDeck, when loading; so for ssh hosts write absolute paths. Paths that
+/// start with `~` or `$` are kept as written (the host's shell expands them).
+struct Service
+{
+    QString name; ///< unique key
+    Role role = Role::Engine;
+    QString host; ///< Host::name
+    /// Base URL with an explicit port, e.g. http://127.0.0.1:30000; may carry a path prefix.
+    QUrl url;
+    QString healthPath = QStringLiteral("/health");
+    QString metricsPath = QStringLiteral("/metrics");
+    QString serveScript; ///< path on the host of the script that sets knobs and execs the server
+    /// Command that starts the service detached (setsid, stdin /dev/null, output to `log`).
+    QString start;
+    QString stop;   ///< command that asks it to stop (SIGTERM); empty: `kill -TERM $(cat pid_file)`
+    QString status; ///< command that exits 0 while it runs; empty: `kill -0 $(cat pid_file)`
+    QString pidFile;  ///< path on the host of the pid file `start` writes
+    QString log;      ///< path on the host of its log file
+    QStringList tags; ///< free labels; `production` makes load-generating checks ask first
+
+    bool isProduction() const { return tags.contains(QStringLiteral("production")); }
+    /// `url` with `healthPath` appended to its path (a trailing `/` of `url` is dropped
+    /// first; a `?query` in the path becomes the URL's query).
+    QUrl healthUrl() const;
+    /// Same with `metricsPath`.
+    QUrl metricsUrl() const;
+};
+
+/// Services that serve one model together: a PD pair (or more), its router
+/// and proxies. Members are Service::name values; a loaded inventory
+/// guarantees each has the matching role.
+struct Cluster
+{
+    QString name;
+    QStringList prefill;     ///< at least one, role prefill
+    QStringList decode;      ///< at least one, role decode
+    QString router;          ///< empty when there is none
+    QString proxy;           ///< empty when there is none
+    QString transferBackend; ///< `mooncake` or `nixl`; empty when not given
+};
+
+/// A loaded, validated inventory. Every Service::host names a Host, every
+/// cluster member names a Service, and names are unique.
+struct Inventory
+{
+    QString path; ///< file it was read from (absolute)
+    QVector<Host> hosts;
+    QVector<Service> services;
+    QVector<Cluster> clusters;
+    QUrl prometheus;    ///< optional Prometheus server for history (issue 3)
+    bool armed = false; ///< `armed: true` lets workflows change hosts; false is read-only
+
+    /// Lookups by name; nullptr when there is none. Pointers stay valid while
+    /// the inventory is not modified.
+    const Host *host(const QString &name) const;
+    const Service *service(const QString &name) const;
+    const Cluster *cluster(const QString &name) const;
+    /// The first decode service of the first cluster, else the first decode service.
+    const Service *firstDecode() const;
+};
+
+/// One problem found while loading: where it is and which field.
+struct ValidationError
+{
+    QString file;    ///< path as given to loadInventory() / parseInventory()
+    int line = 0;    ///< 1-based; 0 when the problem is the file as a whole
+    int column = 0;  ///< 1-based; 0 when unknown
+    QString field;   ///< dotted path of the field, e.g. `services[2].url`
+    QString message; ///< what is wrong, in plain words
+
+    /// `file:line:column: field: message` (the form compilers use, so editors jump to it).
+    /// As compilers do, `:column` is left out when it is 0, `:line:column` when the
+    /// line is 0, and `field: ` when the field is empty (the file as a whole, a YAML
+    /// syntax error).
+    QString toString() const;
+};
+
+struct LoadResult
+{
+    std::optional<Inventory> inventory; ///< set only when `errors` is empty
+    QVector<ValidationError> errors;    ///< every problem found, in file order
+};
+
+/// Reads and validates an inventory file (YAML, schema in README.md).
+/// Never throws; a missing file, bad YAML or a bad field becomes an error
+/// naming file:line:column and the field. Line and column come from
+/// yaml-cpp's marks of the offending node (for a missing key: the mapping
+/// that lacks it). Any thread; no shared state.
+LoadResult loadInventory(const QString &path);
+/// Same, from text already read; `path` is used in messages and to resolve
+/// relative paths.
+LoadResult parseInventory(const QByteArray &yaml, const QString &path);
+
+} // namespace opsdeck::inventory

@@ -1,0 +1,128 @@
+#include "inventorychecker.h"
+
+#include "yamlmapping.h"
+
+#include <QHash>
+#include <QSet>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::inventory::detail {
+
+InventoryChecker::InventoryChecker(InventoryDiagnostics &diagnostics, const Inventory &inventory)
+    : m_diagnostics(diagnostics), m_inventory(inventory)
+{
+}
+
+void InventoryChecker::check()
+{
+    checkUniqueNames(m_inventory.hosts, u"hosts"_s, u"host"_s);
+    checkUniqueNames(m_inventory.services, u"services"_s, u"service"_s);
+    checkUniqueNames(m_inventory.clusters, u"clusters"_s, u"cluster"_s);
+    checkServiceHosts();
+    for (int i = 0; i < m_inventory.clusters.size(); ++i)
+        checkCluster(i);
+}
+
+template <typename Item>
+void InventoryChecker::checkUniqueNames(const QVector<Item> &items, const QString &list,
+                                        const QString &what)
+{
+    QHash<QString, QString> firstField;
+    for (int i = 0; i < items.size(); ++i) {
+        const QString &name = items[i].name;
+        const QString field = u"%1[%2].name"_s.arg(list).arg(i);
+        if (name.isEmpty())
+            continue;
+        if (const auto first = firstField.constFind(name); first != firstField.constEnd()) {
+            const QString line = QString::number(m_diagnostics.position(*first).line);
+            m_diagnostics.add(field,
+                              u"duplicate %1 name '%2' (first at line %3)"_s.arg(what, name, line));
+            continue;
+        }
+        firstField.insert(name, field);
+    }
+}
+
+void InventoryChecker::checkServiceHosts()
+{
+    QStringList hostNames;
+    for (const Host &host : m_inventory.hosts) {
+        if (!host.name.isEmpty())
+            hostNames.append(host.name);
+    }
+    hostNames.removeDuplicates();
+    const QString known = hostNames.isEmpty() ? u"the inventory declares no hosts"_s
+                                              : u"hosts: "_s + hostNames.join(u", "_s);
+    for (int i = 0; i < m_inventory.services.size(); ++i) {
+        const Service &service = m_inventory.services[i];
+        const QString field = u"services[%1].host"_s.arg(i);
+        if (service.host.isEmpty() || m_diagnostics.failed(field) || m_inventory.host(service.host))
+            continue;
+        m_diagnostics.add(field, u"no host named '%1' (%2)"_s.arg(service.host, known));
+    }
+}
+
+void InventoryChecker::checkCluster(int index)
+{
+    const Cluster &cluster = m_inventory.clusters[index];
+    const QString path = u"clusters[%1]."_s.arg(index);
+    checkMembers(path + u"prefill"_s, cluster.prefill, Role::Prefill);
+    checkMembers(path + u"decode"_s, cluster.decode, Role::Decode);
+    if (!cluster.router.isEmpty())
+        checkMember(path + u"router"_s, cluster.router, Role::Router);
+    if (!cluster.proxy.isEmpty())
+        checkMember(path + u"proxy"_s, cluster.proxy, Role::Proxy);
+}
+
+void InventoryChecker::checkMembers(const QString &field, const QStringList &names, Role expected)
+{
+    // `names` holds only the entries that read well, so indexes are recovered
+    // from the remembered item paths rather than from positions in the list.
+    QSet<QString> seen;
+    int item = 0;
+    for (const QString &name : names) {
+        QString itemField = u"%1[%2]"_s.arg(field).arg(item);
+        while (m_diagnostics.failed(itemField))
+            itemField = u"%1[%2]"_s.arg(field).arg(++item);
+        ++item;
+        if (seen.contains(name)) {
+            m_diagnostics.add(itemField, u"service '%1' is listed twice"_s.arg(name));
+            continue;
+        }
+        seen.insert(name);
+        checkMember(itemField, name, expected);
+    }
+}
+
+void InventoryChecker::checkMember(const QString &field, const QString &name, Role expected)
+{
+    if (m_diagnostics.failed(field))
+        return;
+    int index = -1;
+    for (int i = 0; i < m_inventory.services.size() && index < 0; ++i) {
+        if (m_inventory.services[i].name == name)
+            index = i;
+    }
+    if (index < 0) {
+        QStringList candidates;
+        for (const Service &service : m_inventory.services) {
+            if (service.role == expected && !service.name.isEmpty())
+                candidates.append(service.name);
+        }
+        const QString hint =
+            candidates.isEmpty()
+                ? u"there is no %1 service"_s.arg(roleName(expected))
+                : u"%1 services: %2"_s.arg(roleName(expected), candidates.join(u", "_s));
+        m_diagnostics.add(field, u"no service named '%1' (%2)"_s.arg(name, hint));
+        return;
+    }
+    const Service &service = m_inventory.services[index];
+    // A role that failed to read defaults to engine; comparing it would only echo that error.
+    if (m_diagnostics.failed(u"services[%1].role"_s.arg(index)) || service.role == expected)
+        return;
+    m_diagnostics.add(field, u"service '%1' has role %2 (expected %3)"_s.arg(
+                                 name, roleName(service.role), roleName(expected)));
+}
+
+} // namespace opsdeck::inventory::detail

@@ -1,0 +1,219 @@
+#include "inventoryreader.h"
+
+#include <yaml-cpp/yaml.h>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::inventory::detail {
+
+namespace {
+
+// Key lists are built per call, not held in globals: nothing is shared between loads.
+QStringList topKeys()
+{
+    return {u"armed"_s, u"prometheus"_s, u"hosts"_s, u"services"_s, u"clusters"_s};
+}
+
+QStringList hostKeys()
+{
+    return {u"name"_s, u"kind"_s, u"address"_s, u"port"_s, u"user"_s};
+}
+
+QStringList serviceKeys()
+{
+    return {u"name"_s,         u"role"_s,         u"host"_s,  u"url"_s,  u"health_path"_s,
+            u"metrics_path"_s, u"serve_script"_s, u"start"_s, u"stop"_s, u"status"_s,
+            u"pid_file"_s,     u"log"_s,          u"tags"_s};
+}
+
+QStringList clusterKeys()
+{
+    return {u"name"_s, u"prefill"_s, u"decode"_s, u"router"_s, u"proxy"_s, u"transfer_backend"_s};
+}
+
+QStringList roleNames()
+{
+    return {u"prefill"_s, u"decode"_s, u"router"_s, u"proxy"_s, u"engine"_s};
+}
+
+QStringList transferBackends()
+{
+    return {u"mooncake"_s, u"nixl"_s};
+}
+
+} // namespace
+
+InventoryReader::InventoryReader(InventoryDiagnostics &diagnostics, const QString &directory)
+    : m_diagnostics(diagnostics), m_directory(directory)
+{
+}
+
+Inventory InventoryReader::read(const YAML::Node &root)
+{
+    Inventory inventory;
+    if (root.IsNull()) {
+        m_diagnostics.add({}, {},
+                          u"the file is empty (expected a mapping with hosts, services and "
+                          "clusters)"_s);
+        return inventory;
+    }
+    if (!root.IsMap()) {
+        m_diagnostics.add(positionOf(root.Mark()), {},
+                          u"the top level must be a mapping with hosts, services and clusters, "
+                          "found %1"_s.arg(describe(root)));
+        return inventory;
+    }
+    YamlMapping top(m_diagnostics, root, {}, topKeys());
+    inventory.armed = top.boolean(u"armed"_s).value_or(false);
+    inventory.prometheus = readUrl(top, u"prometheus"_s, Need::Optional, false).value_or(QUrl());
+    inventory.hosts = readEntries<Host>(top, u"hosts"_s, hostKeys(), &InventoryReader::readHost);
+    inventory.services =
+        readEntries<Service>(top, u"services"_s, serviceKeys(), &InventoryReader::readService);
+    inventory.clusters =
+        readEntries<Cluster>(top, u"clusters"_s, clusterKeys(), &InventoryReader::readCluster);
+    return inventory;
+}
+
+template <typename Item, typename ReadOne>
+QVector<Item> InventoryReader::readEntries(YamlMapping &top, const QString &key,
+                                           const QStringList &known, ReadOne readOne)
+{
+    QVector<Item> items;
+    const std::optional<YAML::Node> list = top.sequence(key);
+    if (!list)
+        return items;
+    int index = 0;
+    for (const YAML::Node &node : *list) {
+        const QString path = u"%1[%2]"_s.arg(key).arg(index++);
+        // yaml-cpp marks an empty entry at the next token, a line too far; the list is closer.
+        const Position where = positionOf(node.IsNull() ? list->Mark() : node.Mark());
+        m_diagnostics.remember(path, where);
+        if (!YamlMapping::expectMapping(m_diagnostics, node, path)) {
+            items.append(Item{});
+            continue;
+        }
+        YamlMapping fields(m_diagnostics, node, path, known);
+        items.append((this->*readOne)(fields));
+    }
+    return items;
+}
+
+Host InventoryReader::readHost(YamlMapping &fields)
+{
+    Host host;
+    host.name = fields.text(u"name"_s, Need::Required).value_or(QString());
+    bool ssh = false;
+    if (const auto kind = fields.text(u"kind"_s, Need::Required)) {
+        if (const auto parsed = hostKindFromName(*kind)) {
+            host.kind = *parsed;
+            ssh = host.kind == HostKind::Ssh;
+        } else {
+            fields.error(u"kind"_s, u"unknown kind '%1' (expected local or ssh)"_s.arg(*kind));
+        }
+    }
+    if (ssh && !fields.has(u"address"_s))
+        fields.missing(u"address"_s, u"an ssh host needs one"_s);
+    else
+        host.address =
+            fields.text(u"address"_s, ssh ? Need::Required : Need::Optional).value_or(QString());
+    host.port = fields.integer(u"port"_s, 1, 65535).value_or(22);
+    host.user = fields.text(u"user"_s).value_or(QString());
+    return host;
+}
+
+Service InventoryReader::readService(YamlMapping &fields)
+{
+    Service service;
+    service.name = fields.text(u"name"_s, Need::Required).value_or(QString());
+    if (const auto role = fields.text(u"role"_s, Need::Required)) {
+        if (const auto parsed = roleFromName(*role))
+            service.role = *parsed;
+        else
+            fields.error(u"role"_s, u"unknown role '%1' (expected %2)"_s.arg(
+                                        *role, alternatives(roleNames())));
+    }
+    service.host = fields.text(u"host"_s, Need::Required).value_or(QString());
+    service.url = readUrl(fields, u"url"_s, Need::Required, true).value_or(QUrl());
+    service.healthPath = readEndpoint(fields, u"health_path"_s, service.healthPath);
+    service.metricsPath = readEndpoint(fields, u"metrics_path"_s, service.metricsPath);
+    service.serveScript = readFilePath(fields, u"serve_script"_s);
+    service.start = fields.text(u"start"_s).value_or(QString());
+    service.stop = fields.text(u"stop"_s).value_or(QString());
+    service.status = fields.text(u"status"_s).value_or(QString());
+    service.pidFile = readFilePath(fields, u"pid_file"_s);
+    service.log = readFilePath(fields, u"log"_s);
+    service.tags = fields.textList(u"tags"_s).value_or(QStringList());
+    return service;
+}
+
+Cluster InventoryReader::readCluster(YamlMapping &fields)
+{
+    Cluster cluster;
+    cluster.name = fields.text(u"name"_s, Need::Required).value_or(QString());
+    cluster.prefill = fields.textList(u"prefill"_s, Need::Required).value_or(QStringList());
+    cluster.decode = fields.textList(u"decode"_s, Need::Required).value_or(QStringList());
+    cluster.router = fields.text(u"router"_s).value_or(QString());
+    cluster.proxy = fields.text(u"proxy"_s).value_or(QString());
+    const QString backend = fields.text(u"transfer_backend"_s).value_or(QString());
+    if (backend.isEmpty() || transferBackends().contains(backend))
+        cluster.transferBackend = backend;
+    else
+        fields.error(u"transfer_backend"_s, u"unknown transfer backend '%1' (expected %2)"_s.arg(
+                                                backend, alternatives(transferBackends())));
+    return cluster;
+}
+
+std::optional<QUrl> InventoryReader::readUrl(YamlMapping &fields, const QString &key, Need need,
+                                             bool needsPort)
+{
+    const std::optional<QString> text = fields.text(key, need);
+    if (!text || text->isEmpty())
+        return std::nullopt;
+    const QUrl url(*text, QUrl::StrictMode);
+    const QString quoted = u'\'' + *text + u'\'';
+    QString problem;
+    if (url.scheme() != u"http"_s && url.scheme() != u"https"_s)
+        problem = quoted + u" is not an http or https URL (write e.g. http://127.0.0.1:30000)"_s;
+    else if (!url.isValid())
+        // QUrl appends "; source was ..." and more, which repeats the quoted text.
+        problem = quoted + u" is not a valid URL: "_s + url.errorString().section(u';', 0, 0);
+    else if (url.host().isEmpty())
+        problem = quoted + u" has no host"_s;
+    else if (needsPort && url.port() == -1)
+        problem = quoted + u" has no port (write it, e.g. "_s + url.scheme() + u"://"_s +
+                  url.host() + u":30000)"_s;
+    else if (url.port() == 0)
+        problem = quoted + u" has port 0 (expected 1 to 65535)"_s;
+    else if (url.hasQuery() || url.hasFragment())
+        // health_path and metrics_path are appended to the URL's path.
+        problem = quoted + u" must not have a query or fragment"_s;
+    if (problem.isEmpty())
+        return url;
+    fields.error(key, problem);
+    return std::nullopt;
+}
+
+QString InventoryReader::readEndpoint(YamlMapping &fields, const QString &key,
+                                      const QString &fallback)
+{
+    const std::optional<QString> path = fields.text(key);
+    if (!path)
+        return fallback;
+    if (!path->startsWith(u'/')) {
+        fields.error(key, u"'%1' must start with '/'"_s.arg(*path));
+        return fallback;
+    }
+    return *path;
+}
+
+QString InventoryReader::readFilePath(YamlMapping &fields, const QString &key)
+{
+    const QString path = fields.text(key).value_or(QString());
+    // `~` and `$VAR` mean something only to the host's shell; resolving them here
+    // would turn them into nonsense local paths.
+    if (path.isEmpty() || path.startsWith(u'/') || path.startsWith(u'~') || path.startsWith(u'$'))
+        return path;
+    return QDir::cleanPath(m_directory.absoluteFilePath(path));
+}
+
+} // namespace opsdeck::inventory::detail

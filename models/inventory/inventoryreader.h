@@ -1,0 +1,39 @@
+#pragma once
+
+#include "inventory.h"
+#include "yamlmapping.h"
+
+#include <QDir>
+
+namespace opsdeck::inventory::detail {
+
+/// Reads the YAML document of an inventory into an Inventory, reporting every
+/// problem of structure, type and value to the diagnostics. References between
+/// entries (a service's host, cluster members) and unique names are left to
+/// InventoryChecker, which needs the whole file first. A bad list entry still
+/// yields a (default) item, so indexes match `hosts[i]` paths.
+class InventoryReader
+{
+public:
+    /// `directory`: absolute directory of the inventory file, for relative paths.
+    InventoryReader(InventoryDiagnostics &diagnostics, const QString &directory);
+
+    Inventory read(const YAML::Node &root);
+
+private:
+    template <typename Item, typename ReadOne>
+    QVector<Item> readEntries(YamlMapping &top, const QString &key, const QStringList &known,
+                              ReadOne readOne);
+    Host readHost(YamlMapping &fields);
+    Service readService(YamlMapping &fields);
+    Cluster readCluster(YamlMapping &fields);
+
+    std::optional<QUrl> readUrl(YamlMapping &fields, const QString &key, Need need, bool needsPort);
+    QString readEndpoint(YamlMapping &fields, const QString &key, const QString &fallback);
+    QString readFilePath(YamlMapping &fields, const QString &key);
+
+    InventoryDiagnostics &m_diagnostics;
+    QDir m_directory;
+};
+
+} // namespace opsdeck::inventory::detail

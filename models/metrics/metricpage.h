@@ -1,0 +1,129 @@
+#pragma once
+
+// One scraped /metrics page, as read by ExpositionParser (expositionparser.h).
+// Plain C++20 with no Qt, so the worker thread, the CLI and the tests share it.
+//
+// Format: Prometheus text exposition format 0.0.4
+// (https://prometheus.io/docs/instrumenting/exposition_formats/). The enum
+// already names the OpenMetrics 1.0 types so that parser can fill the same page.
+//
+// Thread-safety: a MetricPage is a value; const use from any number of threads
+// is safe, mutation needs the usual external synchronisation.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opsdeck::metrics {
+
+/// One label pair, exactly as on the page after unescaping (`\\`, `\"`, `\n`).
+/// Values are valid UTF-8, kept byte-exact (no normalisation).
+struct Label
+{
+    std::string name;
+    std::string value;
+};
+
+/// Metric type from a `# TYPE` line. Unknown: the page gave no TYPE line for
+/// the family, or a type word this parser does not know (with a warning).
+/// Untyped: the page said `untyped`. Info, StateSet, GaugeHistogram exist only
+/// in OpenMetrics.
+enum class MetricType
+{
+    Unknown,
+    Counter,
+    Gauge,
+    Histogram,
+    Summary,
+    Untyped,
+    Info,
+    StateSet,
+    GaugeHistogram
+};
+
+/// The type word as written on a TYPE line: "counter", "gauge", "histogram",
+/// "summary", "untyped", "info", "stateset", "gaugehistogram"; "unknown" for Unknown.
+std::string_view typeName(MetricType type);
+/// Inverse of typeName(); case-sensitive as the format is. nullopt for any other word.
+std::optional<MetricType> typeFromName(std::string_view word);
+
+/// One sample line. A series is identified by `name` plus the label set
+/// (order-insensitive); the page holds each series at most once.
+struct Sample
+{
+    /// Full sample name as written (`x_bucket`, `x_sum`, `x_total`, ...),
+    /// never with a suffix stripped.
+    std::string name;
+    /// Labels in page order.
+    std::vector<Label> labels;
+    /// Unit: whatever the metric's name says (seconds, bytes, tokens, ratio).
+    /// May be NaN or +/-Inf as the page wrote it.
+    double value = 0;
+    /// Optional timestamp, ms since the Unix epoch, as written on the line.
+    std::optional<int64_t> timestampMs;
+    /// 1-based line number in the page (a leading byte-order mark does not shift it).
+    int line = 0;
+
+    /// Value of label `name`; "" when the sample has no such label. The view
+    /// lives as long as the sample.
+    std::string_view label(std::string_view name) const;
+};
+
+/// A metric family: the samples one TYPE/HELP pair describes.
+///
+/// Grouping, text format 0.0.4: a TYPE/HELP line names the family as written
+/// (`x_total` stays `x_total`; only OpenMetrics strips suffixes). A sample joins
+/// the family of its exact name; else a histogram/summary family whose
+/// `_bucket`/`_sum`/`_count` it is. A sample with neither gets a family of its
+/// own full name with type Unknown, except histogram-shaped ones (`x_bucket`
+/// with an `le` label, and that histogram's `x_sum`/`x_count`) which share a
+/// family `x`. So `X` and `X_total` are always two families.
+struct Family
+{
+    std::string name;
+    MetricType type = MetricType::Unknown;
+    /// HELP text, unescaped (`\\`, `\n`); "" when the page has none.
+    std::string help;
+    /// Indexes into MetricPage::samples, in page order. Every sample of a page
+    /// belongs to exactly one family; a family may have none (a TYPE line alone).
+    std::vector<std::size_t> samples;
+    /// 1-based line of the family's first TYPE, HELP or sample line.
+    int line = 0;
+    /// When this family only carries the creation time (Unix seconds) of another
+    /// family (`x_created` beside counter `x_total`, or beside histogram or
+    /// summary `x`): that family's name. Such a family is metadata, not a chart
+    /// series. "" otherwise.
+    std::string createdOf;
+};
+
+/// Something on the page that was skipped, merged or dropped. The page is still
+/// usable; a warning never means the page was lost (except the size limit).
+struct ParseWarning
+{
+    /// 1-based line the warning is about; 0 for the page as a whole.
+    int line = 0;
+    /// Human-readable reason, ASCII-safe (bytes from the page are shown escaped).
+    std::string reason;
+};
+
+struct MetricPage
+{
+    /// In order of first appearance on the page.
+    std::vector<Family> families;
+    /// In page order; duplicates and skipped lines are not here.
+    std::vector<Sample> samples;
+    /// Sorted by line.
+    std::vector<ParseWarning> warnings;
+
+    /// Family with exactly this name (as written on its TYPE line), or nullptr.
+    /// Linear in the number of families.
+    const Family *family(std::string_view name) const;
+    /// All samples whose full name is `sampleName` (`x_bucket`, not `x`), in
+    /// page order. Pointers live as long as the page is not modified.
+    std::vector<const Sample *> samplesNamed(std::string_view sampleName) const;
+};
+
+} // namespace opsdeck::metrics

@@ -1,0 +1,231 @@
+#include "servicepoller.h"
+
+#include "expositionparser.h"
+#include "pagesummary.h"
+
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QNetworkAccessManager>
+#include <QNetworkProxy>
+#include <QNetworkReply>
+#include <QTimer>
+
+#include <spdlog/spdlog.h>
+
+namespace opsdeck::probes {
+
+struct ServicePoller::Watched
+{
+    inventory::Service service;
+    ServiceStatus status;
+    bool healthInFlight = false;
+    bool loadInFlight = false;
+    bool watchLoad = false;
+    bool loadsEndpointMissing = false; // learned: fall back to /metrics
+    QElapsedTimer healthClock;
+};
+
+ServicePoller::ServicePoller(QObject *parent) : QObject(parent)
+{
+    qRegisterMetaType<ServiceStatus>();
+    qRegisterMetaType<LoadSample>();
+}
+
+ServicePoller::~ServicePoller() { qDeleteAll(m_watched); }
+
+void ServicePoller::setSettings(const Settings &settings)
+{
+    m_settings = settings;
+    if (m_timer)
+        m_timer->setInterval(settings.intervalMs);
+}
+
+void ServicePoller::setServices(const QVector<inventory::Service> &services)
+{
+    ++m_generation; // replies to the old list are dropped when they arrive
+    qDeleteAll(m_watched);
+    m_watched.clear();
+    for (const auto &service : services) {
+        auto *watched = new Watched;
+        watched->service = service;
+        watched->status.name = service.name;
+        watched->status.role = service.role;
+        watched->status.url = service.url;
+        watched->watchLoad = service.role == inventory::Role::Decode ||
+                             service.role == inventory::Role::Engine;
+        m_watched.append(watched);
+    }
+}
+
+void ServicePoller::start()
+{
+    if (!m_network) {
+        // Created here so that it lives in the poller's thread.
+        m_network = new QNetworkAccessManager(this);
+        // Proxies come from the inventory only, never from the environment.
+        m_network->setProxy(QNetworkProxy::NoProxy);
+        m_timer = new QTimer(this);
+        connect(m_timer, &QTimer::timeout, this, &ServicePoller::pollNow);
+    }
+    m_timer->start(m_settings.intervalMs);
+    pollNow();
+}
+
+void ServicePoller::stop()
+{
+    if (m_timer)
+        m_timer->stop();
+}
+
+void ServicePoller::pollNow()
+{
+    if (!m_network)
+        return;
+    for (Watched *watched : std::as_const(m_watched)) {
+        checkHealth(*watched);
+        if (watched->watchLoad && m_settings.pollDecodeLoad)
+            pollLoad(*watched);
+    }
+}
+
+QNetworkReply *ServicePoller::get(const QUrl &url)
+{
+    QNetworkRequest request(url);
+    request.setTransferTimeout(m_settings.timeoutMs);
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
+                         QNetworkRequest::ManualRedirectPolicy);
+    return m_network->get(request);
+}
+
+void ServicePoller::checkHealth(Watched &watched)
+{
+    if (watched.healthInFlight)
+        return;
+    watched.healthInFlight = true;
+    watched.healthClock.start();
+    QNetworkReply *reply = get(watched.service.healthUrl());
+    const quint64 generation = m_generation;
+    const QString name = watched.service.name;
+    connect(reply, &QNetworkReply::finished, this,
+            [this, generation, name, reply] { healthAnswered(generation, name, reply); });
+}
+
+ServicePoller::Watched *ServicePoller::find(quint64 generation, const QString &name) const
+{
+    if (generation != m_generation)
+        return nullptr; // stale: the service list changed while it was in flight
+    for (Watched *watched : m_watched)
+        if (watched->service.name == name)
+            return watched;
+    return nullptr;
+}
+
+void ServicePoller::healthAnswered(quint64 generation, const QString &name, QNetworkReply *reply)
+{
+    reply->deleteLater();
+    Watched *watched = find(generation, name);
+    if (!watched)
+        return;
+    watched->healthInFlight = false;
+    ServiceStatus &status = watched->status;
+    const int httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const ServiceState next = classifyHealth(status.state, httpStatus);
+    status.latencyMs = static_cast<double>(watched->healthClock.nsecsElapsed()) / 1e6;
+    status.httpStatus = httpStatus;
+    status.detail = httpStatus == 0
+                        ? reply->errorString()
+                        : QStringLiteral("HTTP %1 %2").arg(httpStatus).arg(
+                              reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute)
+                                  .toString());
+    status.lastCheck = QDateTime::currentDateTimeUtc();
+    if (next != status.state || !status.lastChange.isValid()) {
+        if (status.lastChange.isValid() && m_settings.logTransitions)
+            spdlog::info("{}: {} -> {} ({})", name.toStdString(),
+                         stateName(status.state).toStdString(), stateName(next).toStdString(),
+                         status.detail.toStdString());
+        status.state = next;
+        status.lastChange = status.lastCheck;
+    }
+    Q_EMIT statusChecked(status);
+}
+
+void ServicePoller::pollLoad(Watched &watched)
+{
+    if (watched.loadInFlight)
+        return;
+    watched.loadInFlight = true;
+    QUrl url = watched.service.url;
+    url.setPath(watched.loadsEndpointMissing ? watched.service.metricsPath
+                                             : QStringLiteral("/v1/loads"));
+    QNetworkReply *reply = get(url);
+    // Refuse oversized pages while they arrive instead of buffering them.
+    const qint64 limit = m_settings.maxPageBytes;
+    connect(reply, &QNetworkReply::downloadProgress, reply, [reply, limit](qint64 received, qint64) {
+        if (received > limit)
+            reply->abort();
+    });
+    const quint64 generation = m_generation;
+    const QString name = watched.service.name;
+    connect(reply, &QNetworkReply::finished, this,
+            [this, generation, name, reply] { loadAnswered(generation, name, reply); });
+}
+
+void ServicePoller::loadAnswered(quint64 generation, const QString &name, QNetworkReply *reply)
+{
+    reply->deleteLater();
+    Watched *watched = find(generation, name);
+    if (!watched)
+        return;
+    watched->loadInFlight = false;
+    const int httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const QByteArray body = reply->readAll();
+    const bool fromMetrics = watched->loadsEndpointMissing;
+    std::optional<LoadSample> sample;
+    QString failure;
+    if (httpStatus != 200) {
+        if (!fromMetrics && (httpStatus == 404 || httpStatus == 405)) {
+            watched->loadsEndpointMissing = true; // older servers: read the gauges instead
+            pollLoad(*watched);
+            return;
+        }
+        failure = httpStatus == 0 ? reply->errorString() : QStringLiteral("HTTP %1").arg(httpStatus);
+    } else if (!fromMetrics) {
+        sample = parseLoads(body);
+        if (!sample) {
+            watched->loadsEndpointMissing = true;
+            pollLoad(*watched);
+            return;
+        }
+    } else {
+        const auto page = metrics::ExpositionParser::parse(
+            std::string_view(body.constData(), static_cast<std::size_t>(body.size())));
+        const auto summary = metrics::summarizePage(page);
+        if (summary.running) {
+            sample = LoadSample{};
+            sample->running = *summary.running;
+            sample->waiting = summary.waiting.value_or(0);
+            sample->source = QStringLiteral("/metrics");
+        } else {
+            failure = QStringLiteral("%1 has no running-requests gauge (%2 warnings%3)")
+                          .arg(watched->service.metricsPath)
+                          .arg(page.warnings.size())
+                          .arg(page.warnings.empty()
+                                   ? QString()
+                                   : QStringLiteral(", first: line %1: %2")
+                                         .arg(page.warnings.front().line)
+                                         .arg(QString::fromStdString(page.warnings.front().reason)));
+        }
+    }
+    if (!sample) {
+        // Unreachable is already the health check's news; a bad page is not.
+        if (httpStatus != 0)
+            spdlog::warn("{}: decode load not read: {}", name.toStdString(), failure.toStdString());
+        Q_EMIT loadFailed(name, failure);
+        return;
+    }
+    sample->service = name;
+    sample->timeMs = QDateTime::currentMSecsSinceEpoch();
+    Q_EMIT loadSampled(*sample);
+}
+
+} // namespace opsdeck::probes

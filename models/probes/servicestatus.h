@@ -1,0 +1,45 @@
+#pragma once
+
+#include "inventory.h"
+
+#include <QDateTime>
+#include <QMetaType>
+#include <QString>
+
+#include <optional>
+
+namespace opsdeck::probes {
+
+/// A service's state as observed by polling its health URL (DESIGN.md):
+/// Unknown   not yet polled, or its host is unreachable;
+/// Down      connection refused, reset or timed out;
+/// Starting  503 before the first 200 after it was down or unknown;
+/// Healthy   200;
+/// Unhealthy any other answer (including 503 after it had been healthy).
+enum class ServiceState { Unknown, Down, Starting, Healthy, Unhealthy };
+
+/// "unknown", "down", "starting", "healthy", "unhealthy" (also the CLI's JSON values).
+QString stateName(ServiceState state);
+
+/// Result of one health check, classified against the previous state.
+/// `httpStatus` is 0 when no HTTP answer came (then `networkError` says why).
+ServiceState classifyHealth(ServiceState previous, int httpStatus);
+
+/// What the console knows about one service after its latest health check.
+/// Plain data, copied from the poller's thread to the GUI thread.
+struct ServiceStatus
+{
+    QString name;
+    inventory::Role role = inventory::Role::Engine;
+    QUrl url;
+    ServiceState state = ServiceState::Unknown;
+    std::optional<double> latencyMs; ///< round trip of the last health check, ms
+    int httpStatus = 0;              ///< 0 when no HTTP answer came
+    QString detail;                  ///< error text or status line of the last check
+    QDateTime lastCheck;             ///< when the last check finished (UTC)
+    QDateTime lastChange;            ///< when `state` last changed (UTC); invalid before the first check
+};
+
+} // namespace opsdeck::probes
+
+Q_DECLARE_METATYPE(opsdeck::probes::ServiceStatus)

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "demosetup.h"
+#include "localtransport.h"
+#include "processcontrol.h"
+
+#include <QObject>
+
+namespace opsdeck::probes {
+class HealthWait;
+}
+
+namespace opsdeck::workflows {
+
+/// The demo: a simulated PD cluster (prefill, decode, router, proxy) on this
+/// machine, started through the local transport with the inventory's own
+/// start commands, pid files and logs — the path a real host takes later.
+///
+/// up(): stops a demo still running in the same folder (replaced cleanly),
+/// writes the folder, starts the services, waits until every one answers
+/// 200 on its health URL (deadline `readyDeadlineMs`), then starts the
+/// traffic generator. On failure it stops what it started.
+/// down(): stops every process of the demo in a folder and finishes only
+/// when each has exited (SIGKILL after the grace period).
+/// Thread: any thread with an event loop (the GUI thread); never blocks.
+class DemoCluster : public QObject
+{
+    Q_OBJECT
+public:
+    explicit DemoCluster(QObject *parent = nullptr);
+    ~DemoCluster() override;
+
+    void setReadyDeadlineMs(int ms) { m_readyDeadlineMs = ms; }
+    void up(const DemoOptions &options);
+    void down(const QString &dir);
+    /// The inventory written by the last successful up().
+    QString inventoryPath() const { return m_inventoryPath; }
+
+Q_SIGNALS:
+    void progressed(const QString &line);
+    /// The demo folder and its inventory are written; services start next.
+    void inventoryWritten(const QString &inventoryPath);
+    /// On success `detail` is the inventory path; otherwise what went wrong.
+    void upFinished(bool ok, const QString &detail);
+    void downFinished(bool ok, const QString &message);
+
+private:
+    /// Services and traffic of the demo written in `dir`, or empty when
+    /// there is none (no inventory, or one that does not load).
+    QVector<ManagedProcess> processesIn(const QString &dir, QString *problem) const;
+    void startServices();
+    void fail(const QString &message);
+
+    remote::LocalTransport m_local;
+    ProcessControl m_control;
+    probes::HealthWait *m_health = nullptr;
+    DemoOptions m_options;
+    QString m_inventoryPath;
+    QVector<inventory::Service> m_services;
+    int m_readyDeadlineMs = 60000;
+    enum class Phase { Idle, Replacing, Starting, WaitingHealthy, StartingTraffic, Failing, Down };
+    Phase m_phase = Phase::Idle;
+    QString m_failure;
+};
+
+} // namespace opsdeck::workflows

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "managedprocess.h"
+
+#include <QString>
+
+#include <optional>
+
+namespace opsdeck::workflows {
+
+/// A keep-alive fault for the demo: `proxy-reused-stall=SECONDS` or
+/// `router-reused-stall=SECONDS` — requests on a reused client connection of
+/// that hop stall SECONDS before being forwarded (the incident of DESIGN.md).
+struct DemoFault
+{
+    QString hop;        ///< "proxy" or "router"
+    double seconds = 0; ///< stall, s (0 < seconds <= 3600)
+
+    /// Empty text gives no fault; a bad one returns nothing and sets `error`.
+    static std::optional<DemoFault> parse(const QString &text, QString *error);
+};
+
+struct DemoOptions
+{
+    QString dir;               ///< the demo host folder (AppPaths::demoDir by default)
+    QString simBinary;         ///< opsdeck-sim to exec from the serve scripts
+    int trafficClients = 8;    ///< concurrent clients of the traffic generator; 0 = none
+    std::optional<DemoFault> fault;
+    QString transferBackend = QStringLiteral("mooncake"); ///< mooncake or nixl
+};
+
+/// Writes the demo host folder: one serve script per service (each exports
+/// its knobs and execs opsdeck-sim, as real SGLang serve scripts do), the
+/// traffic script, `logs/`, `run/`, and `inventory.yaml` pointing at them,
+/// with free loopback ports chosen now so two demos never collide.
+/// Templates come from resources/demo (compiled in). Any thread.
+class DemoSetup
+{
+public:
+    /// Returns the inventory path, or nothing with `error` set (names the file).
+    static std::optional<QString> write(const DemoOptions &options, QString *error);
+    static QString inventoryPath(const QString &dir);
+    /// The traffic generator as a managed process of the demo's local host.
+    static ManagedProcess trafficProcess(const QString &dir);
+};
+
+} // namespace opsdeck::workflows

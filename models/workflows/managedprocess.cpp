@@ -1,0 +1,43 @@
+#include "managedprocess.h"
+
+namespace opsdeck::workflows {
+
+QString shellQuote(const QString &text)
+{
+    QString quoted = text;
+    quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
+    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
+}
+
+ManagedProcess ManagedProcess::fromService(const inventory::Service &service)
+{
+    ManagedProcess process;
+    process.name = service.name;
+    process.host = service.host;
+    process.start = service.start;
+    process.stop = service.stop;
+    process.status = service.status;
+    process.pidFile = service.pidFile;
+    process.deriveMissingCommands();
+    return process;
+}
+
+void ManagedProcess::deriveMissingCommands()
+{
+    if (pidFile.isEmpty())
+        return;
+    const QString pid = QStringLiteral("\"$(cat %1 2>/dev/null)\"").arg(shellQuote(pidFile));
+    if (stop.isEmpty())
+        stop = QStringLiteral("kill -TERM %1").arg(pid);
+    if (kill.isEmpty())
+        kill = QStringLiteral("kill -KILL %1").arg(pid);
+    if (status.isEmpty()) {
+        // kill -0 alone also succeeds for a zombie that no parent has reaped
+        // yet, and a container's init may never reap it: read its state too.
+        status = QStringLiteral("p=%1; [ -n \"$p\" ] && [ -d /proc/$p ] && "
+                                "! grep -qs '^State:[[:space:]]*Z' /proc/$p/status")
+                     .arg(pid);
+    }
+}
+
+} // namespace opsdeck::workflows

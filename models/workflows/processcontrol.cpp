@@ -1,0 +1,141 @@
+#include "processcontrol.h"
+
+#include <QElapsedTimer>
+#include <QTimer>
+
+#include <spdlog/spdlog.h>
+
+namespace opsdeck::workflows {
+
+using remote::CommandRequest;
+using remote::CommandResult;
+
+struct ProcessControl::StopState
+{
+    ManagedProcess process;
+    QElapsedTimer clock;
+    bool killSent = false;
+};
+
+ProcessControl::ProcessControl(TransportFor transportFor, QObject *parent)
+    : QObject(parent), m_transportFor(std::move(transportFor))
+{
+}
+
+void ProcessControl::run(const ManagedProcess &process, const QString &script, Callback then)
+{
+    remote::Transport *transport = m_transportFor(process.host);
+    if (!transport) {
+        CommandResult result;
+        result.outcome = CommandResult::Outcome::FailedToStart;
+        result.errorText = QStringLiteral("host %1 is not reachable").arg(process.host);
+        QTimer::singleShot(0, this, [then = std::move(then), result] { then(result); });
+        return;
+    }
+    if (!m_connected.contains(transport)) {
+        m_connected.insert(transport,
+                           connect(transport, &remote::Transport::commandFinished, this,
+                                   [this, transport](quint64 id, const CommandResult &result) {
+                                       const Callback callback = m_pending.take({transport, id});
+                                       if (callback)
+                                           callback(result);
+                                   }));
+    }
+    CommandRequest request;
+    request.script = script;
+    request.deadline = m_settings.commandDeadline;
+    m_pending.insert({transport, transport->run(request)}, std::move(then));
+}
+
+void ProcessControl::startAll(const QVector<ManagedProcess> &processes) { startNext(processes); }
+
+void ProcessControl::startNext(QVector<ManagedProcess> remaining)
+{
+    if (remaining.isEmpty()) {
+        Q_EMIT startFinished(true, QStringLiteral("all started"));
+        return;
+    }
+    const ManagedProcess process = remaining.takeFirst();
+    const QString line = QStringLiteral("%1@%2: %3").arg(process.name, process.host, process.start);
+    spdlog::info("start {}", line.toStdString());
+    Q_EMIT progressed(QStringLiteral("start ") + line);
+    run(process, process.start, [this, process, remaining](const CommandResult &result) {
+        if (!result.succeeded()) {
+            const QString message =
+                QStringLiteral("%1 on host %2 did not start: %3 %4")
+                    .arg(process.name, process.host, result.describe(),
+                         QString::fromUtf8(result.standardError).trimmed());
+            spdlog::error("{}", message.toStdString());
+            Q_EMIT startFinished(false, message);
+            return;
+        }
+        startNext(remaining);
+    });
+}
+
+void ProcessControl::stopAll(const QVector<ManagedProcess> &processes)
+{
+    if (processes.isEmpty()) {
+        QTimer::singleShot(0, this, [this] { Q_EMIT stopFinished(true, QStringLiteral("nothing to stop")); });
+        return;
+    }
+    m_stopsRunning += static_cast<int>(processes.size());
+    for (const ManagedProcess &process : processes) {
+        auto *state = new StopState{process, {}, false};
+        state->clock.start();
+        const QString line = QStringLiteral("%1@%2: %3").arg(process.name, process.host, process.stop);
+        spdlog::info("stop {}", line.toStdString());
+        Q_EMIT progressed(QStringLiteral("stop ") + line);
+        // The stop command's own result matters less than what status says
+        // afterwards: a process that was not running makes kill fail.
+        run(process, process.stop, [this, state](const CommandResult &) { pollStopped(state); });
+    }
+}
+
+void ProcessControl::pollStopped(StopState *state)
+{
+    run(state->process, state->process.status, [this, state](const CommandResult &result) {
+        if (result.outcome == CommandResult::Outcome::Exited && result.exitCode != 0) {
+            stopDone(state, true,
+                     QStringLiteral("%1 stopped after %2 ms%3")
+                         .arg(state->process.name)
+                         .arg(state->clock.elapsed())
+                         .arg(state->killSent ? QStringLiteral(" (SIGKILL)") : QString()));
+            return;
+        }
+        const auto elapsed = std::chrono::milliseconds(state->clock.elapsed());
+        if (!state->killSent && elapsed >= m_settings.stopGrace) {
+            state->killSent = true;
+            spdlog::warn("{} still runs {} ms after SIGTERM: {}", state->process.name.toStdString(),
+                         elapsed.count(), state->process.kill.toStdString());
+            Q_EMIT progressed(QStringLiteral("kill %1: %2").arg(state->process.name, state->process.kill));
+            run(state->process, state->process.kill, [](const CommandResult &) {});
+        } else if (state->killSent && elapsed >= m_settings.stopGrace + m_settings.killGrace) {
+            stopDone(state, false,
+                     QStringLiteral("%1 on host %2 still runs after SIGKILL (%3)")
+                         .arg(state->process.name, state->process.host, result.describe()));
+            return;
+        }
+        QTimer::singleShot(m_settings.pollInterval, this, [this, state] { pollStopped(state); });
+    });
+}
+
+void ProcessControl::stopDone(StopState *state, bool exited, const QString &line)
+{
+    if (exited)
+        spdlog::info("{}", line.toStdString());
+    else
+        spdlog::error("{}", line.toStdString());
+    Q_EMIT progressed(line);
+    if (!exited)
+        m_stopFailures.append(line);
+    delete state;
+    if (--m_stopsRunning > 0)
+        return;
+    const bool ok = m_stopFailures.isEmpty();
+    const QString message = ok ? QStringLiteral("every process exited") : m_stopFailures.join(u"; ");
+    m_stopFailures.clear();
+    Q_EMIT stopFinished(ok, message);
+}
+
+} // namespace opsdeck::workflows

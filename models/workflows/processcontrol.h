@@ -1,0 +1,70 @@
+#pragma once
+
+#include "managedprocess.h"
+#include "transport.h"
+
+#include <QHash>
+#include <QObject>
+#include <QVector>
+
+#include <chrono>
+#include <functional>
+
+namespace opsdeck::workflows {
+
+/// Starts and stops managed processes through their hosts' transports:
+/// the same path for the demo's local host and, later, SSH hosts.
+///
+/// Stopping is verified, not assumed: after the stop command, the status
+/// command is polled until it says the process is gone; past `stopGrace`
+/// the kill command (SIGKILL) is sent and polling goes on for `killGrace`.
+/// stopFinished() comes only when every process has exited (ok) or is
+/// reported as still running (not ok, named in the message).
+/// Every command is logged before it runs. Thread: the GUI thread or any
+/// thread with an event loop; never blocks.
+class ProcessControl : public QObject
+{
+    Q_OBJECT
+public:
+    /// Returns the transport of an inventory host, or nullptr (unreachable).
+    using TransportFor = std::function<remote::Transport *(const QString &host)>;
+
+    struct Settings
+    {
+        std::chrono::milliseconds commandDeadline = std::chrono::seconds(15);
+        std::chrono::milliseconds stopGrace = std::chrono::seconds(10);
+        std::chrono::milliseconds killGrace = std::chrono::seconds(5);
+        std::chrono::milliseconds pollInterval = std::chrono::milliseconds(100);
+    };
+
+    explicit ProcessControl(TransportFor transportFor, QObject *parent = nullptr);
+    void setSettings(const Settings &settings) { m_settings = settings; }
+
+    /// Starts them one after the other, in order; stops at the first failure.
+    void startAll(const QVector<ManagedProcess> &processes);
+    /// Stops them all at once; see the class comment.
+    void stopAll(const QVector<ManagedProcess> &processes);
+
+Q_SIGNALS:
+    /// One line for the operator: a command about to run, or an outcome.
+    void progressed(const QString &line);
+    void startFinished(bool ok, const QString &message);
+    void stopFinished(bool ok, const QString &message);
+
+private:
+    struct StopState;
+    using Callback = std::function<void(const remote::CommandResult &)>;
+    void run(const ManagedProcess &process, const QString &script, Callback then);
+    void startNext(QVector<ManagedProcess> remaining);
+    void pollStopped(StopState *state);
+    void stopDone(StopState *state, bool exited, const QString &line);
+
+    TransportFor m_transportFor;
+    Settings m_settings;
+    QHash<QPair<remote::Transport *, quint64>, Callback> m_pending;
+    QHash<remote::Transport *, QMetaObject::Connection> m_connected;
+    int m_stopsRunning = 0;
+    QStringList m_stopFailures;
+};
+
+} // namespace opsdeck::workflows

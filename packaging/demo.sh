@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what OpsDeck needs, builds it, and opens the console on a
+# simulated PD cluster (prefill, decode, router, proxy and traffic) running
+# on this machine. Closing the window stops every process it started.
+# Without a display it renders the window under Xvfb to opsdeck-demo.png.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+packaging/install-deps.sh
+cmake --preset default >/dev/null
+cmake --build --preset default
+if [[ -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]]; then
+  exec build/bin/opsdeck --demo "$@"
+fi
+packaging/install-deps.sh --test # Xvfb
+echo "demo: no display here; rendering the console under Xvfb to $PWD/opsdeck-demo.png" >&2
+exec xvfb-run -a build/bin/opsdeck --demo --screenshot opsdeck-demo.png --after 12 "$@"

@@ -1,0 +1,121 @@
+// opsdeck-cli's exit-code contract on bad input, and metrics summarize on
+// real fixture pages (tests/data/metrics, copied from ../shared/fixtures).
+#include "clitest.h"
+#include "testsupport.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include <gtest/gtest.h>
+
+using opsdeck::test::dataPath;
+using opsdeck::test::runCli;
+
+TEST(CliUsage, NoCommandOrAnUnknownOneIsBadInput)
+{
+    EXPECT_EQ(runCli({}).exitCode, 2);
+    const auto unknown = runCli({QStringLiteral("frobnicate")});
+    EXPECT_EQ(unknown.exitCode, 2);
+    EXPECT_TRUE(unknown.standardError.contains("unknown command 'frobnicate'"));
+    EXPECT_EQ(runCli({QStringLiteral("--help")}).exitCode, 0);
+    EXPECT_EQ(runCli({QStringLiteral("status"), QStringLiteral("--no-such-flag")}).exitCode, 2);
+}
+
+TEST(CliUsage, StatusNeedsAReadableValidInventory)
+{
+    EXPECT_EQ(runCli({QStringLiteral("status")}).exitCode, 2);
+
+    const auto missing = runCli({QStringLiteral("status"), QStringLiteral("--inventory"),
+                                 QStringLiteral("/nonexistent/inventory.yaml")});
+    EXPECT_EQ(missing.exitCode, 2);
+    EXPECT_TRUE(missing.standardError.contains("/nonexistent/inventory.yaml")) << missing.standardError.toStdString();
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("bad.yaml"));
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write("hosts:\n  - {name: local, kind: local}\nservices:\n  - name: decode\n    role: decoder\n"
+               "    host: local\n    url: http://127.0.0.1:1\n");
+    file.close();
+    const auto bad = runCli({QStringLiteral("status"), QStringLiteral("--inventory"), path});
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_TRUE(bad.standardError.contains((path + QStringLiteral(":5:")).toUtf8())) << bad.standardError.toStdString();
+    EXPECT_TRUE(bad.standardError.contains("decoder"));
+}
+
+TEST(CliUsage, StatusOfAServiceNobodyServesIsUnhealthy)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("inv.yaml"));
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(QStringLiteral("hosts:\n  - {name: local, kind: local}\nservices:\n  - name: decode\n"
+                              "    role: decode\n    host: local\n    url: http://127.0.0.1:%1\n")
+                   .arg(opsdeck::test::freeTcpPort())
+                   .toUtf8());
+    file.close();
+    const auto run = runCli({QStringLiteral("status"), QStringLiteral("--inventory"), path, QStringLiteral("--json")});
+    EXPECT_EQ(run.exitCode, 1);
+    const QJsonArray services = run.json().object().value(QStringLiteral("services")).toArray();
+    ASSERT_EQ(services.size(), 1);
+    EXPECT_EQ(services[0].toObject().value(QStringLiteral("name")).toString(), QStringLiteral("decode"));
+    EXPECT_EQ(services[0].toObject().value(QStringLiteral("state")).toString(), QStringLiteral("down"));
+}
+
+TEST(CliMetrics, SummarizesTheSglangDocsPage)
+{
+    const auto run = runCli({QStringLiteral("metrics"), QStringLiteral("summarize"),
+                             dataPath(QStringLiteral("metrics/01-sglang_docs_production_metrics_example.prom")),
+                             QStringLiteral("--json")});
+    ASSERT_EQ(run.exitCode, 0) << run.standardError.toStdString();
+    const QJsonObject summary = run.json().object();
+    // Values as written in the fixture.
+    EXPECT_EQ(summary.value(QStringLiteral("running")).toDouble(), 162);
+    EXPECT_EQ(summary.value(QStringLiteral("waiting")).toDouble(), 2826);
+    EXPECT_DOUBLE_EQ(summary.value(QStringLiteral("kv_usage")).toDouble(), 0.28);
+    EXPECT_EQ(summary.value(QStringLiteral("generation_tokens_total")).toDouble(), 7557572);
+    EXPECT_EQ(summary.value(QStringLiteral("prompt_tokens_total")).toDouble(), 8128902);
+    EXPECT_EQ(summary.value(QStringLiteral("families")).toInt(), 12);
+    EXPECT_TRUE(summary.value(QStringLiteral("warnings")).toArray().isEmpty());
+}
+
+TEST(CliMetrics, AbsentValuesAreNullAndVllmRunningIsRead)
+{
+    const auto run = runCli({QStringLiteral("metrics"), QStringLiteral("summarize"),
+                             dataPath(QStringLiteral("metrics/04-vllm_metrics_examples.prom")),
+                             QStringLiteral("--json")});
+    ASSERT_EQ(run.exitCode, 0);
+    const QJsonObject summary = run.json().object();
+    EXPECT_EQ(summary.value(QStringLiteral("running")).toDouble(), 8);
+    EXPECT_EQ(summary.value(QStringLiteral("generation_tokens_total")).toDouble(), 27453);
+    EXPECT_TRUE(summary.value(QStringLiteral("prompt_tokens_total")).isNull());
+    EXPECT_TRUE(summary.value(QStringLiteral("waiting")).isNull());
+}
+
+TEST(CliMetrics, GarbageGivesLineNumberedWarningsAndExitOne)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("garbage.prom"));
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write("<html>\n\xff\xfe garbage {{\n");
+    file.close();
+    const auto run = runCli({QStringLiteral("metrics"), QStringLiteral("summarize"), path, QStringLiteral("--json")});
+    EXPECT_EQ(run.exitCode, 1);
+    const QJsonArray warnings = run.json().object().value(QStringLiteral("warnings")).toArray();
+    ASSERT_FALSE(warnings.isEmpty());
+    EXPECT_EQ(warnings[0].toObject().value(QStringLiteral("line")).toInt(), 1);
+    EXPECT_FALSE(warnings[0].toObject().value(QStringLiteral("reason")).toString().isEmpty());
+    EXPECT_TRUE(run.json().object().value(QStringLiteral("running")).isNull());
+}
+
+TEST(CliMetrics, MissingFileIsBadInputAndDeadUrlFails)
+{
+    EXPECT_EQ(runCli({QStringLiteral("metrics"), QStringLiteral("summarize"), QStringLiteral("/nonexistent.prom")}).exitCode, 2);
+    const auto dead = runCli({QStringLiteral("metrics"), QStringLiteral("summarize"),
+                              QStringLiteral("http://127.0.0.1:%1/metrics").arg(opsdeck::test::freeTcpPort())});
+    EXPECT_EQ(dead.exitCode, 1);
+    EXPECT_TRUE(dead.standardError.contains("127.0.0.1")) << dead.standardError.toStdString();
+    EXPECT_EQ(runCli({QStringLiteral("metrics"), QStringLiteral("frobnicate"), QStringLiteral("x")}).exitCode, 2);
+}

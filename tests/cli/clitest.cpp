@@ -1,0 +1,38 @@
+#include "clitest.h"
+
+#include "testsupport.h"
+
+#include <QProcess>
+
+namespace opsdeck::test {
+
+QJsonDocument CliRun::json() const { return QJsonDocument::fromJson(standardOutput); }
+
+QString CliRun::lastLine() const
+{
+    const QStringList lines = QString::fromUtf8(standardOutput).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    return lines.isEmpty() ? QString() : lines.last();
+}
+
+CliRun runCli(const QStringList &arguments, const QString &dataHome, std::chrono::milliseconds deadline)
+{
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (!dataHome.isEmpty())
+        env.insert(QStringLiteral("XDG_DATA_HOME"), dataHome);
+    process.setProcessEnvironment(env);
+    process.setStandardInputFile(QProcess::nullDevice());
+    process.start(binPath(QStringLiteral("opsdeck-cli")), arguments);
+    CliRun run;
+    if (!process.waitForFinished(static_cast<int>(deadline.count()))) {
+        process.kill();
+        process.waitForFinished(5000);
+    } else if (process.exitStatus() == QProcess::NormalExit) {
+        run.exitCode = process.exitCode();
+    }
+    run.standardOutput = process.readAllStandardOutput();
+    run.standardError = process.readAllStandardError();
+    return run;
+}
+
+} // namespace opsdeck::test

@@ -1,0 +1,265 @@
+// Errors of values and references: kinds, roles, ports, URLs, paths, names,
+// a service's host, cluster members; and many errors at once, in file order.
+#include "inventorytest.h"
+#include "testsupport.h"
+
+#include <string>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::inventory::test {
+namespace {
+
+// Six lines of valid services; cluster entries given to parseClusters() start at line 7.
+LoadResult parseClusters(const char *clusters)
+{
+    std::string yaml = "hosts: [{name: h, kind: local}]\n"
+                       "services:\n"
+                       "  - {name: p, role: prefill, host: h, url: 'http://127.0.0.1:1'}\n"
+                       "  - {name: d, role: decode, host: h, url: 'http://127.0.0.1:2'}\n"
+                       "  - {name: r, role: router, host: h, url: 'http://127.0.0.1:3'}\n"
+                       "clusters:\n";
+    yaml += clusters[0] == '\n' ? clusters + 1 : clusters;
+    return parseInventory(QByteArray::fromStdString(yaml), inlineFile());
+}
+
+TEST(InventoryValueErrors, UnknownHostKind)
+{
+    const LoadResult result = parse(R"(
+hosts:
+  - {name: gpu-a, kind: sshh}
+)");
+    ASSERT_EQ(result.errors.size(), 1) << dump(result);
+    EXPECT_TRUE(
+        isError(result, 0, 2, 25, "hosts[0].kind", "unknown kind 'sshh' (expected local or ssh)"));
+}
+
+TEST(InventoryValueErrors, UnknownRole)
+{
+    const LoadResult result = parse(R"(
+hosts: [{name: h, kind: local}]
+services:
+  - name: decode
+    role: decoder
+    host: h
+    url: http://127.0.0.1:30001
+)");
+    ASSERT_EQ(result.errors.size(), 1) << dump(result);
+    EXPECT_TRUE(isError(result, 0, 4, 11, "services[0].role", "decoder"));
+    EXPECT_EQ(result.errors[0].message,
+              u"unknown role 'decoder' (expected prefill, decode, router, proxy or engine)"_s);
+}
+
+TEST(InventoryValueErrors, BadPort)
+{
+    const LoadResult result = parse(R"(
+hosts:
+  - {name: a, kind: ssh, address: a.example, port: 0}
+  - {name: b, kind: ssh, address: b.example, port: 70000}
+  - {name: c, kind: ssh, address: c.example, port: ssh}
+  - {name: d, kind: ssh, address: d.example, port: 22.5}
+)");
+    ASSERT_EQ(result.errors.size(), 4) << dump(result);
+    EXPECT_TRUE(
+        isError(result, 0, 2, 52, "hosts[0].port", "0 is out of range (expected 1 to 65535)"));
+    EXPECT_TRUE(isError(result, 1, 3, 52, "hosts[1].port", "70000 is out of range"));
+    EXPECT_TRUE(isError(result, 2, 4, 52, "hosts[2].port", "'ssh' is not a whole number"));
+    EXPECT_TRUE(isError(result, 3, 5, 52, "hosts[3].port", "'22.5' is not a whole number"));
+}
+
+TEST(InventoryValueErrors, BadServiceUrl)
+{
+    const struct
+    {
+        const char *url;
+        const char *word;
+    } cases[] = {
+        {"ftp://gpu-a.example:21", "is not an http or https URL"},
+        {"gpu-a.example:30001", "is not an http or https URL"},
+        {"127.0.0.1:30001", "is not an http or https URL"},
+        {"http:///health", "has no host"},
+        {"http://gpu-a.example", "has no port (write it, e.g. http://gpu-a.example:30000)"},
+        {"http://gpu-a.example:0", "has port 0"},
+        {"http://gpu-a.example:30001/?x=1", "must not have a query or fragment"},
+        {"http://gpu a.example:30001", "is not a valid URL"},
+    };
+    for (const auto &c : cases) {
+        const std::string yaml = std::string("hosts: [{name: h, kind: local}]\n"
+                                             "services:\n"
+                                             "  - name: e\n"
+                                             "    role: engine\n"
+                                             "    host: h\n"
+                                             "    url: '") +
+                                 c.url + "'\n";
+        const LoadResult result = parse(yaml.c_str());
+        ASSERT_EQ(result.errors.size(), 1) << c.url << dump(result);
+        EXPECT_TRUE(isError(result, 0, 6, 10, "services[0].url", c.word)) << c.url;
+        EXPECT_TRUE(result.errors[0].message.contains(QString::fromUtf8(c.url))) << c.url;
+    }
+}
+
+TEST(InventoryValueErrors, BadHealthAndMetricsPath)
+{
+    const LoadResult result = parse(R"(
+hosts: [{name: h, kind: local}]
+services:
+  - name: e
+    role: engine
+    host: h
+    url: http://127.0.0.1:1
+    health_path: health
+    metrics_path: metrics
+)");
+    ASSERT_EQ(result.errors.size(), 2) << dump(result);
+    EXPECT_TRUE(
+        isError(result, 0, 7, 18, "services[0].health_path", "'health' must start with '/'"));
+    EXPECT_TRUE(isError(result, 1, 8, 19, "services[0].metrics_path", "must start with '/'"));
+}
+
+TEST(InventoryValueErrors, BadArmedAndPrometheus)
+{
+    const LoadResult bad = parse(R"(
+armed: yes
+prometheus: 127.0.0.1:9090
+)");
+    ASSERT_EQ(bad.errors.size(), 2) << dump(bad);
+    EXPECT_TRUE(isError(bad, 0, 1, 8, "armed", "expected true or false, found 'yes'"));
+    EXPECT_TRUE(isError(bad, 1, 2, 13, "prometheus", "is not an http or https URL"));
+
+    // Prometheus often sits behind a TLS proxy on the default port.
+    const LoadResult good = parse("armed: False\nprometheus: https://prom.example\n");
+    ASSERT_TRUE(good.inventory.has_value()) << dump(good);
+    EXPECT_EQ(good.inventory->prometheus.host(), u"prom.example"_s);
+}
+
+TEST(InventoryValueErrors, BadTransferBackend)
+{
+    const LoadResult result = parseClusters(R"(
+  - {name: main, prefill: [p], decode: [d], transfer_backend: ucx}
+)");
+    ASSERT_EQ(result.errors.size(), 1) << dump(result);
+    EXPECT_TRUE(isError(result, 0, 7, 63, "clusters[0].transfer_backend",
+                        "unknown transfer backend 'ucx' (expected mooncake or nixl)"));
+}
+
+TEST(InventoryValueErrors, DuplicateNames)
+{
+    const LoadResult result = parse(R"(
+hosts:
+  - {name: h, kind: local}
+  - {name: h, kind: local}
+services:
+  - {name: p, role: prefill, host: h, url: 'http://127.0.0.1:1'}
+  - {name: d, role: decode, host: h, url: 'http://127.0.0.1:2'}
+  - {name: p, role: prefill, host: h, url: 'http://127.0.0.1:3'}
+clusters:
+  - {name: main, prefill: [p], decode: [d]}
+  - {name: main, prefill: [p], decode: [d]}
+)");
+    ASSERT_EQ(result.errors.size(), 3) << dump(result);
+    EXPECT_TRUE(
+        isError(result, 0, 3, 12, "hosts[1].name", "duplicate host name 'h' (first at line 2)"));
+    EXPECT_TRUE(isError(result, 1, 7, 12, "services[2].name",
+                        "duplicate service name 'p' (first at line 5)"));
+    EXPECT_TRUE(isError(result, 2, 10, 12, "clusters[1].name",
+                        "duplicate cluster name 'main' (first at line 9)"));
+}
+
+TEST(InventoryValueErrors, ServiceHostNamesNoHost)
+{
+    const LoadResult result = parse(R"(
+hosts: [{name: gpu-a, kind: local}, {name: edge, kind: local}]
+services:
+  - {name: e, role: engine, host: gpu-b, url: 'http://127.0.0.1:1'}
+)");
+    ASSERT_EQ(result.errors.size(), 1) << dump(result);
+    EXPECT_TRUE(isError(result, 0, 3, 35, "services[0].host",
+                        "no host named 'gpu-b' (hosts: gpu-a, edge)"));
+
+    const LoadResult noHosts =
+        parse("services: [{name: e, role: engine, host: h, url: 'http://127.0.0.1:1'}]\n");
+    ASSERT_EQ(noHosts.errors.size(), 1) << dump(noHosts);
+    EXPECT_TRUE(isError(noHosts, 0, 1, 42, "services[0].host", "the inventory declares no hosts"));
+}
+
+TEST(InventoryValueErrors, ClusterMemberNamesNoService)
+{
+    const LoadResult result = parseClusters(R"(
+  - {name: main, prefill: [p, prefil], decode: [d], proxy: px}
+)");
+    ASSERT_EQ(result.errors.size(), 2) << dump(result);
+    EXPECT_TRUE(isError(result, 0, 7, 31, "clusters[0].prefill[1]",
+                        "no service named 'prefil' (prefill services: p)"));
+    EXPECT_TRUE(isError(result, 1, 7, 60, "clusters[0].proxy",
+                        "no service named 'px' (there is no proxy service)"));
+}
+
+TEST(InventoryValueErrors, ClusterMemberOfTheWrongRole)
+{
+    const LoadResult result = parseClusters(R"(
+  - name: main
+    prefill: [d]
+    decode: [d, p]
+    router: p
+    proxy: r
+)");
+    ASSERT_EQ(result.errors.size(), 4) << dump(result);
+    EXPECT_TRUE(isError(result, 0, 8, 15, "clusters[0].prefill[0]",
+                        "service 'd' has role decode (expected prefill)"));
+    EXPECT_TRUE(isError(result, 1, 9, 17, "clusters[0].decode[1]",
+                        "service 'p' has role prefill (expected decode)"));
+    EXPECT_TRUE(isError(result, 2, 10, 13, "clusters[0].router",
+                        "service 'p' has role prefill (expected router)"));
+    EXPECT_TRUE(isError(result, 3, 11, 12, "clusters[0].proxy",
+                        "service 'r' has role router (expected proxy)"));
+}
+
+TEST(InventoryValueErrors, ClusterMemberListedTwice)
+{
+    const LoadResult result = parseClusters(R"(
+  - {name: main, prefill: [p, p], decode: [d]}
+)");
+    ASSERT_EQ(result.errors.size(), 1) << dump(result);
+    EXPECT_TRUE(isError(result, 0, 7, 31, "clusters[0].prefill[1]", "service 'p' is listed twice"));
+}
+
+TEST(InventoryValueErrors, OneMistakeGivesOneMessage)
+{
+    // The unknown role must not also make the cluster complain about p's role.
+    const LoadResult result = parse(R"(
+hosts: [{name: h, kind: local}]
+services:
+  - {name: p, role: prefil, host: h, url: 'http://127.0.0.1:1'}
+  - {name: d, role: decode, host: gpu, url: 'http://127.0.0.1:2'}
+clusters:
+  - {name: main, prefill: [p], decode: [d]}
+)");
+    ASSERT_EQ(result.errors.size(), 2) << dump(result);
+    EXPECT_TRUE(isError(result, 0, 3, 21, "services[0].role", "unknown role 'prefil'"));
+    EXPECT_TRUE(isError(result, 1, 4, 35, "services[1].host", "no host named 'gpu'"));
+}
+
+TEST(InventoryValueErrors, MultipleErrorsInFileOrder)
+{
+    const QString path = opsdeck::test::dataPath(u"inventory/many-errors.yaml"_s);
+    const LoadResult result = loadInventory(path);
+    EXPECT_FALSE(result.inventory.has_value());
+    ASSERT_EQ(result.errors.size(), 8) << dump(result);
+    EXPECT_TRUE(isError(result, 0, 6, 11, "services[0].role", "unknown role 'decoder'", path));
+    EXPECT_TRUE(isError(result, 1, 7, 11, "services[0].host", "no host named 'gpu-b'", path));
+    EXPECT_TRUE(isError(result, 2, 8, 10, "services[0].url", "has no port", path));
+    EXPECT_TRUE(isError(result, 3, 10, 60, "hosts[0].port", "out of range", path));
+    EXPECT_TRUE(isError(result, 4, 11, 12, "hosts[1].name",
+                        "duplicate host name 'gpu-a' (first at line 10)", path));
+    EXPECT_TRUE(
+        isError(result, 5, 14, 15, "clusters[0].prefill[0]", "no service named 'prefill'", path));
+    EXPECT_TRUE(isError(result, 6, 16, 23, "clusters[0].transfer_backend",
+                        "unknown transfer backend 'ucx'", path));
+    EXPECT_TRUE(isError(result, 7, 17, 1, "extra", "unknown key 'extra'", path));
+    EXPECT_EQ(result.errors[0].toString(),
+              path + u":6:11: services[0].role: unknown role 'decoder' (expected prefill, "
+                     "decode, router, proxy or engine)"_s);
+}
+
+} // namespace
+} // namespace opsdeck::inventory::test

@@ -1,0 +1,127 @@
+// ProcessControl: start through the inventory's commands, and a verified
+// stop that escalates to SIGKILL when SIGTERM is ignored.
+#include "localtransport.h"
+#include "managedprocess.h"
+#include "processcontrol.h"
+#include "testsupport.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include <gtest/gtest.h>
+
+using namespace opsdeck;
+using opsdeck::test::processAlive;
+using opsdeck::test::waitUntil;
+
+namespace {
+
+workflows::ManagedProcess detachedSleeper(const QString &dir, const QString &name, bool ignoreTerm)
+{
+    workflows::ManagedProcess process;
+    process.name = name;
+    process.host = QStringLiteral("local");
+    process.pidFile = dir + QLatin1Char('/') + name + QStringLiteral(".pid");
+    const QString body = ignoreTerm ? QStringLiteral("trap '' TERM; while :; do sleep 0.2; done")
+                                    : QStringLiteral("exec sleep 60");
+    process.start = QStringLiteral("setsid bash -c %1 </dev/null >/dev/null 2>&1 & echo $! >%2")
+                        .arg(workflows::shellQuote(body), workflows::shellQuote(process.pidFile));
+    process.deriveMissingCommands();
+    return process;
+}
+
+qint64 pidFrom(const QString &pidFile)
+{
+    QFile file(pidFile);
+    return file.open(QIODevice::ReadOnly) ? file.readAll().trimmed().toLongLong() : 0;
+}
+
+} // namespace
+
+TEST(ProcessControl, StartsAndStopsDetachedProcesses)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    workflows::ProcessControl control([&](const QString &) { return &local; });
+    const QVector<workflows::ManagedProcess> processes{
+        detachedSleeper(dir.path(), QStringLiteral("a"), false),
+        detachedSleeper(dir.path(), QStringLiteral("b"), false)};
+
+    QSignalSpy started(&control, &workflows::ProcessControl::startFinished);
+    control.startAll(processes);
+    ASSERT_TRUE(started.wait(10000));
+    EXPECT_TRUE(started.first().at(0).toBool());
+    const qint64 pidA = pidFrom(processes[0].pidFile);
+    const qint64 pidB = pidFrom(processes[1].pidFile);
+    ASSERT_GT(pidA, 0);
+    EXPECT_TRUE(processAlive(pidA));
+    EXPECT_TRUE(processAlive(pidB));
+
+    QSignalSpy stopped(&control, &workflows::ProcessControl::stopFinished);
+    control.stopAll(processes);
+    ASSERT_TRUE(stopped.wait(15000));
+    EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
+    EXPECT_FALSE(processAlive(pidA));
+    EXPECT_FALSE(processAlive(pidB));
+}
+
+TEST(ProcessControl, EscalatesToSigkillAfterTheGracePeriod)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    workflows::ProcessControl control([&](const QString &) { return &local; });
+    workflows::ProcessControl::Settings settings;
+    settings.stopGrace = std::chrono::milliseconds(600);
+    control.setSettings(settings);
+    const auto stubborn = detachedSleeper(dir.path(), QStringLiteral("stubborn"), true);
+
+    QSignalSpy started(&control, &workflows::ProcessControl::startFinished);
+    control.startAll({stubborn});
+    ASSERT_TRUE(started.wait(10000));
+    const qint64 pid = pidFrom(stubborn.pidFile);
+    ASSERT_TRUE(waitUntil([&] { return processAlive(pid); }, std::chrono::seconds(5)));
+
+    QSignalSpy progressed(&control, &workflows::ProcessControl::progressed);
+    QSignalSpy stopped(&control, &workflows::ProcessControl::stopFinished);
+    control.stopAll({stubborn});
+    ASSERT_TRUE(stopped.wait(15000));
+    EXPECT_TRUE(stopped.first().at(0).toBool());
+    EXPECT_FALSE(processAlive(pid));
+    bool killed = false;
+    for (const auto &line : progressed)
+        killed = killed || line.at(0).toString().contains(QStringLiteral("SIGKILL"));
+    EXPECT_TRUE(killed) << "the stop should report that it needed SIGKILL";
+}
+
+TEST(ProcessControl, FailedStartNamesTheProcessAndHost)
+{
+    remote::LocalTransport local;
+    workflows::ProcessControl control([&](const QString &) { return &local; });
+    workflows::ManagedProcess broken;
+    broken.name = QStringLiteral("decode");
+    broken.host = QStringLiteral("local");
+    broken.start = QStringLiteral("echo 'no such serve script' >&2; exit 3");
+    QSignalSpy started(&control, &workflows::ProcessControl::startFinished);
+    control.startAll({broken});
+    ASSERT_TRUE(started.wait(10000));
+    EXPECT_FALSE(started.first().at(0).toBool());
+    const QString message = started.first().at(1).toString();
+    EXPECT_TRUE(message.contains(QStringLiteral("decode"))) << message.toStdString();
+    EXPECT_TRUE(message.contains(QStringLiteral("local")));
+    EXPECT_TRUE(message.contains(QStringLiteral("no such serve script")));
+}
+
+TEST(ProcessControl, UnreachableHostIsAFailureNotACrash)
+{
+    workflows::ProcessControl control([](const QString &) -> remote::Transport * { return nullptr; });
+    workflows::ManagedProcess process;
+    process.name = QStringLiteral("prefill");
+    process.host = QStringLiteral("gpu-1");
+    process.start = QStringLiteral("true");
+    QSignalSpy started(&control, &workflows::ProcessControl::startFinished);
+    control.startAll({process});
+    ASSERT_TRUE(started.wait(5000));
+    EXPECT_FALSE(started.first().at(0).toBool());
+    EXPECT_TRUE(started.first().at(1).toString().contains(QStringLiteral("gpu-1")));
+}

@@ -1,0 +1,142 @@
+// ServicePoller against real servers on loopback: an opsdeck-sim decode
+// (503 while starting, then 200, /v1/loads), a server that serves garbage
+// metrics, one that never answers, and a port nobody listens on.
+#include "servicepoller.h"
+#include "simprocess.h"
+#include "testsupport.h"
+
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
+
+#include <httplib.h>
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+using namespace opsdeck;
+using opsdeck::probes::ServiceState;
+using opsdeck::test::waitUntil;
+
+namespace {
+
+inventory::Service service(const QString &name, inventory::Role role, int port)
+{
+    inventory::Service s;
+    s.name = name;
+    s.role = role;
+    s.url = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port));
+    return s;
+}
+
+struct Observed
+{
+    QHash<QString, QVector<ServiceState>> states;
+    QHash<QString, probes::ServiceStatus> last;
+    QVector<probes::LoadSample> loads;
+    QHash<QString, QString> loadFailures;
+};
+
+void observe(probes::ServicePoller &poller, Observed &observed)
+{
+    QObject::connect(&poller, &probes::ServicePoller::statusChecked, &poller,
+                     [&observed](const probes::ServiceStatus &status) {
+                         auto &states = observed.states[status.name];
+                         if (states.isEmpty() || states.back() != status.state)
+                             states.append(status.state);
+                         observed.last[status.name] = status;
+                     });
+    QObject::connect(&poller, &probes::ServicePoller::loadSampled, &poller,
+                     [&observed](const probes::LoadSample &sample) { observed.loads.append(sample); });
+    QObject::connect(&poller, &probes::ServicePoller::loadFailed, &poller,
+                     [&observed](const QString &name, const QString &reason) {
+                         observed.loadFailures[name] = reason;
+                     });
+}
+
+} // namespace
+
+TEST(ServicePoller, FollowsASimFromStartingToHealthyAndReadsItsLoad)
+{
+    test::SimProcess decode;
+    ASSERT_TRUE(decode.start({QStringLiteral("--role"), QStringLiteral("decode"), QStringLiteral("--port"),
+                              QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("1.5")}))
+        << decode.errorText().toStdString();
+
+    probes::ServicePoller poller;
+    probes::ServicePoller::Settings settings;
+    settings.intervalMs = 200;
+    poller.setSettings(settings);
+    Observed observed;
+    observe(poller, observed);
+    poller.setServices({service(QStringLiteral("decode"), inventory::Role::Decode, decode.port())});
+    poller.start();
+
+    ASSERT_TRUE(waitUntil([&] { return observed.last.value(QStringLiteral("decode")).state == ServiceState::Healthy; },
+                          std::chrono::seconds(15)));
+    const auto states = observed.states.value(QStringLiteral("decode"));
+    ASSERT_GE(states.size(), 2);
+    EXPECT_EQ(states.front(), ServiceState::Starting) << "the sim answers 503 before --ready-delay";
+    EXPECT_EQ(states.back(), ServiceState::Healthy);
+    EXPECT_TRUE(observed.last.value(QStringLiteral("decode")).latencyMs.has_value());
+
+    ASSERT_TRUE(waitUntil([&] { return !observed.loads.isEmpty(); }, std::chrono::seconds(10)));
+    EXPECT_EQ(observed.loads.back().service, QStringLiteral("decode"));
+    EXPECT_EQ(observed.loads.back().source, QStringLiteral("/v1/loads"));
+    EXPECT_EQ(observed.loads.back().running, 0) << "nothing sent to the sim yet";
+}
+
+TEST(ServicePoller, BadServersGiveClearErrorsWhileTheOthersKeepUpdating)
+{
+    // Garbage metrics: no /v1/loads, a /metrics page that is not exposition text.
+    httplib::Server garbage;
+    garbage.Get("/health", [](const httplib::Request &, httplib::Response &res) { res.set_content("ok", "text/plain"); });
+    garbage.Get("/metrics", [](const httplib::Request &, httplib::Response &res) {
+        res.set_content("<html>\x01\x02 not metrics {{{\n\xff\xfe\n", "text/plain");
+    });
+    const int garbagePort = garbage.bind_to_any_port("127.0.0.1");
+    std::thread garbageThread([&] { garbage.listen_after_bind(); });
+
+    // A server that accepts and never answers.
+    QTcpServer silent;
+    ASSERT_TRUE(silent.listen(QHostAddress::LocalHost, 0));
+    QList<QTcpSocket *> held;
+    QObject::connect(&silent, &QTcpServer::newConnection, &silent, [&] {
+        while (silent.hasPendingConnections())
+            held.append(silent.nextPendingConnection());
+    });
+    const int closedPort = test::freeTcpPort();
+
+    probes::ServicePoller poller;
+    probes::ServicePoller::Settings settings;
+    settings.intervalMs = 200;
+    settings.timeoutMs = 800;
+    poller.setSettings(settings);
+    Observed observed;
+    observe(poller, observed);
+    poller.setServices({service(QStringLiteral("garbage"), inventory::Role::Decode, garbagePort),
+                        service(QStringLiteral("silent"), inventory::Role::Router, silent.serverPort()),
+                        service(QStringLiteral("closed"), inventory::Role::Prefill, closedPort)});
+    poller.start();
+
+    ASSERT_TRUE(waitUntil([&] { return observed.loadFailures.contains(QStringLiteral("garbage")); },
+                          std::chrono::seconds(10)));
+    const QString reason = observed.loadFailures.value(QStringLiteral("garbage"));
+    EXPECT_TRUE(reason.contains(QStringLiteral("/metrics"))) << reason.toStdString();
+    EXPECT_TRUE(reason.contains(QStringLiteral("line"))) << "names the first bad line: " << reason.toStdString();
+
+    ASSERT_TRUE(waitUntil([&] { return observed.last.value(QStringLiteral("silent")).state == ServiceState::Down; },
+                          std::chrono::seconds(10)));
+    EXPECT_EQ(observed.last.value(QStringLiteral("closed")).state, ServiceState::Down);
+    EXPECT_EQ(observed.last.value(QStringLiteral("garbage")).state, ServiceState::Healthy);
+    // The healthy one keeps being checked while the silent one hangs.
+    const QDateTime before = observed.last.value(QStringLiteral("garbage")).lastCheck;
+    ASSERT_TRUE(waitUntil([&] { return observed.last.value(QStringLiteral("garbage")).lastCheck > before; },
+                          std::chrono::seconds(5)));
+
+    poller.stop();
+    garbage.stop();
+    garbageThread.join();
+    qDeleteAll(held);
+}

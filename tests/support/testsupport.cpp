@@ -1,0 +1,58 @@
+#include "testsupport.h"
+
+#include <QFile>
+#include <QTcpServer>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+#include <string>
+
+namespace opsdeck::test {
+
+QString binDir() { return QStringLiteral(OPSDECK_BIN_DIR); }
+
+QString binPath(const QString &name) { return binDir() + QLatin1Char('/') + name; }
+
+QString dataDir() { return QStringLiteral(OPSDECK_TEST_DATA_DIR); }
+
+QString dataPath(const QString &relative) { return dataDir() + QLatin1Char('/') + relative; }
+
+QByteArray readData(const QString &relative)
+{
+    QFile file(dataPath(relative));
+    if (!file.open(QIODevice::ReadOnly)) {
+        ADD_FAILURE() << "missing test data " << file.fileName().toStdString();
+        return {};
+    }
+    return file.readAll();
+}
+
+bool waitUntil(const std::function<bool()> &condition, std::chrono::milliseconds deadline)
+{
+    return QTest::qWaitFor(condition, static_cast<int>(deadline.count()));
+}
+
+int freeTcpPort()
+{
+    QTcpServer server;
+    if (!server.listen(QHostAddress::LocalHost, 0))
+        return 0;
+    return server.serverPort();
+}
+
+bool processAlive(qint64 pid)
+{
+    if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) != 0)
+        return false;
+    // A zombie still answers kill(0); its state letter in /proc says it has exited.
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    return close == std::string::npos || close + 2 >= line.size() || line[close + 2] != 'Z';
+}
+
+} // namespace opsdeck::test

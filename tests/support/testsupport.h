@@ -1,0 +1,30 @@
+#pragma once
+
+#include <QString>
+
+#include <chrono>
+#include <functional>
+
+namespace opsdeck::test {
+
+/// Folder holding the built executables (`<build>/bin`).
+QString binDir();
+/// Absolute path of an executable in binDir(), e.g. binPath("opsdeck-sim").
+QString binPath(const QString &name);
+/// `tests/data` in the source tree: fixtures copied from ../shared with their origin.
+QString dataDir();
+QString dataPath(const QString &relative);
+/// Reads a file from tests/data whole; fails the current test when it is missing.
+QByteArray readData(const QString &relative);
+
+/// Waits until `condition` holds or `deadline` passes, processing Qt events
+/// meanwhile. Returns the last value of `condition`. Never a bare sleep.
+bool waitUntil(const std::function<bool()> &condition, std::chrono::milliseconds deadline);
+
+/// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then closed).
+int freeTcpPort();
+
+/// True when some process still has `pid` (kill(pid, 0) succeeds and it is not a zombie).
+bool processAlive(qint64 pid);
+
+} // namespace opsdeck::test

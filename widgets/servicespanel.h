@@ -1,0 +1,31 @@
+#pragma once
+
+#include <QWidget>
+
+class QGridLayout;
+class ServiceCard;
+
+namespace opsdeck::probes {
+class ServiceStatusModel;
+}
+
+/// Health of every service at a glance: one ServiceCard per row of the
+/// ServiceStatusModel, refreshed when that row changes and once a second
+/// for the "for N s" texts. A view only.
+class ServicesPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ServicesPanel(opsdeck::probes::ServiceStatusModel *model, QWidget *parent = nullptr);
+
+    int cardCount() const { return static_cast<int>(m_cards.size()); }
+    ServiceCard *card(int row) const { return m_cards.value(row); }
+
+private:
+    void rebuild();
+    void refreshRows(int first, int last);
+
+    opsdeck::probes::ServiceStatusModel *m_model;
+    QGridLayout *m_grid;
+    QList<ServiceCard *> m_cards;
+};
