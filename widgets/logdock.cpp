@@ -11,20 +11,25 @@ LogDock::LogDock(QWidget *parent) : QDockWidget(QStringLiteral("Log"), parent), 
     m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     setWidget(m_text);
+    // Follow new lines until the reader scrolls up; scrolling back down resumes.
+    QScrollBar *bar = m_text->verticalScrollBar();
+    connect(bar, &QScrollBar::actionTriggered, this, [this, bar] {
+        m_follow = bar->sliderPosition() >= bar->maximum();
+    });
 }
 
 void LogDock::appendLine(const QString &level, const QString &line)
 {
-    QScrollBar *bar = m_text->verticalScrollBar();
-    const bool atBottom = bar->value() == bar->maximum();
     if (level == u"error" || level == u"critical")
         m_text->appendHtml(QStringLiteral("<span style=\"color:#c62828\">%1</span>").arg(line.toHtmlEscaped()));
     else if (level == u"warning")
         m_text->appendHtml(QStringLiteral("<span style=\"color:#e65100\">%1</span>").arg(line.toHtmlEscaped()));
     else
         m_text->appendPlainText(line);
-    if (atBottom)
-        bar->setValue(bar->maximum()); // follow unless the reader scrolled up
+    if (m_follow) {
+        m_text->moveCursor(QTextCursor::End);
+        m_text->ensureCursorVisible();
+    }
 }
 
 QString LogDock::text() const { return m_text->toPlainText(); }

@@ -16,4 +16,5 @@ public:
 
 private:
     QPlainTextEdit *m_text;
+    bool m_follow = true;
 };

@@ -33,11 +33,11 @@ BootstrapServer::BootstrapServer(KvRegistry &registry, HttpServer::Settings sett
         const bool known = hasRoom && m_registry.handshake(room);
         JsonWriter w;
         w.beginObject()
-            .key("rank_ip").string(m_host)
-            .key("rank_port").integer(m_server.boundPort())
-            .key("transfer_backend").string(m_transferBackend)
-            .key("dp_size").integer(m_dpSize)
-            .key("room_known").boolean(known)
+            .string("rank_ip", m_host)
+            .integer("rank_port", m_server.boundPort())
+            .string("transfer_backend", m_transferBackend)
+            .integer("dp_size", m_dpSize)
+            .boolean("room_known", known)
             .endObject();
         res.set_content(w.str(), "application/json");
     });
@@ -54,10 +54,10 @@ BootstrapServer::BootstrapServer(KvRegistry &registry, HttpServer::Settings sett
         const auto status =
             m_registry.waitFor(room, std::chrono::milliseconds(waitMs), promptTokens);
         JsonWriter w;
-        w.beginObject().key("bootstrap_room").string(std::to_string(room)).key("status");
+        w.beginObject().string("bootstrap_room", std::to_string(room)).key("status");
         switch (status) {
         case KvRegistry::Status::Ready:
-            w.string("ready").key("prompt_tokens").integer(promptTokens);
+            w.string("ready").integer("prompt_tokens", promptTokens);
             res.status = 200;
             break;
         case KvRegistry::Status::Pending:
@@ -78,7 +78,10 @@ BootstrapServer::BootstrapServer(KvRegistry &registry, HttpServer::Settings sett
     });
 }
 
-BootstrapServer::~BootstrapServer() { stop(); }
+BootstrapServer::~BootstrapServer()
+{
+    stop();
+}
 
 bool BootstrapServer::start(const std::string &host, int port, std::string &error)
 {

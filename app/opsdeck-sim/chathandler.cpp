@@ -24,8 +24,8 @@ void sendError(httplib::Response &res, int status, const std::string &message,
 } // namespace
 
 ChatHandler::ChatHandler(const SimOptions &options,
-                         std::vector<std::unique_ptr<Scheduler>> &schedulers,
-                         KvRegistry *registry, PdCounters &pd, std::function<bool()> ready)
+                         std::vector<std::unique_ptr<Scheduler>> &schedulers, KvRegistry *registry,
+                         PdCounters &pd, std::function<bool()> ready)
     : m_options(options), m_schedulers(schedulers), m_registry(registry), m_pd(pd),
       m_ready(std::move(ready)),
       m_receiver(std::chrono::milliseconds(static_cast<long>(options.kvTransferTimeoutS * 1000)))
@@ -57,8 +57,8 @@ void ChatHandler::handle(const httplib::Request &req, httplib::Response &res)
         return;
     // In PD mode the prefill answers with its one token; the router ignores it.
     const int maxTokens = kind == Kind::PrefillOnly ? 1 : chat->maxTokens();
-    auto request = std::make_shared<SimRequest>(chat->promptTokens(), maxTokens, kind,
-                                                chat->stream());
+    auto request =
+        std::make_shared<SimRequest>(chat->promptTokens(), maxTokens, kind, chat->stream());
     if (kind == Kind::PrefillOnly && m_registry) {
         m_registry->registerRoom(chat->bootstrapRoom(), rank);
         KvRegistry *registry = m_registry;
@@ -148,9 +148,9 @@ void ChatHandler::respondWhole(const ChatRequest &chat, const std::shared_ptr<Si
     const std::string model = chat.model().empty() ? m_options.servedModelName : chat.model();
     ChatResponder responder(model);
     const int tokens = request->generated();
-    res.set_content(responder.completion(TextGenerator::text(chat.seed(), tokens),
-                                         chat.promptTokens(), tokens),
-                    "application/json");
+    res.set_content(
+        responder.completion(TextGenerator::text(chat.seed(), tokens), chat.promptTokens(), tokens),
+        "application/json");
 }
 
 void ChatHandler::respondStream(const ChatRequest &chat, const std::shared_ptr<SimRequest> &request,
@@ -182,8 +182,8 @@ void ChatHandler::respondStream(const ChatRequest &chat, const std::shared_ptr<S
                 state->roleSent = true;
                 return send(state->responder.roleChunk());
             }
-            const int generated = request->waitForProgress(state->sent,
-                                                           std::chrono::milliseconds(100));
+            const int generated =
+                request->waitForProgress(state->sent, std::chrono::milliseconds(100));
             if (!sink.is_writable()) {
                 request->cancel();
                 return false;
@@ -194,7 +194,8 @@ void ChatHandler::respondStream(const ChatRequest &chat, const std::shared_ptr<S
             }
             if (request->finished() && state->sent >= request->generated()) {
                 if (!send(state->responder.finishChunk()) ||
-                    (includeUsage && !send(state->responder.usageChunk(promptTokens, state->sent))) ||
+                    (includeUsage &&
+                     !send(state->responder.usageChunk(promptTokens, state->sent))) ||
                     !send(ChatResponder::doneEvent()))
                     return false;
                 sink.done();

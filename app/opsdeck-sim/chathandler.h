@@ -3,10 +3,9 @@
 #include "kvreceiver.h"
 #include "simoptions.h"
 
-#include <httplib.h>
-
 #include <atomic>
 #include <functional>
+#include <httplib.h>
 #include <memory>
 #include <vector>
 

@@ -36,10 +36,10 @@ std::string ChatResponder::usageJson(int promptTokens, int completionTokens)
 {
     JsonWriter w;
     w.beginObject()
-        .key("prompt_tokens").integer(promptTokens)
-        .key("total_tokens").integer(promptTokens + completionTokens)
-        .key("completion_tokens").integer(completionTokens)
-        .key("prompt_tokens_details").null()
+        .integer("prompt_tokens", promptTokens)
+        .integer("total_tokens", promptTokens + completionTokens)
+        .integer("completion_tokens", completionTokens)
+        .null("prompt_tokens_details")
         .endObject();
     return w.str();
 }
@@ -49,25 +49,25 @@ std::string ChatResponder::completion(const std::string &content, int promptToke
 {
     JsonWriter w;
     w.beginObject()
-        .key("id").string(m_id)
-        .key("object").string("chat.completion")
-        .key("created").integer(m_created)
-        .key("model").string(m_model)
-        .key("choices").beginArray()
+        .string("id", m_id)
+        .string("object", "chat.completion")
+        .integer("created", m_created)
+        .string("model", m_model)
+        .beginArray("choices")
         .beginObject()
-        .key("index").integer(0)
-        .key("message").beginObject()
-        .key("role").string("assistant")
-        .key("content").string(content)
-        .key("reasoning_content").null()
-        .key("tool_calls").null()
+        .integer("index", 0)
+        .beginObject("message")
+        .string("role", "assistant")
+        .string("content", content)
+        .null("reasoning_content")
+        .null("tool_calls")
         .endObject()
-        .key("logprobs").null()
-        .key("finish_reason").string("length")
-        .key("matched_stop").null()
+        .null("logprobs")
+        .string("finish_reason", "length")
+        .null("matched_stop")
         .endObject()
         .endArray()
-        .key("usage").raw(usageJson(promptTokens, completionTokens))
+        .raw("usage", usageJson(promptTokens, completionTokens))
         .endObject();
     return w.str();
 }
@@ -76,15 +76,15 @@ std::string ChatResponder::chunk(const std::string &deltaJson, const char *finis
 {
     JsonWriter w;
     w.beginObject()
-        .key("id").string(m_id)
-        .key("object").string("chat.completion.chunk")
-        .key("created").integer(m_created)
-        .key("model").string(m_model)
-        .key("choices").beginArray()
+        .string("id", m_id)
+        .string("object", "chat.completion.chunk")
+        .integer("created", m_created)
+        .string("model", m_model)
+        .beginArray("choices")
         .beginObject()
-        .key("index").integer(0)
-        .key("delta").raw(deltaJson)
-        .key("logprobs").null()
+        .integer("index", 0)
+        .raw("delta", deltaJson)
+        .null("logprobs")
         .key("finish_reason");
     if (finishReason)
         w.string(finishReason);
@@ -104,41 +104,46 @@ std::string ChatResponder::contentChunk(const std::string &text) const
     return chunk("{\"content\":" + JsonWriter::quote(text) + "}", nullptr);
 }
 
-std::string ChatResponder::finishChunk() const { return chunk("{}", "length"); }
+std::string ChatResponder::finishChunk() const
+{
+    return chunk("{}", "length");
+}
 
 std::string ChatResponder::usageChunk(int promptTokens, int completionTokens) const
 {
     JsonWriter w;
     w.beginObject()
-        .key("id").string(m_id)
-        .key("object").string("chat.completion.chunk")
-        .key("created").integer(m_created)
-        .key("model").string(m_model)
-        .key("choices").beginArray().endArray()
-        .key("usage").raw(usageJson(promptTokens, completionTokens))
+        .string("id", m_id)
+        .string("object", "chat.completion.chunk")
+        .integer("created", m_created)
+        .string("model", m_model)
+        .beginArray("choices")
+        .endArray()
+        .raw("usage", usageJson(promptTokens, completionTokens))
         .endObject();
     return "data: " + w.str() + "\n\n";
 }
 
-std::string ChatResponder::doneEvent() { return "data: [DONE]\n\n"; }
+std::string ChatResponder::doneEvent()
+{
+    return "data: [DONE]\n\n";
+}
 
-std::string ChatResponder::errorBody(const std::string &message, const std::string &type,
-                                     int code)
+std::string ChatResponder::errorBody(const std::string &message, const std::string &type, int code)
 {
     JsonWriter w;
     w.beginObject()
-        .key("error").beginObject()
-        .key("message").string(message)
-        .key("type").string(type)
-        .key("param").null()
-        .key("code").integer(code)
+        .beginObject("error")
+        .string("message", message)
+        .string("type", type)
+        .null("param")
+        .integer("code", code)
         .endObject()
         .endObject();
     return w.str();
 }
 
-std::string ChatResponder::errorEvent(const std::string &message, const std::string &type,
-                                      int code)
+std::string ChatResponder::errorEvent(const std::string &message, const std::string &type, int code)
 {
     return "data: " + errorBody(message, type, code) + "\n\n";
 }

@@ -9,21 +9,19 @@ namespace opsdeck::sim {
 namespace {
 
 // Default buckets of SGLang's TokenizerMetricsCollector.
-const std::vector<double> kTtftBuckets = {0.1, 0.2, 0.4, 0.6, 0.8, 1,  2,  4,   6,
+const std::vector<double> kTtftBuckets = {0.1, 0.2, 0.4, 0.6, 0.8, 1,  2,   4,   6,
                                           8,   10,  20,  40,  60,  80, 100, 200, 400};
-const std::vector<double> kItlBuckets = {0.002, 0.004, 0.006, 0.008, 0.010, 0.015,
-                                         0.020, 0.025, 0.030, 0.035, 0.040, 0.060,
-                                         0.080, 0.100, 0.200, 0.400, 0.600, 0.800,
-                                         1.000, 2.000, 4.000, 6.000, 8.000};
-const std::vector<double> kE2eBuckets = {0.1, 0.2, 0.4, 0.6,  0.8,  1,   2,    4,
-                                         6,   8,   10,  20,   40,   60,  80,   100,
-                                         200, 400, 600, 1200, 1800, 2400};
+const std::vector<double> kItlBuckets = {0.002, 0.004, 0.006, 0.008, 0.010, 0.015, 0.020, 0.025,
+                                         0.030, 0.035, 0.040, 0.060, 0.080, 0.100, 0.200, 0.400,
+                                         0.600, 0.800, 1.000, 2.000, 4.000, 6.000, 8.000};
+const std::vector<double> kE2eBuckets = {0.1, 0.2, 0.4, 0.6, 0.8, 1,   2,   4,   6,    8,    10,
+                                         20,  40,  60,  80,  100, 200, 400, 600, 1200, 1800, 2400};
 
 } // namespace
 
 EngineMetrics::EngineMetrics(std::string modelName, std::string engineType)
-    : m_modelName(std::move(modelName)), m_engineType(std::move(engineType)),
-      m_ttft(kTtftBuckets), m_itl(kItlBuckets), m_e2e(kE2eBuckets)
+    : m_modelName(std::move(modelName)), m_engineType(std::move(engineType)), m_ttft(kTtftBuckets),
+      m_itl(kItlBuckets), m_e2e(kE2eBuckets)
 {
 }
 
@@ -114,8 +112,7 @@ std::string EngineMetrics::render(const std::vector<RankStats> &ranks) const
     perRank("sglang:num_decode_transfer_queue_reqs", "gauge",
             "The number of requests in the decode transfer queue.",
             [](const RankStats &r) { return r.decodeTransfer; });
-    perRank("sglang:kv_transfer_latency_ms", "gauge",
-            "The transfer latency of the KV cache in ms.",
+    perRank("sglang:kv_transfer_latency_ms", "gauge", "The transfer latency of the KV cache in ms.",
             [](const RankStats &r) { return r.kvTransferLatencyMs; });
     perRank("sglang:num_bootstrap_failed_reqs_total", "counter",
             "The number of bootstrap failed requests.",

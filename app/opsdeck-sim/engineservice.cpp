@@ -4,6 +4,7 @@
 #include "logger.h"
 #include "shutdownflag.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace opsdeck::sim {
@@ -14,10 +15,12 @@ HttpServer::Settings serverSettings(const SimOptions &o, const std::string &name
 {
     HttpServer::Settings s;
     s.name = name;
-    // Every admitted request (and every waiting one) holds an HTTP worker while
-    // it runs; twice the admitted concurrency plus a margin keeps a full batch
-    // from starving probes and /metrics.
-    s.threads = o.threads > 0 ? o.threads : 2 * o.dp * o.maxRunningRequests + 32;
+    // httplib serves a connection on one worker thread for its whole life, and
+    // every running, waiting or idle kept-alive client connection holds one:
+    // at least twice the admitted concurrency, and room for the 256 clients of
+    // the traffic generator behind a router's connection pool, plus a margin
+    // so a full batch never starves probes and /metrics.
+    s.threads = o.threads > 0 ? o.threads : std::max(2 * o.dp * o.maxRunningRequests, 512) + 32;
     s.keepAliveTimeoutS = o.keepAliveTimeoutS;
     s.keepAliveMaxCount = o.keepAliveMaxCount;
     s.readTimeoutS = o.readTimeoutS;
@@ -63,14 +66,20 @@ EngineService::EngineService(const SimOptions &options)
     addRoutes();
 }
 
-EngineService::~EngineService() { stop(); }
+EngineService::~EngineService()
+{
+    stop();
+}
 
 std::string EngineService::engineType() const
 {
     switch (m_options.role) {
-    case SimOptions::Role::Prefill: return "prefill";
-    case SimOptions::Role::Decode: return "decode";
-    default: return "unified";
+    case SimOptions::Role::Prefill:
+        return "prefill";
+    case SimOptions::Role::Decode:
+        return "decode";
+    default:
+        return "unified";
     }
 }
 
@@ -80,7 +89,10 @@ std::string EngineService::disaggregationMode() const
     return type == "unified" ? "null" : type;
 }
 
-bool EngineService::ready() const { return std::chrono::steady_clock::now() >= m_readyAt; }
+bool EngineService::ready() const
+{
+    return std::chrono::steady_clock::now() >= m_readyAt;
+}
 
 bool EngineService::start(std::string &error)
 {
@@ -177,10 +189,9 @@ void EngineService::addRoutes()
     m_server.Get("/metrics", [this](const httplib::Request &, httplib::Response &res) {
         res.set_content(m_metrics.render(rankStats()), "text/plain; version=0.0.4; charset=utf-8");
     });
-    m_server.Post("/v1/chat/completions",
-                  [this](const httplib::Request &req, httplib::Response &res) {
-                      m_chat->handle(req, res);
-                  });
+    m_server.Post(
+        "/v1/chat/completions",
+        [this](const httplib::Request &req, httplib::Response &res) { m_chat->handle(req, res); });
 }
 
 } // namespace opsdeck::sim

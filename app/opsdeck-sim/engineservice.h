@@ -49,8 +49,8 @@ private:
     const StepModel m_model;
     EngineMetrics m_metrics;
     PdCounters m_pd;
-    std::unique_ptr<KvRegistry> m_registry;         ///< prefill only
-    std::unique_ptr<BootstrapServer> m_bootstrap;   ///< prefill only
+    std::unique_ptr<KvRegistry> m_registry;       ///< prefill only
+    std::unique_ptr<BootstrapServer> m_bootstrap; ///< prefill only
     std::vector<std::unique_ptr<Scheduler>> m_schedulers;
     std::unique_ptr<ChatHandler> m_chat;
     HttpServer m_server;

@@ -96,8 +96,8 @@ bool HttpServer::bindTo(const std::string &host, int port, std::string &error)
     } else {
         m_port = bind_to_any_port(host);
         if (m_port <= 0) {
-            error = "cannot bind a free port on " + host + " for the " + m_settings.name +
-                    " server";
+            error =
+                "cannot bind a free port on " + host + " for the " + m_settings.name + " server";
             return false;
         }
     }
@@ -127,7 +127,10 @@ void HttpServer::shutdown()
         m_thread.join();
 }
 
-int HttpServer::currentRequestIndex() { return t_connection.requestIndex; }
+int HttpServer::currentRequestIndex()
+{
+    return t_connection.requestIndex;
+}
 
 bool HttpServer::currentClientConnected()
 {

@@ -17,7 +17,15 @@ namespace opsdeck::sim {
 class JsonValue
 {
 public:
-    enum class Type { Null, Bool, Number, String, Array, Object };
+    enum class Type
+    {
+        Null,
+        Bool,
+        Number,
+        String,
+        Array,
+        Object
+    };
 
     /// Parses a whole document; trailing non-space text is an error.
     /// On failure returns nullopt and, when `error` is given, a message with
@@ -54,7 +62,7 @@ private:
     bool m_bool = false;
     double m_number = 0.0;
     std::string m_text;
-    std::vector<std::string> m_keys;    // objects only, parallel to m_values
+    std::vector<std::string> m_keys; // objects only, parallel to m_values
     std::vector<JsonValue> m_values; // array elements or object member values
 };
 

@@ -28,6 +28,26 @@ public:
     /// Inserts an already serialized JSON value as it is.
     JsonWriter &raw(std::string_view json);
 
+    // Member shorthands: key(name) followed by the value.
+    JsonWriter &beginObject(std::string_view name) { return key(name).beginObject(); }
+    JsonWriter &beginArray(std::string_view name) { return key(name).beginArray(); }
+    JsonWriter &string(std::string_view name, std::string_view value)
+    {
+        return key(name).string(value);
+    }
+    JsonWriter &integer(std::string_view name, std::int64_t value)
+    {
+        return key(name).integer(value);
+    }
+    JsonWriter &unsignedInteger(std::string_view name, std::uint64_t value)
+    {
+        return key(name).unsignedInteger(value);
+    }
+    JsonWriter &number(std::string_view name, double value) { return key(name).number(value); }
+    JsonWriter &boolean(std::string_view name, bool value) { return key(name).boolean(value); }
+    JsonWriter &null(std::string_view name) { return key(name).null(); }
+    JsonWriter &raw(std::string_view name, std::string_view json) { return key(name).raw(json); }
+
     const std::string &str() const { return m_out; }
 
     /// `value` as a quoted JSON string.

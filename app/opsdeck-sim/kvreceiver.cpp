@@ -16,8 +16,7 @@ KvReceiver::Result KvReceiver::receive(const std::string &host, int port, std::u
         Result result;
         result.outcome = outcome;
         result.detail = std::move(detail);
-        result.waitedMs =
-            std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        result.waitedMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
         return result;
     };
     const std::string where = host + ":" + std::to_string(port);
@@ -51,11 +50,10 @@ KvReceiver::Result KvReceiver::receive(const std::string &host, int port, std::u
             std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
         if (left.count() <= 0)
             return finish(Outcome::TransferFailed, "room " + roomText + " not ready within " +
-                                                       std::to_string(m_timeout.count()) +
-                                                       " ms");
+                                                       std::to_string(m_timeout.count()) + " ms");
         const long waitMs = std::min<long>(1000, left.count());
-        const auto res = client.Get("/kv?bootstrap_room=" + roomText +
-                                    "&wait_ms=" + std::to_string(waitMs));
+        const auto res =
+            client.Get("/kv?bootstrap_room=" + roomText + "&wait_ms=" + std::to_string(waitMs));
         if (!res) {
             // The prefill vanished mid-transfer; a couple of retries ride out a blip.
             if (++lostConnections >= 3)

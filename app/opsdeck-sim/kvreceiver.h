@@ -19,7 +19,13 @@ namespace opsdeck::sim {
 class KvReceiver
 {
 public:
-    enum class Outcome { Ready, BootstrapFailed, TransferFailed, Aborted };
+    enum class Outcome
+    {
+        Ready,
+        BootstrapFailed,
+        TransferFailed,
+        Aborted
+    };
     struct Result
     {
         Outcome outcome = Outcome::Aborted;

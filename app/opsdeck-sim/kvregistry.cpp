@@ -52,9 +52,9 @@ void KvRegistry::markPrefilled(std::uint64_t room, int promptTokens)
         Room &r = entry(room);
         r.prefilled = true;
         r.promptTokens = promptTokens;
-        r.readyAt = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double, std::milli>(
-                                           1.0 + 0.002 * promptTokens));
+        r.readyAt = Clock::now() +
+                    std::chrono::duration_cast<Clock::duration>(
+                        std::chrono::duration<double, std::milli>(1.0 + 0.002 * promptTokens));
     }
     m_cv.notify_all();
 }

@@ -20,7 +20,13 @@ namespace opsdeck::sim {
 class KvRegistry
 {
 public:
-    enum class Status { Ready, Pending, Unknown, Failed };
+    enum class Status
+    {
+        Ready,
+        Pending,
+        Unknown,
+        Failed
+    };
 
     explicit KvRegistry(int dpSize) : m_dpSize(dpSize) {}
 

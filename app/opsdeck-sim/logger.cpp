@@ -18,9 +18,18 @@ void Logger::setRole(const std::string &role)
     s_role = role;
 }
 
-void Logger::info(const std::string &message) { write("INFO", message); }
-void Logger::warn(const std::string &message) { write("WARN", message); }
-void Logger::error(const std::string &message) { write("ERROR", message); }
+void Logger::info(const std::string &message)
+{
+    write("INFO", message);
+}
+void Logger::warn(const std::string &message)
+{
+    write("WARN", message);
+}
+void Logger::error(const std::string &message)
+{
+    write("ERROR", message);
+}
 
 void Logger::write(const char *level, const std::string &message)
 {

@@ -21,10 +21,14 @@ namespace {
 std::unique_ptr<Service> makeService(const SimOptions &options)
 {
     switch (options.role) {
-    case SimOptions::Role::Router: return std::make_unique<RouterService>(options);
-    case SimOptions::Role::Proxy: return std::make_unique<ProxyService>(options);
-    case SimOptions::Role::Traffic: return std::make_unique<TrafficGenerator>(options);
-    default: return std::make_unique<EngineService>(options);
+    case SimOptions::Role::Router:
+        return std::make_unique<RouterService>(options);
+    case SimOptions::Role::Proxy:
+        return std::make_unique<ProxyService>(options);
+    case SimOptions::Role::Traffic:
+        return std::make_unique<TrafficGenerator>(options);
+    default:
+        return std::make_unique<EngineService>(options);
     }
 }
 
@@ -69,7 +73,7 @@ int main(int argc, char **argv)
         const timespec slice{0, 200 * 1000 * 1000};
         signal = sigtimedwait(&termination, nullptr, &slice);
     }
-    Logger::info(signal == SIGTERM   ? "received SIGTERM, shutting down"
+    Logger::info(signal == SIGTERM  ? "received SIGTERM, shutting down"
                  : signal == SIGINT ? "received SIGINT, shutting down"
                                     : "finished, shutting down");
     ShutdownFlag::trigger();

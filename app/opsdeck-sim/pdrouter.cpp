@@ -20,10 +20,10 @@ constexpr const char *kRoute = "/v1/chat/completions";
 void sendError(httplib::Response &res, int status, const std::string &message)
 {
     res.status = status;
-    res.set_content(ChatResponder::errorBody(message, status == 400 ? "BadRequestError"
-                                                                     : "ServiceUnavailableError",
-                                             status),
-                    "application/json");
+    res.set_content(
+        ChatResponder::errorBody(
+            message, status == 400 ? "BadRequestError" : "ServiceUnavailableError", status),
+        "application/json");
 }
 
 } // namespace
@@ -73,8 +73,9 @@ void PdRouter::handle(const httplib::Request &req, httplib::Response &res)
     WorkerPool::Worker *decode = m_workers.pick(WorkerPool::Type::Decode);
     if (!prefill || !decode) {
         m_metrics.recordPdError("no_available_workers");
-        sendError(res, 503, std::string("No available ") + (prefill ? "decode" : "prefill") +
-                                " workers (all unhealthy or not checked yet)");
+        sendError(res, 503,
+                  std::string("No available ") + (prefill ? "decode" : "prefill") +
+                      " workers (all unhealthy or not checked yet)");
         return finishWith(503, "no_available_workers");
     }
     const int bootstrapPort = prefill->bootstrapPort;
@@ -133,9 +134,9 @@ void PdRouter::handle(const httplib::Request &req, httplib::Response &res)
         m_metrics.recordPdError(unreachable ? "prefill_unreachable" : "prefill_error");
         Logger::warn("prefill " + prefill->url + " failed: " +
                      (unreachable ? prefillCall->error() : "status " + std::to_string(status)));
-        sendError(res, status, "Prefill worker " + prefill->url + " failed: " +
-                                   (unreachable ? prefillCall->error()
-                                                : "status " + std::to_string(status)));
+        sendError(res, status,
+                  "Prefill worker " + prefill->url + " failed: " +
+                      (unreachable ? prefillCall->error() : "status " + std::to_string(status)));
         --prefill->running;
         --decode->running;
         return finishWith(status, "prefill_failed");

@@ -2,9 +2,8 @@
 
 #include "workerpool.h"
 
-#include <httplib.h>
-
 #include <cstdint>
+#include <httplib.h>
 #include <mutex>
 #include <random>
 #include <string>

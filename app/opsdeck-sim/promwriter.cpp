@@ -70,8 +70,8 @@ std::string PromWriter::pythonFloat(double value)
         return std::signbit(value) ? "-0.0" : "0.0";
     // Shortest round-trip digits and decimal exponent, as Python's repr finds them.
     char buffer[64];
-    const auto [end, ec] =
-        std::to_chars(buffer, buffer + sizeof buffer, std::fabs(value), std::chars_format::scientific);
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, std::fabs(value),
+                                         std::chars_format::scientific);
     const std::string sci(buffer, ec == std::errc() ? end : buffer);
     const size_t e = sci.find('e');
     std::string digits = sci.substr(0, e);

@@ -18,7 +18,11 @@ namespace opsdeck::sim {
 class PromWriter
 {
 public:
-    enum class Style { Python, Rust };
+    enum class Style
+    {
+        Python,
+        Rust
+    };
     using Labels = std::vector<std::pair<std::string, std::string>>;
 
     explicit PromWriter(Style style) : m_style(style) {}

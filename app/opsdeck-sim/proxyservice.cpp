@@ -48,7 +48,10 @@ ProxyService::ProxyService(const SimOptions &options)
     m_server.Options(".*", handler);
 }
 
-ProxyService::~ProxyService() { stop(); }
+ProxyService::~ProxyService()
+{
+    stop();
+}
 
 bool ProxyService::start(std::string &error)
 {

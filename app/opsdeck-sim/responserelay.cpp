@@ -24,10 +24,9 @@ bool sameName(const std::string &a, const char *b)
 
 bool isHopByHop(const std::string &name)
 {
-    for (const char *hop : {"Connection", "Keep-Alive", "Proxy-Authenticate",
-                            "Proxy-Authorization", "TE", "Trailer", "Trailers",
-                            "Transfer-Encoding", "Upgrade", "Content-Length", "Host",
-                            "Accept-Encoding", "Content-Encoding"}) {
+    for (const char *hop : {"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
+                            "TE", "Trailer", "Trailers", "Transfer-Encoding", "Upgrade",
+                            "Content-Length", "Host", "Accept-Encoding", "Content-Encoding"}) {
         if (sameName(name, hop))
             return true;
     }

@@ -1,8 +1,7 @@
 #pragma once
 
-#include <httplib.h>
-
 #include <functional>
+#include <httplib.h>
 #include <memory>
 
 namespace opsdeck::sim {
@@ -25,8 +24,7 @@ public:
     /// Content-Length, and asks the upstream for an unencoded body).
     static httplib::Headers requestHeaders(const httplib::Headers &in);
     /// Relays `call` into `res`; for a stream `done` runs after the handler returned.
-    static void relay(const std::shared_ptr<UpstreamCall> &call, httplib::Response &res,
-                      Done done);
+    static void relay(const std::shared_ptr<UpstreamCall> &call, httplib::Response &res, Done done);
     /// Waits for the upstream's headers while the client is still there and no
     /// shutdown began; false when the wait was given up or the upstream failed.
     static bool awaitHeaders(UpstreamCall &call);

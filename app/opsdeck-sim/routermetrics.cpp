@@ -7,8 +7,8 @@ namespace opsdeck::sim {
 
 namespace {
 
-const std::vector<double> kDurationBuckets = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-                                              0.5,   1.0,   2.5,  5.0,   10.0, 15.0, 30.0,
+const std::vector<double> kDurationBuckets = {0.001, 0.005, 0.01, 0.025, 0.05,  0.1,  0.25,
+                                              0.5,   1.0,   2.5,  5.0,   10.0,  15.0, 30.0,
                                               45.0,  60.0,  90.0, 120.0, 180.0, 240.0};
 
 struct FamilyInfo
@@ -21,23 +21,37 @@ struct FamilyInfo
 
 // Order and texts as in sgl-router's init_metrics().
 const std::vector<FamilyInfo> kFamilies = {
-    {"sgl_router_requests_total", "counter", "Total number of requests by route and method",
+    {"sgl_router_requests_total",
+     "counter",
+     "Total number of requests by route and method",
      {"route"}},
-    {"sgl_router_request_duration_seconds", "histogram", "Request duration in seconds by route",
+    {"sgl_router_request_duration_seconds",
+     "histogram",
+     "Request duration in seconds by route",
      {"route"}},
-    {"sgl_router_request_errors_total", "counter",
-     "Total number of request errors by route and error type", {"route", "error_type"}},
-    {"sgl_router_processed_requests_total", "counter", "Total requests processed by each worker",
+    {"sgl_router_request_errors_total",
+     "counter",
+     "Total number of request errors by route and error type",
+     {"route", "error_type"}},
+    {"sgl_router_processed_requests_total",
+     "counter",
+     "Total requests processed by each worker",
      {"worker"}},
     {"sgl_router_pd_requests_total", "counter", "Total PD requests by route", {"route"}},
-    {"sgl_router_pd_prefill_requests_total", "counter", "Total prefill requests per worker",
+    {"sgl_router_pd_prefill_requests_total",
+     "counter",
+     "Total prefill requests per worker",
      {"worker"}},
-    {"sgl_router_pd_decode_requests_total", "counter", "Total decode requests per worker",
+    {"sgl_router_pd_decode_requests_total",
+     "counter",
+     "Total decode requests per worker",
      {"worker"}},
     {"sgl_router_pd_errors_total", "counter", "Total PD errors by error type", {"error_type"}},
     {"sgl_router_pd_prefill_errors_total", "counter", "Total prefill server errors", {"worker"}},
     {"sgl_router_pd_decode_errors_total", "counter", "Total decode server errors", {"worker"}},
-    {"sgl_router_pd_request_duration_seconds", "histogram", "PD request duration by route",
+    {"sgl_router_pd_request_duration_seconds",
+     "histogram",
+     "PD request duration by route",
      {"route"}},
 };
 

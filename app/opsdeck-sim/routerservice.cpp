@@ -33,7 +33,10 @@ UpstreamPool::Settings upstreamSettings(const SimOptions &o)
 
 // The router admits whatever its clients send (the traffic generator caps at
 // 256); two workers per client connection and a margin.
-int routerThreads(const SimOptions &o) { return o.threads > 0 ? o.threads : 2 * 256 + 32; }
+int routerThreads(const SimOptions &o)
+{
+    return o.threads > 0 ? o.threads : 2 * 256 + 32;
+}
 
 } // namespace
 
@@ -46,7 +49,10 @@ RouterService::RouterService(const SimOptions &options)
     addRoutes();
 }
 
-RouterService::~RouterService() { stop(); }
+RouterService::~RouterService()
+{
+    stop();
+}
 
 bool RouterService::start(std::string &error)
 {
@@ -65,8 +71,8 @@ bool RouterService::start(std::string &error)
     Logger::info("metrics listening on http://" + m_options.host + ":" +
                  std::to_string(m_metricsServer.boundPort()));
     for (const auto &worker : m_workers.workers()) {
-        std::string line = std::string("worker ") + WorkerPool::typeName(worker->type) + " " +
-                           worker->url;
+        std::string line =
+            std::string("worker ") + WorkerPool::typeName(worker->type) + " " + worker->url;
         if (worker->type == WorkerPool::Type::Prefill)
             line += worker->bootstrapPort > 0
                         ? " bootstrap port " + std::to_string(worker->bootstrapPort.load())
@@ -102,14 +108,14 @@ void RouterService::addRoutes()
         const bool ready = prefills > 0 && decodes > 0;
         JsonWriter w;
         w.beginObject()
-            .key("status").string(ready ? "ready" : "not_ready")
-            .key("healthy_workers").integer(prefills + decodes)
-            .key("total_workers").integer(static_cast<std::int64_t>(m_workers.workers().size()))
-            .key("healthy_prefill_workers").integer(prefills)
-            .key("healthy_decode_workers").integer(decodes);
+            .string("status", ready ? "ready" : "not_ready")
+            .integer("healthy_workers", prefills + decodes)
+            .integer("total_workers", static_cast<std::int64_t>(m_workers.workers().size()))
+            .integer("healthy_prefill_workers", prefills)
+            .integer("healthy_decode_workers", decodes);
         if (!ready)
-            w.key("reason").string(prefills == 0 ? "no healthy prefill worker"
-                                                 : "no healthy decode worker");
+            w.string("reason",
+                     prefills == 0 ? "no healthy prefill worker" : "no healthy decode worker");
         w.endObject();
         res.status = ready ? 200 : 503;
         res.set_content(w.str(), "application/json");
@@ -128,10 +134,9 @@ void RouterService::addRoutes()
         }
         res.set_content(models, "application/json");
     });
-    m_server.Post("/v1/chat/completions",
-                  [this](const httplib::Request &req, httplib::Response &res) {
-                      m_router.handle(req, res);
-                  });
+    m_server.Post(
+        "/v1/chat/completions",
+        [this](const httplib::Request &req, httplib::Response &res) { m_router.handle(req, res); });
     m_metricsServer.Get("/metrics", [this](const httplib::Request &, httplib::Response &res) {
         res.set_content(m_metrics.render(m_workers), "text/plain; version=0.0.4");
     });
@@ -141,43 +146,43 @@ std::string RouterService::workersJson() const
 {
     // Shape of the SGLang model gateway's GET /workers (WorkerListResponse).
     JsonWriter w;
-    w.beginObject().key("workers").beginArray();
+    w.beginObject().beginArray("workers");
     int healthy = 0, prefills = 0, decodes = 0, load = 0;
     std::set<std::string> models;
     for (const auto &worker : m_workers.workers()) {
         const bool isPrefill = worker->type == WorkerPool::Type::Prefill;
         w.beginObject()
-            .key("id").string(worker->url)
-            .key("url").string(worker->url)
-            .key("model_id").string(worker->modelId())
-            .key("priority").integer(50)
-            .key("cost").number(1.0)
-            .key("worker_type").string(WorkerPool::typeName(worker->type))
-            .key("is_healthy").boolean(worker->healthy)
-            .key("load").integer(worker->running)
-            .key("connection_mode").string("Http")
+            .string("id", worker->url)
+            .string("url", worker->url)
+            .string("model_id", worker->modelId())
+            .integer("priority", 50)
+            .number("cost", 1.0)
+            .string("worker_type", WorkerPool::typeName(worker->type))
+            .boolean("is_healthy", worker->healthy)
+            .integer("load", worker->running)
+            .string("connection_mode", "Http")
             .key("bootstrap_port");
         if (isPrefill && worker->bootstrapPort > 0)
             w.integer(worker->bootstrapPort);
         else
             w.null();
-        w.key("processed_requests").unsignedInteger(worker->processed).endObject();
+        w.unsignedInteger("processed_requests", worker->processed).endObject();
         healthy += worker->healthy ? 1 : 0;
         (isPrefill ? prefills : decodes) += 1;
         load += worker->running;
         models.insert(worker->modelId());
     }
     w.endArray()
-        .key("total").integer(static_cast<std::int64_t>(m_workers.workers().size()))
-        .key("stats").beginObject()
-        .key("total_workers").integer(static_cast<std::int64_t>(m_workers.workers().size()))
-        .key("healthy_workers").integer(healthy)
-        .key("total_models").integer(static_cast<std::int64_t>(models.size()))
-        .key("total_load").integer(load)
-        .key("by_type").beginObject()
-        .key("regular").integer(0)
-        .key("prefill").integer(prefills)
-        .key("decode").integer(decodes)
+        .integer("total", static_cast<std::int64_t>(m_workers.workers().size()))
+        .beginObject("stats")
+        .integer("total_workers", static_cast<std::int64_t>(m_workers.workers().size()))
+        .integer("healthy_workers", healthy)
+        .integer("total_models", static_cast<std::int64_t>(models.size()))
+        .integer("total_load", load)
+        .beginObject("by_type")
+        .integer("regular", 0)
+        .integer("prefill", prefills)
+        .integer("decode", decodes)
         .endObject()
         .endObject()
         .endObject();
@@ -197,13 +202,13 @@ std::string RouterService::modelsJson() const
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
     JsonWriter w;
-    w.beginObject().key("object").string("list").key("data").beginArray();
+    w.beginObject().string("object", "list").beginArray("data");
     for (const std::string &model : models) {
         w.beginObject()
-            .key("id").string(model)
-            .key("object").string("model")
-            .key("created").integer(created)
-            .key("owned_by").string("sglang")
+            .string("id", model)
+            .string("object", "model")
+            .integer("created", created)
+            .string("owned_by", "sglang")
             .endObject();
     }
     w.endArray().endObject();

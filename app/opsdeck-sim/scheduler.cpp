@@ -25,9 +25,15 @@ Scheduler::Scheduler(int dpRank, const StepModel &model, Limits limits, EngineMe
 {
 }
 
-Scheduler::~Scheduler() { stop(); }
+Scheduler::~Scheduler()
+{
+    stop();
+}
 
-void Scheduler::start() { m_thread = std::thread([this] { run(); }); }
+void Scheduler::start()
+{
+    m_thread = std::thread([this] { run(); });
+}
 
 void Scheduler::stop()
 {
@@ -75,9 +81,8 @@ void Scheduler::run()
             stepStart = now;
         wasIdle = false;
         const Step step = plan();
-        const auto deadline =
-            stepStart + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double, std::milli>(step.ms));
+        const auto deadline = stepStart + std::chrono::duration_cast<Clock::duration>(
+                                              std::chrono::duration<double, std::milli>(step.ms));
         // The lock is released while the "GPU" works: submit() and snapshot()
         // never wait for a step.
         m_cv.wait_until(lock, deadline, [&] { return m_stopping.load(); });

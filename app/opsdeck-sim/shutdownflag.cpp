@@ -21,7 +21,10 @@ void ShutdownFlag::trigger()
     s_cv.notify_all();
 }
 
-bool ShutdownFlag::triggered() { return s_triggered.load(); }
+bool ShutdownFlag::triggered()
+{
+    return s_triggered.load();
+}
 
 bool ShutdownFlag::sleepFor(std::chrono::milliseconds duration)
 {

@@ -33,12 +33,18 @@ bool isDigits(const std::string &text)
 std::string SimOptions::roleName(Role role)
 {
     switch (role) {
-    case Role::Prefill: return "prefill";
-    case Role::Decode: return "decode";
-    case Role::Engine: return "engine";
-    case Role::Router: return "router";
-    case Role::Proxy: return "proxy";
-    case Role::Traffic: return "traffic";
+    case Role::Prefill:
+        return "prefill";
+    case Role::Decode:
+        return "decode";
+    case Role::Engine:
+        return "engine";
+    case Role::Router:
+        return "router";
+    case Role::Proxy:
+        return "proxy";
+    case Role::Traffic:
+        return "traffic";
     }
     return "engine";
 }
@@ -83,8 +89,8 @@ std::optional<SimOptions> SimOptions::parse(const std::vector<std::string> &args
             if (!value(flag, text))
                 return false;
             if (!toDouble(text, parsed) || parsed < min) {
-                error = flag + " expects a number >= " + std::to_string(min) + ", got '" +
-                        text + "'";
+                error =
+                    flag + " expects a number >= " + std::to_string(min) + ", got '" + text + "'";
                 return false;
             }
             target = parsed;
@@ -103,9 +109,8 @@ std::optional<SimOptions> SimOptions::parse(const std::vector<std::string> &args
              if (!value(flag, text))
                  return false;
              static const std::map<std::string, Role> roles = {
-                 {"prefill", Role::Prefill}, {"decode", Role::Decode},
-                 {"engine", Role::Engine},   {"router", Role::Router},
-                 {"proxy", Role::Proxy},     {"traffic", Role::Traffic}};
+                 {"prefill", Role::Prefill}, {"decode", Role::Decode}, {"engine", Role::Engine},
+                 {"router", Role::Router},   {"proxy", Role::Proxy},   {"traffic", Role::Traffic}};
              const auto it = roles.find(text);
              if (it == roles.end()) {
                  error = "unknown --role '" + text +

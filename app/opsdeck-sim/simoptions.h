@@ -11,7 +11,15 @@ namespace opsdeck::sim {
 /// Units are in the names: `...S` seconds, `...Ms` milliseconds.
 struct SimOptions
 {
-    enum class Role { Prefill, Decode, Engine, Router, Proxy, Traffic };
+    enum class Role
+    {
+        Prefill,
+        Decode,
+        Engine,
+        Router,
+        Proxy,
+        Traffic
+    };
 
     /// One `--prefill URL [BOOTSTRAP_PORT]` of the router.
     struct PrefillWorker
@@ -22,8 +30,8 @@ struct SimOptions
 
     /// Parses argv (without argv[0]). Returns nullopt with `error` set on bad
     /// input; `helpRequested` is set for -h/--help.
-    static std::optional<SimOptions> parse(const std::vector<std::string> &args,
-                                           std::string &error, bool &helpRequested);
+    static std::optional<SimOptions> parse(const std::vector<std::string> &args, std::string &error,
+                                           bool &helpRequested);
     static std::string helpText();
     static std::string roleName(Role role);
 
@@ -36,7 +44,7 @@ struct SimOptions
     Role role = Role::Engine;
     std::string host = "127.0.0.1";
     int port = 30000;           ///< role default: engines/router 30000, proxy 8080, traffic 0
-    int threads = 0;            ///< HTTP worker threads; 0 = sized from the admitted concurrency
+    int threads = 0;            ///< HTTP worker threads; 0 = auto (see --help)
     int keepAliveTimeoutS = 60; ///< idle seconds before a kept-alive connection is closed
     int keepAliveMaxCount = 1000;
     int readTimeoutS = 30;
@@ -58,9 +66,9 @@ struct SimOptions
     std::string transferBackend = "mooncake";
     int bootstrapPort = 8998; ///< prefill's bootstrap server; 0 = free port
     double kvTransferTimeoutS = 30.0;
-    double decodeStepBaseMs = 10.0;     ///< a in step_ms = a + b x batch
-    double decodeStepPerReqMs = 0.4;    ///< b
-    double prefillStepBaseMs = 8.0;     ///< c in step_ms = c + d x tokens
+    double decodeStepBaseMs = 10.0;      ///< a in step_ms = a + b x batch
+    double decodeStepPerReqMs = 0.4;     ///< b
+    double prefillStepBaseMs = 8.0;      ///< c in step_ms = c + d x tokens
     double prefillStepPerTokenMs = 0.05; ///< d
 
     // --- router

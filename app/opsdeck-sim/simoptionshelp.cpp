@@ -19,9 +19,10 @@ ALL ROLES
   --port P                   main port; 0 = pick a free one (default 30000; proxy 8080; traffic 0).
                              With --port 0, --disaggregation-bootstrap-port and --metrics-port
                              also default to 0.
-  --threads N                HTTP worker threads (default 0 = auto: engines 2 x dp x
-                             max-running-requests + 32, router/proxy 544). One kept-alive
-                             connection holds one thread, so a batch needs one thread per client.
+  --threads N                HTTP worker threads (default 0 = auto: engines
+                             max(2 x dp x max-running-requests, 512) + 32, router/proxy 544).
+                             One kept-alive connection holds one thread for its whole life, so a
+                             batch needs one thread per client (running, waiting or idle).
   --keep-alive-timeout S     idle seconds before a kept-alive connection is closed (default 60)
   --keep-alive-max-count N   requests served on one connection before it is closed (default 1000)
   --read-timeout S           server read timeout (default 30)

@@ -3,16 +3,15 @@
 namespace opsdeck::sim {
 
 SimRequest::SimRequest(int promptTokens, int maxTokens, Kind kind, bool streaming)
-    : m_promptTokens(promptTokens), m_maxTokens(maxTokens), m_kind(kind),
-      m_streaming(streaming), m_arrival(Clock::now())
+    : m_promptTokens(promptTokens), m_maxTokens(maxTokens), m_kind(kind), m_streaming(streaming),
+      m_arrival(Clock::now())
 {
 }
 
 int SimRequest::waitForProgress(int seen, std::chrono::milliseconds timeout)
 {
     std::unique_lock lock(m_mutex);
-    m_cv.wait_for(lock, timeout,
-                  [&] { return m_generated > seen || m_finished || m_aborted; });
+    m_cv.wait_for(lock, timeout, [&] { return m_generated > seen || m_finished || m_aborted; });
     return m_generated;
 }
 

@@ -20,7 +20,8 @@ class SimRequest
 public:
     using Clock = std::chrono::steady_clock;
 
-    enum class Kind {
+    enum class Kind
+    {
         Unified,     ///< prefill then decode on this engine
         PrefillOnly, ///< PD prefill: stops after the first token, hands the KV over
         DecodeOnly,  ///< PD decode: KV (and the first token) came from the prefill

@@ -1,8 +1,7 @@
 #pragma once
 
-#include <httplib.h>
-
 #include <chrono>
+#include <httplib.h>
 #include <string>
 #include <vector>
 

@@ -25,10 +25,10 @@ class StepModel
 public:
     struct Constants
     {
-        double decodeBaseMs = 10.0;       ///< A
-        double decodePerRequestMs = 0.4;  ///< B
-        double prefillBaseMs = 8.0;       ///< C
-        double prefillPerTokenMs = 0.05;  ///< D
+        double decodeBaseMs = 10.0;      ///< A
+        double decodePerRequestMs = 0.4; ///< B
+        double prefillBaseMs = 8.0;      ///< C
+        double prefillPerTokenMs = 0.05; ///< D
     };
 
     /// `mmaTargetCtas`: value of SGLANG_SM120_MMA_TARGET_CTAS, empty when unset.

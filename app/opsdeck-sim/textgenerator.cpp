@@ -7,12 +7,12 @@ namespace opsdeck::sim {
 namespace {
 
 constexpr std::array<const char *, 48> kWords = {
-    "the",      "decode",  "batch",    "prefill", "token",   "cache",    "router",   "request",
-    "latency",  "steady",  "kernel",   "stream",  "engine",  "memory",   "attention", "queue",
-    "handoff",  "room",    "throughput", "rank",  "layer",   "context",  "prompt",   "answer",
-    "is",       "and",     "of",       "a",       "to",      "with",     "from",     "on",
-    "fast",     "ready",   "warm",     "long",    "short",   "shared",   "paged",    "quiet",
-    "probe",    "health",  "knob",     "proxy",   "reused",  "fresh",    "path",     "check"};
+    "the",     "decode", "batch",      "prefill", "token",  "cache",   "router",    "request",
+    "latency", "steady", "kernel",     "stream",  "engine", "memory",  "attention", "queue",
+    "handoff", "room",   "throughput", "rank",    "layer",  "context", "prompt",    "answer",
+    "is",      "and",    "of",         "a",       "to",     "with",    "from",      "on",
+    "fast",    "ready",  "warm",       "long",    "short",  "shared",  "paged",     "quiet",
+    "probe",   "health", "knob",       "proxy",   "reused", "fresh",   "path",      "check"};
 
 std::uint64_t mix(std::uint64_t x)
 {

@@ -5,9 +5,8 @@
 #include "logger.h"
 #include "shutdownflag.h"
 
-#include <httplib.h>
-
 #include <cstdio>
+#include <httplib.h>
 #include <random>
 
 namespace opsdeck::sim {
@@ -50,7 +49,8 @@ std::string answerText(const std::string &body, bool stream)
     size_t pos = 0;
     while ((pos = body.find("data: ", pos)) != std::string::npos) {
         const size_t end = body.find("\n\n", pos);
-        const std::string event = body.substr(pos + 6, end == std::string::npos ? end : end - pos - 6);
+        const std::string event =
+            body.substr(pos + 6, end == std::string::npos ? end : end - pos - 6);
         pos = end == std::string::npos ? body.size() : end;
         const auto doc = JsonValue::parse(event);
         const JsonValue *choices = doc ? doc->find("choices") : nullptr;
@@ -77,7 +77,10 @@ TrafficGenerator::TrafficGenerator(const SimOptions &options)
     });
 }
 
-TrafficGenerator::~TrafficGenerator() { stop(); }
+TrafficGenerator::~TrafficGenerator()
+{
+    stop();
+}
 
 bool TrafficGenerator::start(std::string &error)
 {
@@ -123,15 +126,17 @@ void TrafficGenerator::stop()
                  " completed requests, " + std::to_string(m_errors.load()) + " errors");
 }
 
-bool TrafficGenerator::finished() const { return m_started && m_activeClients.load() == 0; }
+bool TrafficGenerator::finished() const
+{
+    return m_started && m_activeClients.load() == 0;
+}
 
 bool TrafficGenerator::takeRequestSlot()
 {
     if (m_stopping || ShutdownFlag::triggered())
         return false;
-    if (m_options.durationS > 0 &&
-        std::chrono::steady_clock::now() - m_startedAt >
-            std::chrono::duration<double>(m_options.durationS))
+    if (m_options.durationS > 0 && std::chrono::steady_clock::now() - m_startedAt >
+                                       std::chrono::duration<double>(m_options.durationS))
         return false;
     return m_options.totalRequests <= 0 || m_sent++ < m_options.totalRequests;
 }
@@ -139,12 +144,12 @@ bool TrafficGenerator::takeRequestSlot()
 std::string TrafficGenerator::requestBody(const std::vector<Message> &conversation) const
 {
     JsonWriter w;
-    w.beginObject().key("model").string(m_options.servedModelName).key("messages").beginArray();
+    w.beginObject().string("model", m_options.servedModelName).beginArray("messages");
     for (const Message &message : conversation)
-        w.beginObject().key("role").string(message.role).key("content").string(message.content).endObject();
-    w.endArray().key("max_tokens").integer(m_options.maxTokens).key("stream").boolean(m_options.stream);
+        w.beginObject().string("role", message.role).string("content", message.content).endObject();
+    w.endArray().integer("max_tokens", m_options.maxTokens).boolean("stream", m_options.stream);
     if (m_options.stream)
-        w.key("stream_options").beginObject().key("include_usage").boolean(true).endObject();
+        w.beginObject("stream_options").boolean("include_usage", true).endObject();
     w.endObject();
     return w.str();
 }
@@ -208,8 +213,8 @@ void TrafficGenerator::clientLoop(int index)
             if (m_stopping || ShutdownFlag::triggered())
                 break;
             if (m_errors++ < 20)
-                Logger::warn("traffic: client " + std::to_string(index) + " request failed: " +
-                             error);
+                Logger::warn("traffic: client " + std::to_string(index) +
+                             " request failed: " + error);
             ShutdownFlag::sleepFor(std::chrono::seconds(1)); // back off, do not hammer
         }
         if (gap > 0 && !ShutdownFlag::sleepFor(std::chrono::milliseconds(think(rng))))
@@ -251,14 +256,15 @@ std::string TrafficGenerator::statsJson() const
 {
     JsonWriter w;
     w.beginObject()
-        .key("target").string(m_options.target)
-        .key("clients").integer(m_options.clients)
-        .key("active_clients").integer(m_activeClients)
-        .key("completed").integer(m_completed)
-        .key("errors").integer(m_errors)
-        .key("in_flight").integer(m_inFlight)
-        .key("completion_tokens").integer(m_tokens)
-        .key("elapsed_s").number(
+        .string("target", m_options.target)
+        .integer("clients", m_options.clients)
+        .integer("active_clients", m_activeClients)
+        .integer("completed", m_completed)
+        .integer("errors", m_errors)
+        .integer("in_flight", m_inFlight)
+        .integer("completion_tokens", m_tokens)
+        .number(
+            "elapsed_s",
             std::chrono::duration<double>(std::chrono::steady_clock::now() - m_startedAt).count())
         .endObject();
     return w.str();

@@ -67,7 +67,7 @@ private:
     std::chrono::steady_clock::time_point m_startedAt;
     mutable std::mutex m_mutex; ///< guards the fields below
     std::vector<httplib::Client *> m_clients;
-    double m_latencySum = 0;    ///< since the last summary line
+    double m_latencySum = 0; ///< since the last summary line
     double m_latencyMax = 0;
     long m_windowCount = 0;
     std::chrono::steady_clock::time_point m_windowStart;

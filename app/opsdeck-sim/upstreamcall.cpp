@@ -6,9 +6,8 @@ namespace opsdeck::sim {
 
 UpstreamCall::UpstreamCall(UpstreamPool &pool, Request request)
 {
-    m_thread = std::thread([this, &pool, request = std::move(request)]() mutable {
-        run(pool, std::move(request));
-    });
+    m_thread = std::thread(
+        [this, &pool, request = std::move(request)]() mutable { run(pool, std::move(request)); });
 }
 
 UpstreamCall::~UpstreamCall()

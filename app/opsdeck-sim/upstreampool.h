@@ -2,9 +2,8 @@
 
 #include "url.h"
 
-#include <httplib.h>
-
 #include <chrono>
+#include <httplib.h>
 #include <memory>
 #include <mutex>
 #include <vector>

@@ -34,6 +34,9 @@ std::optional<Url> Url::parse(const std::string &text)
     return url;
 }
 
-std::string Url::origin() const { return "http://" + m_host + ":" + std::to_string(m_port); }
+std::string Url::origin() const
+{
+    return "http://" + m_host + ":" + std::to_string(m_port);
+}
 
 } // namespace opsdeck::sim

@@ -42,7 +42,10 @@ WorkerPool::WorkerPool(const SimOptions &options, UpstreamPool::Settings upstrea
         add(decode, Type::Decode, -1);
 }
 
-WorkerPool::~WorkerPool() { stop(); }
+WorkerPool::~WorkerPool()
+{
+    stop();
+}
 
 bool WorkerPool::valid(std::string &error) const
 {
@@ -52,9 +55,15 @@ bool WorkerPool::valid(std::string &error) const
     return false;
 }
 
-const char *WorkerPool::typeName(Type type) { return type == Type::Prefill ? "prefill" : "decode"; }
+const char *WorkerPool::typeName(Type type)
+{
+    return type == Type::Prefill ? "prefill" : "decode";
+}
 
-void WorkerPool::start() { m_thread = std::thread([this] { pollLoop(); }); }
+void WorkerPool::start()
+{
+    m_thread = std::thread([this] { pollLoop(); });
+}
 
 void WorkerPool::stop()
 {
@@ -121,7 +130,8 @@ void WorkerPool::poll(Worker &worker, httplib::Client &client)
         if (const auto info = client.Get(worker.address.path() + "/server_info");
             info && info->status == 200) {
             if (const auto doc = JsonValue::parse(info->body)) {
-                if (const JsonValue *name = doc->find("served_model_name"); name && name->isString())
+                if (const JsonValue *name = doc->find("served_model_name");
+                    name && name->isString())
                     worker.setModelId(name->text());
                 const JsonValue *port = doc->find("disaggregation_bootstrap_port");
                 if (worker.type == Type::Prefill && worker.bootstrapPort < 0 && port &&

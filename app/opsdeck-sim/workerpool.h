@@ -25,7 +25,11 @@ namespace opsdeck::sim {
 class WorkerPool
 {
 public:
-    enum class Type { Prefill, Decode };
+    enum class Type
+    {
+        Prefill,
+        Decode
+    };
 
     struct Worker
     {

@@ -4,6 +4,7 @@
 #include "samplelineparser.h"
 #include "textutil.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -98,10 +99,10 @@ MetricPage ExpositionParser::parse(std::string_view text, const ParseOptions &op
         text.remove_prefix(bom.size());
 
     // One pass of memchr over the page is cheap next to growing the sample
-    // vector and the series table step by step; comment lines make it an
-    // overestimate, which is fine.
-    const std::size_t lines = detail::countByte(text, '\n');
-    PageBuilder builder(page, options.maxWarnings, lines + 1);
+    // vector step by step. Comment lines make it an overestimate; the cap keeps
+    // a page of blank lines from reserving a sample per byte.
+    const std::size_t lines = detail::countByte(text, '\n') + 1;
+    PageBuilder builder(page, options.maxWarnings, std::min(lines, text.size() / 16 + 1));
     int lineNo = 0;
     int crlfLines = 0;
     int firstCrlfLine = 0;

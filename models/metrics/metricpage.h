@@ -85,7 +85,7 @@ struct Family
 {
     std::string name;
     MetricType type = MetricType::Unknown;
-    /// HELP text, unescaped (`\\`, `\n`); "" when the page has none.
+    /// HELP text, unescaped (`\\`, `\n`), bytes as on the page; "" when the page has none.
     std::string help;
     /// Indexes into MetricPage::samples, in page order. Every sample of a page
     /// belongs to exactly one family; a family may have none (a TYPE line alone).

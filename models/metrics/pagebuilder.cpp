@@ -81,6 +81,12 @@ void PageBuilder::addSample(Sample &&sample)
     enter(f, sample.line);
     const std::size_t first = m_series.findOrAdd(sample, m_page.samples, m_page.samples.size());
     if (first != SeriesIndex::npos) {
+        // A page repeated twice has as many duplicates as samples: skip building
+        // texts that the warning cap would throw away.
+        if (m_page.warnings.size() >= m_maxWarnings) {
+            warn(sample.line, {});
+            return;
+        }
         warn(sample.line, "duplicate sample dropped: " + seriesText(sample) +
                               "; first value (line " + std::to_string(m_page.samples[first].line) +
                               ") kept");
@@ -102,6 +108,10 @@ void PageBuilder::warn(int line, std::string reason)
 
 void PageBuilder::finish()
 {
+    // The up-front reservation was an estimate; do not hand a mostly empty
+    // buffer to whoever keeps the page.
+    if (m_page.samples.capacity() > 2 * m_page.samples.size() + 1024)
+        m_page.samples.shrink_to_fit();
     mergeImplicitHistograms();
     for (std::size_t f = 0; f < m_page.families.size(); ++f) {
         if (m_state[f].groups >= 2)

@@ -2,6 +2,7 @@
 
 #include "textutil.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace opsdeck::metrics::detail {
@@ -66,7 +67,8 @@ std::string SampleLineParser::parse(std::string_view line, Sample &out)
         ++pos;
         // Growing the label vector 1, 2, 4, 8 costs four allocations per
         // sample; '=' counts the labels (over-counts only for '=' in values).
-        out.labels.reserve(countByte(line.substr(pos), '='));
+        // Capped, so a garbage line of '=' cannot reserve a Label per byte.
+        out.labels.reserve(std::min<std::size_t>(countByte(line.substr(pos), '='), 32));
         if (std::string error = parseLabels(line, pos, out, badUtf8Label); !error.empty())
             return error;
         skipBlanks(line, pos);

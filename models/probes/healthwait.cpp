@@ -35,6 +35,12 @@ void HealthWait::start(const QVector<inventory::Service> &services, int deadline
     m_poller.start();
 }
 
+void HealthWait::cancel()
+{
+    m_done = true;
+    m_poller.stop();
+}
+
 void HealthWait::checked(const ServiceStatus &checkedStatus)
 {
     if (m_done)

@@ -19,6 +19,8 @@ public:
     explicit HealthWait(QObject *parent = nullptr);
 
     void start(const QVector<inventory::Service> &services, int deadlineMs, int timeoutMs = 2000);
+    /// Stops checking; finished() is not emitted for this round.
+    void cancel();
 
 Q_SIGNALS:
     /// `allHealthy` is true when every service answered 200 on its last check.

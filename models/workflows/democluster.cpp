@@ -3,6 +3,7 @@
 #include "healthwait.h"
 #include "inventory.h"
 
+#include <QFile>
 #include <QFileInfo>
 
 #include <spdlog/spdlog.h>
@@ -14,8 +15,24 @@ DemoCluster::DemoCluster(QObject *parent)
       m_control([this](const QString &host) -> remote::Transport * {
           return host == u"local" ? &m_local : nullptr;
       }),
-      m_health(new probes::HealthWait(this))
+      m_health(new probes::HealthWait(this)), m_aliveTimer(new QTimer(this))
 {
+    // A service that exits during start-up (port taken, bad flag) fails the
+    // start at once, with its log, instead of at the health deadline.
+    m_aliveTimer->setInterval(500);
+    connect(m_aliveTimer, &QTimer::timeout, this, [this] {
+        QVector<ManagedProcess> processes;
+        for (const auto &service : std::as_const(m_services))
+            processes.append(ManagedProcess::fromService(service));
+        m_control.checkRunning(processes);
+    });
+    connect(&m_control, &ProcessControl::runningChecked, this, [this](const QStringList &notRunning) {
+        if (m_phase != Phase::WaitingHealthy || notRunning.isEmpty())
+            return;
+        m_aliveTimer->stop();
+        fail(QStringLiteral("%1 exited during start-up. %2")
+                 .arg(notRunning.join(u", "), logTails(notRunning)));
+    });
     connect(&m_control, &ProcessControl::progressed, this, &DemoCluster::progressed);
     connect(&m_control, &ProcessControl::startFinished, this, [this](bool ok, const QString &message) {
         if (!ok) {
@@ -24,6 +41,7 @@ DemoCluster::DemoCluster(QObject *parent)
             m_phase = Phase::WaitingHealthy;
             Q_EMIT progressed(QStringLiteral("waiting until every service answers 200 on its health URL"));
             m_health->start(m_services, m_readyDeadlineMs);
+            m_aliveTimer->start();
         } else if (m_phase == Phase::StartingTraffic) {
             m_phase = Phase::Idle;
             Q_EMIT upFinished(true, m_inventoryPath);
@@ -47,15 +65,22 @@ DemoCluster::DemoCluster(QObject *parent)
     });
     connect(m_health, &probes::HealthWait::finished, this,
             [this](bool allHealthy, const QVector<probes::ServiceStatus> &statuses) {
+                m_aliveTimer->stop();
+                if (m_phase != Phase::WaitingHealthy)
+                    return; // already failed
                 if (!allHealthy) {
                     QStringList bad;
-                    for (const auto &status : statuses)
-                        if (status.state != probes::ServiceState::Healthy)
-                            bad << QStringLiteral("%1 %2 (%3)").arg(status.name, stateName(status.state),
-                                                                    status.detail);
-                    return fail(QStringLiteral("not healthy after %1 s: %2; see the logs in %3/logs")
+                    QStringList names;
+                    for (const auto &status : statuses) {
+                        if (status.state == probes::ServiceState::Healthy)
+                            continue;
+                        bad << QStringLiteral("%1 %2 (%3)").arg(status.name, stateName(status.state),
+                                                                status.detail);
+                        names << status.name;
+                    }
+                    return fail(QStringLiteral("not healthy after %1 s: %2. %3")
                                     .arg(m_readyDeadlineMs / 1000)
-                                    .arg(bad.join(u", "), m_options.dir));
+                                    .arg(bad.join(u", "), logTails(names)));
                 }
                 if (m_options.trafficClients <= 0) {
                     m_phase = Phase::Idle;
@@ -121,9 +146,28 @@ void DemoCluster::startServices()
     m_control.startAll(processes);
 }
 
+QString DemoCluster::logTails(const QStringList &names) const
+{
+    QStringList parts;
+    for (const QString &name : names) {
+        const QString path = m_options.dir + QStringLiteral("/logs/") + name + QStringLiteral(".log");
+        QFile file(path);
+        QStringList lines;
+        if (file.open(QIODevice::ReadOnly))
+            lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        parts << QStringLiteral("%1 (%2): %3")
+                     .arg(name, path,
+                          lines.isEmpty() ? QStringLiteral("log is empty")
+                                          : lines.mid(std::max<qsizetype>(0, lines.size() - 3)).join(u" | "));
+    }
+    return parts.join(u"; ");
+}
+
 void DemoCluster::fail(const QString &message)
 {
     spdlog::error("demo: {}", message.toStdString());
+    m_aliveTimer->stop();
+    m_health->cancel();
     m_failure = message;
     m_phase = Phase::Failing;
     QString ignored;

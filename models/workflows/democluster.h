@@ -5,6 +5,7 @@
 #include "processcontrol.h"
 
 #include <QObject>
+#include <QTimer>
 
 namespace opsdeck::probes {
 class HealthWait;
@@ -50,10 +51,14 @@ private:
     QVector<ManagedProcess> processesIn(const QString &dir, QString *problem) const;
     void startServices();
     void fail(const QString &message);
+    /// "name: last lines of its log" for each named service, read from the
+    /// demo folder (the demo's host is this machine).
+    QString logTails(const QStringList &names) const;
 
     remote::LocalTransport m_local;
     ProcessControl m_control;
     probes::HealthWait *m_health = nullptr;
+    QTimer *m_aliveTimer = nullptr; ///< while waiting for health: did a service die?
     DemoOptions m_options;
     QString m_inventoryPath;
     QVector<inventory::Service> m_services;

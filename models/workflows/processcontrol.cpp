@@ -92,6 +92,29 @@ void ProcessControl::stopAll(const QVector<ManagedProcess> &processes)
     }
 }
 
+void ProcessControl::checkRunning(const QVector<ManagedProcess> &processes)
+{
+    struct Round
+    {
+        int pending = 0;
+        QStringList notRunning;
+    };
+    auto round = std::make_shared<Round>();
+    round->pending = static_cast<int>(processes.size());
+    if (processes.isEmpty()) {
+        QTimer::singleShot(0, this, [this] { Q_EMIT runningChecked({}); });
+        return;
+    }
+    for (const ManagedProcess &process : processes) {
+        run(process, process.status, [this, round, name = process.name](const CommandResult &result) {
+            if (result.outcome == CommandResult::Outcome::Exited && result.exitCode != 0)
+                round->notRunning.append(name);
+            if (--round->pending == 0)
+                Q_EMIT runningChecked(round->notRunning);
+        });
+    }
+}
+
 void ProcessControl::pollStopped(StopState *state)
 {
     run(state->process, state->process.status, [this, state](const CommandResult &result) {

@@ -44,12 +44,16 @@ public:
     void startAll(const QVector<ManagedProcess> &processes);
     /// Stops them all at once; see the class comment.
     void stopAll(const QVector<ManagedProcess> &processes);
+    /// Runs every status command once; emits runningChecked() with the names
+    /// of those whose status says they are not running (exit code != 0).
+    void checkRunning(const QVector<ManagedProcess> &processes);
 
 Q_SIGNALS:
     /// One line for the operator: a command about to run, or an outcome.
     void progressed(const QString &line);
     void startFinished(bool ok, const QString &message);
     void stopFinished(bool ok, const QString &message);
+    void runningChecked(const QStringList &notRunning);
 
 private:
     struct StopState;

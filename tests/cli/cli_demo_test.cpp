@@ -5,6 +5,7 @@
 #include "testsupport.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -128,4 +129,25 @@ TEST_F(CliDemo, DefaultFolderFollowsXdgDataHome)
     const auto down = runCli({QStringLiteral("demo"), QStringLiteral("down")}, home());
     EXPECT_EQ(down.exitCode, 0) << "no demo there is not an error";
     EXPECT_TRUE(QDir(home() + QStringLiteral("/opsdeck")).exists()) << "state lives under XDG_DATA_HOME/opsdeck";
+}
+
+TEST_F(CliDemo, AServiceThatDiesDuringStartFailsFastWithItsLog)
+{
+    // A stand-in for opsdeck-sim that dies the way a server does when its port is taken.
+    const QString fake = home() + QStringLiteral("/dying-sim");
+    QFile script(fake);
+    ASSERT_TRUE(script.open(QIODevice::WriteOnly));
+    script.write("#!/bin/sh\necho \"error: port 30001 is already in use\" >&2\nexit 2\n");
+    script.close();
+    script.setPermissions(script.permissions() | QFileDevice::ExeOwner);
+
+    QElapsedTimer clock;
+    clock.start();
+    const auto up = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir()}, home(),
+                           std::chrono::seconds(60), {QStringLiteral("OPSDECK_SIM=") + fake});
+    EXPECT_EQ(up.exitCode, 1);
+    EXPECT_LT(clock.elapsed(), 30000) << "a dead service must not wait for the health deadline";
+    EXPECT_TRUE(up.standardError.contains("exited during start-up")) << up.standardError.toStdString();
+    EXPECT_TRUE(up.standardError.contains("port 30001 is already in use")) << up.standardError.toStdString();
+    EXPECT_TRUE(up.standardError.contains("prefill.log")) << "names the log it quotes";
 }

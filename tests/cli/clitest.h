@@ -23,6 +23,7 @@ struct CliRun
 /// Runs `opsdeck-cli ARGS...` with stdin from /dev/null and XDG_DATA_HOME
 /// under `dataHome` (when given), killing it at `deadline`.
 CliRun runCli(const QStringList &arguments, const QString &dataHome = {},
-              std::chrono::milliseconds deadline = std::chrono::seconds(60));
+              std::chrono::milliseconds deadline = std::chrono::seconds(60),
+              const QStringList &extraEnvironment = {});
 
 } // namespace opsdeck::test

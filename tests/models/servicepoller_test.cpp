@@ -140,3 +140,36 @@ TEST(ServicePoller, BadServersGiveClearErrorsWhileTheOthersKeepUpdating)
     garbageThread.join();
     qDeleteAll(held);
 }
+
+TEST(ServicePoller, FallsBackToMetricsGaugesWithoutLoadsEndpoint)
+{
+    // An older server: no /v1/loads, its /metrics is the SGLang docs page
+    // (tests/data/metrics/01-..., num_running_reqs 162, num_queue_reqs 2826).
+    const std::string page =
+        test::readData(QStringLiteral("metrics/01-sglang_docs_production_metrics_example.prom")).toStdString();
+    httplib::Server older;
+    older.Get("/health", [](const httplib::Request &, httplib::Response &res) { res.set_content("", "text/plain"); });
+    older.Get("/metrics", [&page](const httplib::Request &, httplib::Response &res) {
+        res.set_content(page, "text/plain; version=0.0.4");
+    });
+    const int port = older.bind_to_any_port("127.0.0.1");
+    std::thread serverThread([&] { older.listen_after_bind(); });
+
+    probes::ServicePoller poller;
+    probes::ServicePoller::Settings settings;
+    settings.intervalMs = 200;
+    poller.setSettings(settings);
+    Observed observed;
+    observe(poller, observed);
+    poller.setServices({service(QStringLiteral("decode"), inventory::Role::Decode, port)});
+    poller.start();
+    ASSERT_TRUE(waitUntil([&] { return !observed.loads.isEmpty(); }, std::chrono::seconds(10)));
+    EXPECT_EQ(observed.loads.back().source, QStringLiteral("/metrics"));
+    EXPECT_EQ(observed.loads.back().running, 162);
+    EXPECT_EQ(observed.loads.back().waiting, 2826);
+    EXPECT_TRUE(observed.loadFailures.isEmpty());
+
+    poller.stop();
+    older.stop();
+    serverThread.join();
+}

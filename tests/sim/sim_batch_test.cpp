@@ -4,6 +4,7 @@
 #include "simprocess.h"
 #include "testsupport.h"
 
+#include <cstdio>
 #include <gtest/gtest.h>
 
 using namespace opsdeck::test;
@@ -14,9 +15,14 @@ constexpr int kTokens = 32;
 
 QStringList decodeArgs(const QString &maxRunning)
 {
-    return {QStringLiteral("--role"), QStringLiteral("decode"), QStringLiteral("--port"),
-            QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("0"),
-            QStringLiteral("--max-running-requests"), maxRunning};
+    return {QStringLiteral("--role"),
+            QStringLiteral("decode"),
+            QStringLiteral("--port"),
+            QStringLiteral("0"),
+            QStringLiteral("--ready-delay"),
+            QStringLiteral("0"),
+            QStringLiteral("--max-running-requests"),
+            maxRunning};
 }
 
 } // namespace
@@ -29,6 +35,8 @@ TEST(simBatch, SixteenConcurrentRequestsRunAsOneBatch)
     ASSERT_EQ(single.status, 200) << single.body;
 
     const BatchRun run = runBatch(decode.port(), 16, kTokens, decode.port());
+    std::printf("  single %.3f s, 16 batched %.3f s, peak running %d\n", single.seconds, run.wallS,
+                run.peakRunning);
     EXPECT_EQ(run.ok, 16);
     EXPECT_GE(run.peakRunning, 12) << "decode running requests while the batch ran";
     // One batch: 31 steps of 16.4 ms instead of 16 x 31 steps of 10.4 ms.
@@ -45,6 +53,8 @@ TEST(simBatch, MaxRunningRequestsOneSerializesTheBatch)
     ASSERT_EQ(single.status, 200) << single.body;
 
     const BatchRun run = runBatch(decode.port(), 16, kTokens, decode.port());
+    std::printf("  single %.3f s, 16 serialized %.3f s (%.3f x 16 singles), peak running %d\n",
+                single.seconds, run.wallS, run.wallS / (16 * single.seconds), run.peakRunning);
     EXPECT_EQ(run.ok, 16);
     EXPECT_EQ(run.peakRunning, 1) << "never more than one running request";
     // Serialized: 16 single requests back to back, within 15 %.

@@ -5,10 +5,8 @@
 #include "testsupport.h"
 
 #include <QJsonArray>
-
-#include <gtest/gtest.h>
-
 #include <chrono>
+#include <gtest/gtest.h>
 #include <sstream>
 #include <thread>
 
@@ -19,8 +17,9 @@ namespace {
 
 QStringList engineArgs(const QString &role, QStringList extra = {})
 {
-    QStringList args = {QStringLiteral("--role"), role, QStringLiteral("--port"),
-                        QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("0")};
+    QStringList args = {QStringLiteral("--role"),        role,
+                        QStringLiteral("--port"),        QStringLiteral("0"),
+                        QStringLiteral("--ready-delay"), QStringLiteral("0")};
     return args + extra;
 }
 
@@ -43,9 +42,9 @@ TEST(simEngine, HealthGoesFrom503To200AfterTheReadyDelay)
 {
     SimProcess sim;
     const auto launched = std::chrono::steady_clock::now();
-    ASSERT_TRUE(sim.start({QStringLiteral("--role"), QStringLiteral("prefill"),
-                           QStringLiteral("--port"), QStringLiteral("0"),
-                           QStringLiteral("--ready-delay"), QStringLiteral("1.5")}))
+    ASSERT_TRUE(
+        sim.start({QStringLiteral("--role"), QStringLiteral("prefill"), QStringLiteral("--port"),
+                   QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("1.5")}))
         << sim.errorText().toStdString();
     EXPECT_EQ(httpGet(sim.port(), "/health").status, 503);
     EXPECT_EQ(httpGet(sim.port(), "/health_generate").status, 503);
@@ -60,7 +59,8 @@ TEST(simEngine, HealthGoesFrom503To200AfterTheReadyDelay)
     EXPECT_EQ(httpGet(sim.port(), "/health_generate").status, 200);
 
     const QJsonObject info = jsonObject(httpGet(sim.port(), "/server_info").body);
-    EXPECT_EQ(info.value(QStringLiteral("disaggregation_mode")).toString(), QStringLiteral("prefill"));
+    EXPECT_EQ(info.value(QStringLiteral("disaggregation_mode")).toString(),
+              QStringLiteral("prefill"));
     EXPECT_EQ(info.value(QStringLiteral("disaggregation_transfer_backend")).toString(),
               QStringLiteral("mooncake"));
     EXPECT_EQ(info.value(QStringLiteral("served_model_name")).toString(),
@@ -73,8 +73,8 @@ TEST(simEngine, HealthGoesFrom503To200AfterTheReadyDelay)
 TEST(simEngine, ChatCompletionHasTheOpenAiShapeAndEstimatedUsage)
 {
     SimProcess sim;
-    ASSERT_TRUE(sim.start(engineArgs(QStringLiteral("engine"),
-                                     {QStringLiteral("--transfer-backend"), QStringLiteral("nixl")})))
+    ASSERT_TRUE(sim.start(engineArgs(
+        QStringLiteral("engine"), {QStringLiteral("--transfer-backend"), QStringLiteral("nixl")})))
         << sim.errorText().toStdString();
     // 40 characters of content -> 10 prompt tokens; no max_tokens -> 16.
     const std::string content(40, 'x');
@@ -90,7 +90,8 @@ TEST(simEngine, ChatCompletionHasTheOpenAiShapeAndEstimatedUsage)
     EXPECT_EQ(choice.value(QStringLiteral("finish_reason")).toString(), QStringLiteral("length"));
     const QJsonObject message = choice.value(QStringLiteral("message")).toObject();
     EXPECT_EQ(message.value(QStringLiteral("role")).toString(), QStringLiteral("assistant"));
-    EXPECT_EQ(message.value(QStringLiteral("content")).toString().split(QLatin1Char(' ')).size(), 16);
+    EXPECT_EQ(message.value(QStringLiteral("content")).toString().split(QLatin1Char(' ')).size(),
+              16);
     const QJsonObject usage = doc.value(QStringLiteral("usage")).toObject();
     EXPECT_EQ(usage.value(QStringLiteral("prompt_tokens")).toInt(), 10);
     EXPECT_EQ(usage.value(QStringLiteral("completion_tokens")).toInt(), 16);
@@ -102,7 +103,12 @@ TEST(simEngine, ChatCompletionHasTheOpenAiShapeAndEstimatedUsage)
               QStringLiteral("nixl"));
     const QJsonObject models = jsonObject(httpGet(sim.port(), "/v1/models").body);
     EXPECT_EQ(models.value(QStringLiteral("object")).toString(), QStringLiteral("list"));
-    EXPECT_EQ(models.value(QStringLiteral("data")).toArray().at(0).toObject().value(QStringLiteral("id")).toString(),
+    EXPECT_EQ(models.value(QStringLiteral("data"))
+                  .toArray()
+                  .at(0)
+                  .toObject()
+                  .value(QStringLiteral("id"))
+                  .toString(),
               QStringLiteral("Qwen/Qwen3-8B"));
 }
 
@@ -110,8 +116,9 @@ TEST(simEngine, BadRequestsGet400WithAnOpenAiErrorBody)
 {
     SimProcess sim;
     ASSERT_TRUE(sim.start(engineArgs(QStringLiteral("decode")))) << sim.errorText().toStdString();
-    for (const std::string &body : {std::string("{not json"), std::string(R"({"model":"m"})"),
-                                   std::string(R"({"messages":[{"role":"user","content":"x"}],"max_tokens":0})")}) {
+    for (const std::string &body :
+         {std::string("{not json"), std::string(R"({"model":"m"})"),
+          std::string(R"({"messages":[{"role":"user","content":"x"}],"max_tokens":0})")}) {
         const HttpReply reply = httpPost(sim.port(), "/v1/chat/completions", body);
         EXPECT_EQ(reply.status, 400) << body;
         const QJsonObject error = jsonObject(reply.body).value(QStringLiteral("error")).toObject();
@@ -125,14 +132,22 @@ TEST(simEngine, StreamingChunksConcatenateToTheNonStreamingAnswer)
     SimProcess sim;
     ASSERT_TRUE(sim.start(engineArgs(QStringLiteral("engine")))) << sim.errorText().toStdString();
     const std::string prompt = "what is the state of the decode batch right now";
-    const HttpReply whole = httpPost(sim.port(), "/v1/chat/completions", chatBody(12, false, prompt));
+    const HttpReply whole =
+        httpPost(sim.port(), "/v1/chat/completions", chatBody(12, false, prompt));
     ASSERT_EQ(whole.status, 200) << whole.body;
     const QJsonObject wholeDoc = jsonObject(whole.body);
-    const QString wholeContent = wholeDoc.value(QStringLiteral("choices")).toArray().at(0).toObject()
-                                     .value(QStringLiteral("message")).toObject()
-                                     .value(QStringLiteral("content")).toString();
-    const int promptTokens = wholeDoc.value(QStringLiteral("usage")).toObject()
-                                 .value(QStringLiteral("prompt_tokens")).toInt();
+    const QString wholeContent = wholeDoc.value(QStringLiteral("choices"))
+                                     .toArray()
+                                     .at(0)
+                                     .toObject()
+                                     .value(QStringLiteral("message"))
+                                     .toObject()
+                                     .value(QStringLiteral("content"))
+                                     .toString();
+    const int promptTokens = wholeDoc.value(QStringLiteral("usage"))
+                                 .toObject()
+                                 .value(QStringLiteral("prompt_tokens"))
+                                 .toInt();
     EXPECT_EQ(promptTokens, static_cast<int>((prompt.size() + 3) / 4));
 
     const HttpReply streamed =
@@ -140,7 +155,8 @@ TEST(simEngine, StreamingChunksConcatenateToTheNonStreamingAnswer)
     ASSERT_EQ(streamed.status, 200) << streamed.body;
     bool eventStream = false;
     for (const auto &[name, value] : streamed.headers)
-        eventStream = eventStream || (name == "Content-Type" && value.rfind("text/event-stream", 0) == 0);
+        eventStream =
+            eventStream || (name == "Content-Type" && value.rfind("text/event-stream", 0) == 0);
     EXPECT_TRUE(eventStream);
 
     const auto events = sseEvents(streamed.body);
@@ -153,26 +169,31 @@ TEST(simEngine, StreamingChunksConcatenateToTheNonStreamingAnswer)
     QJsonObject usage;
     for (size_t i = 0; i + 1 < events.size(); ++i) {
         const QJsonObject chunk = jsonObject(events[i]);
-        EXPECT_EQ(chunk.value(QStringLiteral("object")).toString(), QStringLiteral("chat.completion.chunk"));
+        EXPECT_EQ(chunk.value(QStringLiteral("object")).toString(),
+                  QStringLiteral("chat.completion.chunk"));
         if (id.isEmpty())
             id = chunk.value(QStringLiteral("id")).toString();
         EXPECT_EQ(chunk.value(QStringLiteral("id")).toString(), id) << "one id per stream";
         const QJsonArray choices = chunk.value(QStringLiteral("choices")).toArray();
-        if (chunk.contains(QStringLiteral("usage")) && !chunk.value(QStringLiteral("usage")).isNull()) {
+        if (chunk.contains(QStringLiteral("usage")) &&
+            !chunk.value(QStringLiteral("usage")).isNull()) {
             usage = chunk.value(QStringLiteral("usage")).toObject();
             EXPECT_TRUE(choices.isEmpty());
             continue;
         }
         ASSERT_EQ(choices.size(), 1);
-        const QJsonObject delta = choices.at(0).toObject().value(QStringLiteral("delta")).toObject();
-        sawRole = sawRole || delta.value(QStringLiteral("role")).toString() == QStringLiteral("assistant");
+        const QJsonObject delta =
+            choices.at(0).toObject().value(QStringLiteral("delta")).toObject();
+        sawRole = sawRole ||
+                  delta.value(QStringLiteral("role")).toString() == QStringLiteral("assistant");
         const QString piece = delta.value(QStringLiteral("content")).toString();
         if (!piece.isEmpty()) {
             content += piece;
             ++contentChunks;
         }
-        sawFinish = sawFinish || choices.at(0).toObject().value(QStringLiteral("finish_reason")).toString() ==
-                                     QStringLiteral("length");
+        sawFinish = sawFinish ||
+                    choices.at(0).toObject().value(QStringLiteral("finish_reason")).toString() ==
+                        QStringLiteral("length");
     }
     EXPECT_TRUE(sawRole);
     EXPECT_TRUE(sawFinish);
@@ -198,7 +219,8 @@ TEST(simEngine, ClientThatLeavesAStreamTakesItsRequestOutOfTheBatch)
         req.set_header("Content-Type", "application/json");
         int events = 0;
         req.content_receiver = [&](const char *data, size_t length, uint64_t, uint64_t) {
-            events += static_cast<int>(std::string(data, length).find("data: ") != std::string::npos);
+            events +=
+                static_cast<int>(std::string(data, length).find("data: ") != std::string::npos);
             return events < 3;
         };
         httplib::Response res;
@@ -219,20 +241,24 @@ TEST(simEngine, ClientThatLeavesAStreamTakesItsRequestOutOfTheBatch)
 TEST(simEngine, MetricsPageHasSglangFamiliesAndOneSeriesPerDpRank)
 {
     SimProcess sim;
-    ASSERT_TRUE(sim.start(engineArgs(QStringLiteral("decode"), {QStringLiteral("--dp"), QStringLiteral("2")})))
+    ASSERT_TRUE(sim.start(
+        engineArgs(QStringLiteral("decode"), {QStringLiteral("--dp"), QStringLiteral("2")})))
         << sim.errorText().toStdString();
     // Four concurrent requests spread round-robin: both ranks run two.
     std::vector<std::thread> clients;
     for (int i = 0; i < 4; ++i)
-        clients.emplace_back([port = sim.port()] { httpPost(port, "/v1/chat/completions", chatBody(80)); });
+        clients.emplace_back(
+            [port = sim.port()] { httpPost(port, "/v1/chat/completions", chatBody(80)); });
     bool bothRanksBusy = false;
     waitUntil(
         [&] {
-            const QJsonArray loads =
-                jsonObject(httpGet(sim.port(), "/v1/loads").body).value(QStringLiteral("loads")).toArray();
-            bothRanksBusy = loads.size() == 2 &&
-                            loads.at(0).toObject().value(QStringLiteral("num_running_reqs")).toInt() == 2 &&
-                            loads.at(1).toObject().value(QStringLiteral("num_running_reqs")).toInt() == 2;
+            const QJsonArray loads = jsonObject(httpGet(sim.port(), "/v1/loads").body)
+                                         .value(QStringLiteral("loads"))
+                                         .toArray();
+            bothRanksBusy =
+                loads.size() == 2 &&
+                loads.at(0).toObject().value(QStringLiteral("num_running_reqs")).toInt() == 2 &&
+                loads.at(1).toObject().value(QStringLiteral("num_running_reqs")).toInt() == 2;
             return bothRanksBusy;
         },
         5s);
@@ -243,29 +269,40 @@ TEST(simEngine, MetricsPageHasSglangFamiliesAndOneSeriesPerDpRank)
     EXPECT_EQ(metricValue(busyPage, "sglang:num_running_reqs", {"dp_rank=\"1\""}), 2.0) << busyPage;
 
     const std::string page = httpGet(sim.port(), "/metrics").body;
-    for (const char *gauge : {"sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:token_usage",
-                              "sglang:gen_throughput", "sglang:cache_hit_rate",
-                              "sglang:num_prefill_prealloc_queue_reqs", "sglang:num_prefill_inflight_queue_reqs",
-                              "sglang:num_decode_prealloc_queue_reqs", "sglang:num_decode_transfer_queue_reqs"}) {
-        EXPECT_NE(page.find(std::string("# TYPE ") + gauge + " gauge\n"), std::string::npos) << gauge;
+    for (const char *gauge :
+         {"sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:token_usage",
+          "sglang:gen_throughput", "sglang:cache_hit_rate",
+          "sglang:num_prefill_prealloc_queue_reqs", "sglang:num_prefill_inflight_queue_reqs",
+          "sglang:num_decode_prealloc_queue_reqs", "sglang:num_decode_transfer_queue_reqs"}) {
+        EXPECT_NE(page.find(std::string("# TYPE ") + gauge + " gauge\n"), std::string::npos)
+            << gauge;
         EXPECT_EQ(sampleCount(page, gauge), 2) << gauge << ": one series per dp rank";
     }
-    for (const char *counter : {"sglang:prompt_tokens_total", "sglang:generation_tokens_total",
-                                "sglang:num_requests_total", "sglang:num_bootstrap_failed_reqs_total",
-                                "sglang:num_transfer_failed_reqs_total"})
-        EXPECT_NE(page.find(std::string("# TYPE ") + counter + " counter\n"), std::string::npos) << counter;
+    for (const char *counter :
+         {"sglang:prompt_tokens_total", "sglang:generation_tokens_total",
+          "sglang:num_requests_total", "sglang:num_bootstrap_failed_reqs_total",
+          "sglang:num_transfer_failed_reqs_total"})
+        EXPECT_NE(page.find(std::string("# TYPE ") + counter + " counter\n"), std::string::npos)
+            << counter;
     // One TTFT and one E2E per request, one ITL per decoded token (79 per request).
-    for (const auto &[histogram, count] : {std::pair{"sglang:time_to_first_token_seconds", 4.0},
-                                           std::pair{"sglang:e2e_request_latency_seconds", 4.0},
-                                           std::pair{"sglang:inter_token_latency_seconds", 4.0 * 79}}) {
-        EXPECT_NE(page.find(std::string("# TYPE ") + histogram + " histogram\n"), std::string::npos);
+    for (const auto &[histogram, count] :
+         {std::pair{"sglang:time_to_first_token_seconds", 4.0},
+          std::pair{"sglang:e2e_request_latency_seconds", 4.0},
+          std::pair{"sglang:inter_token_latency_seconds", 4.0 * 79}}) {
+        EXPECT_NE(page.find(std::string("# TYPE ") + histogram + " histogram\n"),
+                  std::string::npos);
         EXPECT_EQ(metricValue(page, std::string(histogram) + "_count"), count) << histogram;
         EXPECT_EQ(metricValue(page, std::string(histogram) + "_bucket", {"le=\"+Inf\""}), count);
     }
-    EXPECT_NE(page.find("# HELP sglang:num_running_reqs The number of running requests.\n"), std::string::npos);
+    EXPECT_NE(page.find("# HELP sglang:num_running_reqs The number of running requests.\n"),
+              std::string::npos);
     for (const char *rank : {"0", "1"}) {
-        const std::string labels = std::string("dp_rank=\"") + rank + "\",engine_type=\"decode\",model_name=\"Qwen/Qwen3-8B\",pp_rank=\"0\",tp_rank=\"" + rank + "\"";
-        EXPECT_NE(page.find("sglang:num_queue_reqs{" + labels + "} 0.0"), std::string::npos) << labels;
+        const std::string labels =
+            std::string("dp_rank=\"") + rank +
+            "\",engine_type=\"decode\",model_name=\"Qwen/Qwen3-8B\",pp_rank=\"0\",tp_rank=\"" +
+            rank + "\"";
+        EXPECT_NE(page.find("sglang:num_queue_reqs{" + labels + "} 0.0"), std::string::npos)
+            << labels;
     }
     EXPECT_EQ(metricValue(page, "sglang:num_requests_total"), 4.0);
     EXPECT_EQ(metricValue(page, "sglang:generation_tokens_total"), 320.0);
@@ -287,31 +324,39 @@ TEST(simEngine, SigtermWithAnOpenKeptAliveConnectionExitsZeroPromptly)
 TEST(simEngine, APortInUseIsRefusedWithAMessageNamingIt)
 {
     SimProcess first;
-    ASSERT_TRUE(first.start(engineArgs(QStringLiteral("engine")))) << first.errorText().toStdString();
+    ASSERT_TRUE(first.start(engineArgs(QStringLiteral("engine"))))
+        << first.errorText().toStdString();
     const QString busy = QString::number(first.port());
     SimProcess second;
-    EXPECT_FALSE(second.start({QStringLiteral("--role"), QStringLiteral("decode"), QStringLiteral("--port"), busy}));
+    EXPECT_FALSE(second.start(
+        {QStringLiteral("--role"), QStringLiteral("decode"), QStringLiteral("--port"), busy}));
     EXPECT_EQ(second.stop(), 2);
-    EXPECT_TRUE(second.errorText().contains(QStringLiteral("port ") + busy)) << second.errorText().toStdString();
-    EXPECT_TRUE(second.errorText().contains(QStringLiteral("in use"))) << second.errorText().toStdString();
+    EXPECT_TRUE(second.errorText().contains(QStringLiteral("port ") + busy))
+        << second.errorText().toStdString();
+    EXPECT_TRUE(second.errorText().contains(QStringLiteral("in use")))
+        << second.errorText().toStdString();
     EXPECT_EQ(httpGet(first.port(), "/health").status, 200) << "the first owner is unharmed";
 }
 
 TEST(simEngine, TrafficGeneratorRunsBoundedConversations)
 {
     SimProcess engine;
-    ASSERT_TRUE(engine.start(engineArgs(QStringLiteral("engine")))) << engine.errorText().toStdString();
+    ASSERT_TRUE(engine.start(engineArgs(QStringLiteral("engine"))))
+        << engine.errorText().toStdString();
     SimProcess traffic;
-    ASSERT_TRUE(traffic.start({QStringLiteral("--role"), QStringLiteral("traffic"), QStringLiteral("--target"),
-                               QStringLiteral("http://127.0.0.1:%1").arg(engine.port()),
-                               QStringLiteral("--clients"), QStringLiteral("3"), QStringLiteral("--max-tokens"),
-                               QStringLiteral("4"), QStringLiteral("--idle-gap-ms"), QStringLiteral("20"),
-                               QStringLiteral("--requests"), QStringLiteral("12")}))
+    ASSERT_TRUE(traffic.start(
+        {QStringLiteral("--role"), QStringLiteral("traffic"), QStringLiteral("--target"),
+         QStringLiteral("http://127.0.0.1:%1").arg(engine.port()), QStringLiteral("--clients"),
+         QStringLiteral("3"), QStringLiteral("--max-tokens"), QStringLiteral("4"),
+         QStringLiteral("--idle-gap-ms"), QStringLiteral("20"), QStringLiteral("--requests"),
+         QStringLiteral("12")}))
         << traffic.errorText().toStdString();
     // It stops by itself after 12 requests and exits 0.
-    ASSERT_TRUE(waitUntil([&] { return !processAlive(traffic.pid()); }, 20s)) << traffic.errorText().toStdString();
+    ASSERT_TRUE(waitUntil([&] { return !processAlive(traffic.pid()); }, 20s))
+        << traffic.errorText().toStdString();
     EXPECT_EQ(traffic.stop(), 0);
-    EXPECT_TRUE(traffic.errorText().contains(QStringLiteral("traffic: 12 completed"))) << traffic.errorText().toStdString();
+    EXPECT_TRUE(traffic.errorText().contains(QStringLiteral("traffic: 12 completed")))
+        << traffic.errorText().toStdString();
     const std::string metrics = httpGet(engine.port(), "/metrics").body;
     EXPECT_EQ(metricValue(metrics, "sglang:num_requests_total"), 12.0);
     EXPECT_EQ(metricValue(metrics, "sglang:generation_tokens_total"), 48.0);

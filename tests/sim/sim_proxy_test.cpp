@@ -4,21 +4,24 @@
 #include "simprocess.h"
 #include "testsupport.h"
 
-#include <gtest/gtest.h>
-
 #include <chrono>
+#include <gtest/gtest.h>
 
 using namespace opsdeck::test;
 using namespace std::chrono_literals;
 
 namespace {
 
-QString urlOf(const SimProcess &sim) { return QStringLiteral("http://127.0.0.1:%1").arg(sim.port()); }
+QString urlOf(const SimProcess &sim)
+{
+    return QStringLiteral("http://127.0.0.1:%1").arg(sim.port());
+}
 
 QStringList proxyArgs(const SimProcess &upstream, QStringList extra = {})
 {
-    return QStringList{QStringLiteral("--role"), QStringLiteral("proxy"), QStringLiteral("--port"),
-                       QStringLiteral("0"), QStringLiteral("--upstream"), urlOf(upstream)} +
+    return QStringList{QStringLiteral("--role"),     QStringLiteral("proxy"),
+                       QStringLiteral("--port"),     QStringLiteral("0"),
+                       QStringLiteral("--upstream"), urlOf(upstream)} +
            extra;
 }
 
@@ -44,9 +47,11 @@ std::pair<double, double> twoOnOneConnection(int port)
 TEST(simProxy, ReusedConnectionStallsOnlyWithTheFault)
 {
     SimProcess engine, faulty, clean;
-    ASSERT_TRUE(engine.start({QStringLiteral("--role"), QStringLiteral("engine"), QStringLiteral("--port"),
-                              QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("0")}));
-    ASSERT_TRUE(faulty.start(proxyArgs(engine, {QStringLiteral("--fault"), QStringLiteral("reused-stall=2")})))
+    ASSERT_TRUE(
+        engine.start({QStringLiteral("--role"), QStringLiteral("engine"), QStringLiteral("--port"),
+                      QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("0")}));
+    ASSERT_TRUE(faulty.start(
+        proxyArgs(engine, {QStringLiteral("--fault"), QStringLiteral("reused-stall=2")})))
         << faulty.errorText().toStdString();
     ASSERT_TRUE(clean.start(proxyArgs(engine)));
 
@@ -65,22 +70,25 @@ TEST(simProxy, ReusedConnectionStallsOnlyWithTheFault)
     EXPECT_GE(cleanSecond, 0);
     EXPECT_LT(cleanSecond, 1.0) << "without the fault reuse is fast";
     // The engine behind saw every request: the proxy forwarded, not answered.
-    EXPECT_EQ(metricValue(httpGet(engine.port(), "/metrics").body, "sglang:num_requests_total"), 5.0);
+    EXPECT_EQ(metricValue(httpGet(engine.port(), "/metrics").body, "sglang:num_requests_total"),
+              5.0);
 }
 
 TEST(simProxy, RouterTakesTheSameFaultAndStreamsPassThroughBothHops)
 {
     SimProcess prefill, decode, router, proxy;
     for (SimProcess *engine : {&prefill, &decode}) {
-        ASSERT_TRUE(engine->start({QStringLiteral("--role"),
-                                   engine == &prefill ? QStringLiteral("prefill") : QStringLiteral("decode"),
-                                   QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--ready-delay"),
-                                   QStringLiteral("0")}));
+        ASSERT_TRUE(engine->start(
+            {QStringLiteral("--role"),
+             engine == &prefill ? QStringLiteral("prefill") : QStringLiteral("decode"),
+             QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--ready-delay"),
+             QStringLiteral("0")}));
     }
-    ASSERT_TRUE(router.start({QStringLiteral("--role"), QStringLiteral("router"), QStringLiteral("--port"),
-                              QStringLiteral("0"), QStringLiteral("--prefill"), urlOf(prefill),
-                              QStringLiteral("--decode"), urlOf(decode), QStringLiteral("--health-check-interval"),
-                              QStringLiteral("0.2"), QStringLiteral("--fault"), QStringLiteral("reused-stall=1")}))
+    ASSERT_TRUE(router.start(
+        {QStringLiteral("--role"), QStringLiteral("router"), QStringLiteral("--port"),
+         QStringLiteral("0"), QStringLiteral("--prefill"), urlOf(prefill),
+         QStringLiteral("--decode"), urlOf(decode), QStringLiteral("--health-check-interval"),
+         QStringLiteral("0.2"), QStringLiteral("--fault"), QStringLiteral("reused-stall=1")}))
         << router.errorText().toStdString();
     ASSERT_TRUE(proxy.start(proxyArgs(router)));
     ASSERT_TRUE(waitUntil([&] { return httpGet(router.port(), "/readiness").status == 200; }, 10s));
@@ -107,17 +115,20 @@ TEST(simProxy, RouterTakesTheSameFaultAndStreamsPassThroughBothHops)
     req.content_receiver = [&](const char *data, size_t length, uint64_t, uint64_t) {
         body.append(data, length);
         if (firstContentAt < 0 && body.find("\"delta\":{\"content\":\"") != std::string::npos)
-            firstContentAt = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            firstContentAt =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return true;
     };
     httplib::Response res;
     httplib::Error error;
     ASSERT_TRUE(client.send(req, res, error)) << httplib::to_string(error);
-    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double total =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_EQ(res.status, 200);
     EXPECT_EQ(body.substr(body.size() - 14), "data: [DONE]\n\n");
     // 60 tokens: 59 decode steps of 10.4 ms (~0.6 s); the first arrives after one prefill.
     EXPECT_GE(total, 0.55);
     EXPECT_GE(firstContentAt, 0);
-    EXPECT_LT(firstContentAt, total / 3) << "first token at " << firstContentAt << " s of " << total;
+    EXPECT_LT(firstContentAt, total / 3)
+        << "first token at " << firstContentAt << " s of " << total;
 }

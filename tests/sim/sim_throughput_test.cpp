@@ -11,6 +11,7 @@
 #include "simprocess.h"
 #include "testsupport.h"
 
+#include <cstdio>
 #include <gtest/gtest.h>
 
 using namespace opsdeck::test;
@@ -44,10 +45,16 @@ double measuredTokensPerS(int port, int batch, int tokens)
 
 QStringList engineArgs()
 {
-    return {QStringLiteral("--role"), QStringLiteral("decode"), QStringLiteral("--port"),
-            QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("0"),
-            QStringLiteral("--max-running-requests"), QStringLiteral("96"),
-            QStringLiteral("--log-interval"), QStringLiteral("60")};
+    return {QStringLiteral("--role"),
+            QStringLiteral("decode"),
+            QStringLiteral("--port"),
+            QStringLiteral("0"),
+            QStringLiteral("--ready-delay"),
+            QStringLiteral("0"),
+            QStringLiteral("--max-running-requests"),
+            QStringLiteral("96"),
+            QStringLiteral("--log-interval"),
+            QStringLiteral("60")};
 }
 
 QProcessEnvironment environment(bool knob)
@@ -69,6 +76,8 @@ TEST(simThroughput, DecodeThroughputFollowsTheStepFormula)
     for (const auto &[batch, tokens] : {std::pair{1, 48}, {16, 48}, {64, 32}, {96, 32}}) {
         const double measured = measuredTokensPerS(sim.port(), batch, tokens);
         const double expected = expectedTokensPerS(batch, tokens, false);
+        std::printf("  batch %2d x %d tokens: %7.1f tokens/s measured, %7.1f formula (%.3f)\n",
+                    batch, tokens, measured, expected, measured / expected);
         EXPECT_NEAR(measured / expected, 1.0, 0.08)
             << "batch " << batch << ": measured " << measured << " tokens/s, formula " << expected;
         EXPECT_GT(measured, previous) << "throughput rises with concurrency";
@@ -91,11 +100,14 @@ TEST(simThroughput, MmaTargetCtasKnobRaisesDecodeThroughputAtLargeBatches)
         double gain;
         double tolerance;
     };
-    for (const Expectation &e : {Expectation{16, 0.0, 0.03}, Expectation{64, 0.13, 0.03},
-                                 Expectation{96, 0.06, 0.03}}) {
+    for (const Expectation &e :
+         {Expectation{16, 0.0, 0.03}, Expectation{64, 0.13, 0.03}, Expectation{96, 0.06, 0.03}}) {
         const double without = measuredTokensPerS(base.port(), e.batch, 32);
         const double with = measuredTokensPerS(tuned.port(), e.batch, 32);
         ASSERT_GT(without, 0);
+        std::printf("  batch %2d: %7.1f -> %7.1f tokens/s with SGLANG_SM120_MMA_TARGET_CTAS=512 "
+                    "(%+.1f %%, expected %+.1f %%)\n",
+                    e.batch, without, with, 100 * (with / without - 1), 100 * e.gain);
         EXPECT_NEAR(with / without - 1.0, e.gain, e.tolerance)
             << "batch " << e.batch << ": " << without << " -> " << with << " tokens/s";
     }

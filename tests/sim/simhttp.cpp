@@ -3,7 +3,6 @@
 #include "testsupport.h"
 
 #include <QJsonDocument>
-
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -61,8 +60,8 @@ HttpReply httpPost(int port, const std::string &path, const std::string &body, i
 
 std::string chatBody(int maxTokens, bool stream, const std::string &content, bool includeUsage)
 {
-    std::string body = R"({"model":"test-model","messages":[{"role":"user","content":")" +
-                       content + R"("}],"max_tokens":)" + std::to_string(maxTokens);
+    std::string body = R"({"model":"test-model","messages":[{"role":"user","content":")" + content +
+                       R"("}],"max_tokens":)" + std::to_string(maxTokens);
     if (stream)
         body += R"(,"stream":true)";
     if (includeUsage)
@@ -113,7 +112,8 @@ int totalRunning(int port)
     const HttpReply reply = httpGet(port, "/v1/loads", 5);
     if (reply.status != 200)
         return -1;
-    const QJsonObject aggregate = jsonObject(reply.body).value(QStringLiteral("aggregate")).toObject();
+    const QJsonObject aggregate =
+        jsonObject(reply.body).value(QStringLiteral("aggregate")).toObject();
     return aggregate.value(QStringLiteral("total_running_reqs")).toInt(-1);
 }
 

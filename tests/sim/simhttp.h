@@ -1,9 +1,7 @@
 #pragma once
 
 #include <QJsonObject>
-
 #include <httplib.h>
-
 #include <string>
 #include <vector>
 
@@ -20,8 +18,7 @@ struct HttpReply
 };
 
 HttpReply httpGet(int port, const std::string &path, int timeoutS = 10);
-HttpReply httpPost(int port, const std::string &path, const std::string &body,
-                   int timeoutS = 120);
+HttpReply httpPost(int port, const std::string &path, const std::string &body, int timeoutS = 120);
 
 /// A chat completion request body with one user message.
 std::string chatBody(int maxTokens, bool stream = false, const std::string &content = "hi",
@@ -41,10 +38,10 @@ int totalRunning(int port);
 /// Outcome of runBatch().
 struct BatchRun
 {
-    double wallS = 0;         ///< release of the requests to the last answer
-    int ok = 0;               ///< answers with status 200 and the expected usage
+    double wallS = 0; ///< release of the requests to the last answer
+    int ok = 0;       ///< answers with status 200 and the expected usage
     int failed = 0;
-    int peakRunning = -1;     ///< max total_running_reqs sampled meanwhile (-1: not sampled)
+    int peakRunning = -1; ///< max total_running_reqs sampled meanwhile (-1: not sampled)
 };
 
 /// Sends `n` concurrent non-streaming chat completions with `maxTokens` to
