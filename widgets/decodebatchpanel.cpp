@@ -36,7 +36,8 @@ DecodeBatchPanel::DecodeBatchPanel(opsdeck::probes::LoadHistory *history, QWidge
     layout->addLayout(header);
     layout->addWidget(m_chart, 1);
 
-    connect(history, &opsdeck::probes::LoadHistory::sampleAppended, this, [this] { m_dirty = true; });
+    connect(history, &opsdeck::probes::LoadHistory::sampleAppended, this,
+            [this] { m_dirty = true; });
     auto *frameTimer = new QTimer(this);
     connect(frameTimer, &QTimer::timeout, this, [this] {
         if (m_dirty)
@@ -51,10 +52,12 @@ void DecodeBatchPanel::redraw()
     m_dirty = false;
     const auto &samples = m_history->samples();
     const QString service = m_history->service();
-    const QString source = samples.empty() ? QStringLiteral("no sample yet") : samples.back().source;
-    m_title->setText(service.isEmpty() ? QStringLiteral("Decode batch — no decode service")
-                                       : QStringLiteral("Decode batch — %1 (%2, last 5 min)")
-                                             .arg(service, source));
+    const QString source =
+        samples.empty() ? QStringLiteral("no sample yet") : samples.back().source;
+    m_title->setText(
+        service.isEmpty()
+            ? QStringLiteral("Decode batch — no decode service")
+            : QStringLiteral("Decode batch — %1 (%2, last 5 min)").arg(service, source));
     QList<QPointF> runningPoints;
     QList<QPointF> waitingPoints;
     runningPoints.reserve(static_cast<qsizetype>(samples.size()));
@@ -69,9 +72,10 @@ void DecodeBatchPanel::redraw()
         m_latest->setText(QStringLiteral("running %1 · waiting %2")
                               .arg(samples.back().running)
                               .arg(samples.back().waiting));
-    setToolTip(QStringLiteral("num_running_reqs and num_queue_reqs of %1, summed over dp ranks, "
-                              "read from %2 every second")
-                   .arg(service.isEmpty() ? QStringLiteral("the decode service") : service, source));
+    setToolTip(
+        QStringLiteral("num_running_reqs and num_queue_reqs of %1, summed over dp ranks, "
+                       "read from %2 every second")
+            .arg(service.isEmpty() ? QStringLiteral("the decode service") : service, source));
 }
 
 void DecodeBatchPanel::showProblem(const QString &service, const QString &reason)

@@ -3,7 +3,8 @@
 #include <QPlainTextEdit>
 #include <QScrollBar>
 
-LogDock::LogDock(QWidget *parent) : QDockWidget(QStringLiteral("Log"), parent), m_text(new QPlainTextEdit)
+LogDock::LogDock(QWidget *parent)
+    : QDockWidget(QStringLiteral("Log"), parent), m_text(new QPlainTextEdit)
 {
     setObjectName(QStringLiteral("logDock"));
     m_text->setReadOnly(true);
@@ -13,17 +14,18 @@ LogDock::LogDock(QWidget *parent) : QDockWidget(QStringLiteral("Log"), parent), 
     setWidget(m_text);
     // Follow new lines until the reader scrolls up; scrolling back down resumes.
     QScrollBar *bar = m_text->verticalScrollBar();
-    connect(bar, &QScrollBar::actionTriggered, this, [this, bar] {
-        m_follow = bar->sliderPosition() >= bar->maximum();
-    });
+    connect(bar, &QScrollBar::actionTriggered, this,
+            [this, bar] { m_follow = bar->sliderPosition() >= bar->maximum(); });
 }
 
 void LogDock::appendLine(const QString &level, const QString &line)
 {
     if (level == u"error" || level == u"critical")
-        m_text->appendHtml(QStringLiteral("<span style=\"color:#c62828\">%1</span>").arg(line.toHtmlEscaped()));
+        m_text->appendHtml(
+            QStringLiteral("<span style=\"color:#c62828\">%1</span>").arg(line.toHtmlEscaped()));
     else if (level == u"warning")
-        m_text->appendHtml(QStringLiteral("<span style=\"color:#e65100\">%1</span>").arg(line.toHtmlEscaped()));
+        m_text->appendHtml(
+            QStringLiteral("<span style=\"color:#e65100\">%1</span>").arg(line.toHtmlEscaped()));
     else
         m_text->appendPlainText(line);
     if (m_follow) {
@@ -32,4 +34,7 @@ void LogDock::appendLine(const QString &level, const QString &line)
     }
 }
 
-QString LogDock::text() const { return m_text->toPlainText(); }
+QString LogDock::text() const
+{
+    return m_text->toPlainText();
+}

@@ -15,7 +15,6 @@
 #include <QMenuBar>
 #include <QStatusBar>
 #include <QVBoxLayout>
-
 #include <spdlog/spdlog.h>
 
 using namespace opsdeck;
@@ -53,19 +52,21 @@ MainWindow::MainWindow(QWidget *parent)
     m_refreshLabel->setText(QStringLiteral("no refresh yet"));
     buildMenus();
 
-    connect(m_logRelay.get(), &logging::LogRelay::lineLogged, this,
-            [this](const QString &level, const QString &line) { m_logDock->appendLine(level, line); });
+    connect(
+        m_logRelay.get(), &logging::LogRelay::lineLogged, this,
+        [this](const QString &level, const QString &line) { m_logDock->appendLine(level, line); });
     logging::installDefaultLogger(m_logRelay->sink());
 
     probes::ServicePoller *poller = m_poller->poller();
     connect(poller, &probes::ServicePoller::statusChecked, this,
             [this](const probes::ServiceStatus &status) {
                 m_statusModel->updateStatus(status);
-                m_refreshLabel->setText(QStringLiteral("Last refresh %1")
-                                            .arg(status.lastCheck.toLocalTime().toString(
-                                                QStringLiteral("HH:mm:ss"))));
+                m_refreshLabel->setText(
+                    QStringLiteral("Last refresh %1")
+                        .arg(status.lastCheck.toLocalTime().toString(QStringLiteral("HH:mm:ss"))));
             });
-    connect(poller, &probes::ServicePoller::loadSampled, m_loadHistory, &probes::LoadHistory::append);
+    connect(poller, &probes::ServicePoller::loadSampled, m_loadHistory,
+            &probes::LoadHistory::append);
     connect(poller, &probes::ServicePoller::loadFailed, this,
             [this](const QString &service, const QString &reason) {
                 m_decodePanel->showProblem(service, reason);
@@ -92,7 +93,10 @@ void MainWindow::buildMenus()
     view->addAction(m_logDock->toggleViewAction());
 }
 
-QString MainWindow::bannerText() const { return m_banner->isVisible() ? m_banner->text() : QString(); }
+QString MainWindow::bannerText() const
+{
+    return m_banner->isVisible() ? m_banner->text() : QString();
+}
 
 void MainWindow::showBanner(const QString &text, bool error)
 {
@@ -102,7 +106,8 @@ void MainWindow::showBanner(const QString &text, bool error)
     }
     QPalette palette = m_banner->palette();
     palette.setColor(QPalette::Window, error ? QColor(0xff, 0xeb, 0xee) : QColor(0xff, 0xf8, 0xe1));
-    palette.setColor(QPalette::WindowText, error ? QColor(0xb7, 0x1c, 0x1c) : QColor(0x5d, 0x40, 0x37));
+    palette.setColor(QPalette::WindowText,
+                     error ? QColor(0xb7, 0x1c, 0x1c) : QColor(0x5d, 0x40, 0x37));
     m_banner->setPalette(palette);
     m_banner->setText(text);
     m_banner->show();
@@ -119,9 +124,10 @@ bool MainWindow::openInventory(const QString &path)
             spdlog::error("{}", error.toString().toStdString());
             lines << error.toString();
         }
-        showBanner(QStringLiteral("Inventory not loaded — still watching what was loaded before.\n") +
-                       lines.join(QLatin1Char('\n')),
-                   true);
+        showBanner(
+            QStringLiteral("Inventory not loaded — still watching what was loaded before.\n") +
+                lines.join(QLatin1Char('\n')),
+            true);
         return false;
     }
     m_inventoryPath = loaded.inventory->path;
@@ -132,7 +138,8 @@ bool MainWindow::openInventory(const QString &path)
     m_poller->setServices(services);
     m_poller->start();
     showBanner({}, false);
-    statusBar()->showMessage(QStringLiteral("Inventory %1 · %2 services").arg(m_inventoryPath).arg(services.size()));
+    statusBar()->showMessage(
+        QStringLiteral("Inventory %1 · %2 services").arg(m_inventoryPath).arg(services.size()));
     setWindowTitle(QStringLiteral("OpsDeck — %1").arg(m_inventoryPath));
     spdlog::info("watching {} services of {}", services.size(), m_inventoryPath.toStdString());
     return true;
@@ -158,29 +165,33 @@ void MainWindow::startDemo(const workflows::DemoOptions &options)
         m_demo = new workflows::DemoCluster(this);
         connect(m_demo, &workflows::DemoCluster::progressed, this,
                 [this](const QString &line) { statusBar()->showMessage(line, 5000); });
-        connect(m_demo, &workflows::DemoCluster::upFinished, this, [this](bool ok, const QString &detail) {
-            m_demoState = ok ? DemoState::Running : DemoState::Stopped;
-            if (ok)
-                showBanner({}, false);
-            else
-                showBanner(QStringLiteral("The demo cluster did not start: ") + detail, true);
-            Q_EMIT demoStarted(ok, detail);
-            if (m_closeRequested)
-                close();
-        });
+        connect(m_demo, &workflows::DemoCluster::upFinished, this,
+                [this](bool ok, const QString &detail) {
+                    m_demoState = ok ? DemoState::Running : DemoState::Stopped;
+                    if (ok)
+                        showBanner({}, false);
+                    else
+                        showBanner(QStringLiteral("The demo cluster did not start: ") + detail,
+                                   true);
+                    Q_EMIT demoStarted(ok, detail);
+                    if (m_closeRequested)
+                        close();
+                });
         // Watch the services from the moment they are written, so that a
         // person sees them go from down through starting to healthy.
         connect(m_demo, &workflows::DemoCluster::inventoryWritten, this,
                 [this](const QString &path) {
                     openInventory(path);
-                    showBanner(QStringLiteral("Starting the demo cluster in %1 …").arg(m_demoDir), false);
+                    showBanner(QStringLiteral("Starting the demo cluster in %1 …").arg(m_demoDir),
+                               false);
                 });
-        connect(m_demo, &workflows::DemoCluster::downFinished, this, [this](bool ok, const QString &message) {
-            m_demoState = DemoState::Stopped;
-            if (!ok)
-                spdlog::error("demo shutdown: {}", message.toStdString());
-            close();
-        });
+        connect(m_demo, &workflows::DemoCluster::downFinished, this,
+                [this](bool ok, const QString &message) {
+                    m_demoState = DemoState::Stopped;
+                    if (!ok)
+                        spdlog::error("demo shutdown: {}", message.toStdString());
+                    close();
+                });
     }
     m_demoDir = options.dir;
     m_demoState = DemoState::Starting;

@@ -3,7 +3,6 @@
 #include "demosetup.h"
 
 #include <QMainWindow>
-
 #include <memory>
 
 class QLabel;
@@ -75,7 +74,14 @@ private:
     opsdeck::workflows::DemoCluster *m_demo = nullptr;
     QString m_demoDir;
     QString m_inventoryPath;
-    enum class DemoState { None, Starting, Running, Stopping, Stopped };
+    enum class DemoState
+    {
+        None,
+        Starting,
+        Running,
+        Stopping,
+        Stopped
+    };
     DemoState m_demoState = DemoState::None;
     bool m_closeRequested = false;
 };

@@ -40,11 +40,16 @@ ServiceCard::ServiceCard(QWidget *parent)
 QColor ServiceCard::stateColor(ServiceState state)
 {
     switch (state) {
-    case ServiceState::Healthy: return QColor(0x2e, 0x7d, 0x32);
-    case ServiceState::Starting: return QColor(0xf9, 0xa8, 0x25);
-    case ServiceState::Unhealthy: return QColor(0xe6, 0x51, 0x00);
-    case ServiceState::Down: return QColor(0xc6, 0x28, 0x28);
-    case ServiceState::Unknown: break;
+    case ServiceState::Healthy:
+        return QColor(0x2e, 0x7d, 0x32);
+    case ServiceState::Starting:
+        return QColor(0xf9, 0xa8, 0x25);
+    case ServiceState::Unhealthy:
+        return QColor(0xe6, 0x51, 0x00);
+    case ServiceState::Down:
+        return QColor(0xc6, 0x28, 0x28);
+    case ServiceState::Unknown:
+        break;
     }
     return QColor(0x75, 0x75, 0x75);
 }
@@ -62,9 +67,11 @@ void ServiceCard::setStatus(const opsdeck::probes::ServiceStatus &status)
     m_state->setPalette(palette);
     m_latency->setText(status.latencyMs ? QStringLiteral("%1 ms").arg(*status.latencyMs, 0, 'f', 1)
                                         : QStringLiteral("– ms"));
-    setToolTip(QStringLiteral("%1\nhealth: %2\nlast check: %3")
-                   .arg(status.name, status.url.toString() + QStringLiteral(" (health URL polled every second)"),
-                        status.detail.isEmpty() ? QStringLiteral("not yet checked") : status.detail));
+    setToolTip(
+        QStringLiteral("%1\nhealth: %2\nlast check: %3")
+            .arg(status.name,
+                 status.url.toString() + QStringLiteral(" (health URL polled every second)"),
+                 status.detail.isEmpty() ? QStringLiteral("not yet checked") : status.detail));
     refreshAge();
 }
 

@@ -5,9 +5,8 @@
 #include <QDateTime>
 #include <QDateTimeAxis>
 #include <QLineSeries>
-#include <QValueAxis>
 #include <QVBoxLayout>
-
+#include <QValueAxis>
 #include <cmath>
 
 TimeSeriesChart::TimeSeriesChart(QWidget *parent)
@@ -43,7 +42,10 @@ void TimeSeriesChart::addSeries(const QString &name, const QColor &color)
     m_series.insert(name, series);
 }
 
-void TimeSeriesChart::setUnit(const QString &unit) { m_valueAxis->setTitleText(unit); }
+void TimeSeriesChart::setUnit(const QString &unit)
+{
+    m_valueAxis->setTitleText(unit);
+}
 
 void TimeSeriesChart::setWindowMs(qint64 windowMs)
 {

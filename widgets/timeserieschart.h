@@ -4,7 +4,6 @@
 #include <QHash>
 #include <QPointF>
 #include <QWidget>
-
 #include <deque>
 #include <functional>
 

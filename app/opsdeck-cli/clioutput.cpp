@@ -39,7 +39,8 @@ bool parseArguments(QCommandLineParser &parser, const QStringList &arguments)
 QCommandLineOption dataDirOption()
 {
     return {QStringLiteral("data-dir"),
-            QStringLiteral("Keep state (history, audit, demo) in <dir> instead of $XDG_DATA_HOME/opsdeck."),
+            QStringLiteral(
+                "Keep state (history, audit, demo) in <dir> instead of $XDG_DATA_HOME/opsdeck."),
             QStringLiteral("dir")};
 }
 

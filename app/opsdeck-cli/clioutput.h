@@ -7,11 +7,12 @@
 namespace opsdeck::cli {
 
 /// Exit codes, the same for every subcommand (DESIGN.md, command-line contract).
-enum ExitCode {
-    ExitOk = 0,          ///< success
-    ExitFailed = 1,      ///< the thing checked is unhealthy, or the action failed
-    ExitBadInput = 2,    ///< bad input or usage
-    ExitUnknown = 3,     ///< result unknown or timed out
+enum ExitCode
+{
+    ExitOk = 0,       ///< success
+    ExitFailed = 1,   ///< the thing checked is unhealthy, or the action failed
+    ExitBadInput = 2, ///< bad input or usage
+    ExitUnknown = 3,  ///< result unknown or timed out
     ExitHostKeyRefused = 4
 };
 

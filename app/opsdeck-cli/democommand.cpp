@@ -6,7 +6,6 @@
 
 #include <QEventLoop>
 #include <QJsonObject>
-
 #include <cstdio>
 
 namespace opsdeck::cli {
@@ -51,19 +50,19 @@ int up(workflows::DemoCluster &demo, const QCommandLineParser &parser)
     }
     QEventLoop loop;
     int code = ExitFailed;
-    QObject::connect(&demo, &workflows::DemoCluster::upFinished, &loop,
-                     [&](bool ok, const QString &detail) {
-                         if (!ok) {
-                             printError(QStringLiteral("demo up failed: ") + detail);
-                         } else if (parser.isSet(QStringLiteral("json"))) {
-                             printJson(QJsonDocument(QJsonObject{{QStringLiteral("inventory"), detail},
-                                                                 {QStringLiteral("dir"), options.dir}}));
-                         } else {
-                             printLine(detail); // the inventory's path is the last line
-                         }
-                         code = ok ? ExitOk : ExitFailed;
-                         loop.quit();
-                     });
+    QObject::connect(
+        &demo, &workflows::DemoCluster::upFinished, &loop, [&](bool ok, const QString &detail) {
+            if (!ok) {
+                printError(QStringLiteral("demo up failed: ") + detail);
+            } else if (parser.isSet(QStringLiteral("json"))) {
+                printJson(QJsonDocument(QJsonObject{{QStringLiteral("inventory"), detail},
+                                                    {QStringLiteral("dir"), options.dir}}));
+            } else {
+                printLine(detail); // the inventory's path is the last line
+            }
+            code = ok ? ExitOk : ExitFailed;
+            loop.quit();
+        });
     demo.up(options);
     loop.exec();
     return code;
@@ -96,7 +95,8 @@ int runDemo(const QStringList &arguments)
         QStringLiteral("Start (up) or stop (down) a simulated PD cluster on this machine: prefill, "
                        "decode, router and proxy (opsdeck-sim), plus a traffic generator."));
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("up or down"));
-    parser.addOption({QStringLiteral("dir"), QStringLiteral("Demo host folder (default <data dir>/demo)."),
+    parser.addOption({QStringLiteral("dir"),
+                      QStringLiteral("Demo host folder (default <data dir>/demo)."),
                       QStringLiteral("dir")});
     parser.addOption({QStringLiteral("traffic"),
                       QStringLiteral("Concurrent traffic clients, 0 to 256 (default 8)."),

@@ -7,11 +7,9 @@
 #include "statuscommand.h"
 
 #include <QCoreApplication>
-
+#include <cstdio>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
-
-#include <cstdio>
 
 namespace {
 
@@ -38,7 +36,7 @@ int main(int argc, char **argv)
     // Logs go to stderr so that stdout carries only the command's output.
     auto logger = spdlog::stderr_color_mt("opsdeck");
     logger->set_level(qEnvironmentVariableIsSet("OPSDECK_VERBOSE") ? spdlog::level::info
-                                                                    : spdlog::level::warn);
+                                                                   : spdlog::level::warn);
     spdlog::set_default_logger(logger);
 
     QStringList arguments = app.arguments();
@@ -60,6 +58,7 @@ int main(int argc, char **argv)
         return opsdeck::cli::runStatus(arguments);
     if (command == u"metrics")
         return opsdeck::cli::runMetrics(arguments);
-    opsdeck::cli::printError(QStringLiteral("unknown command '%1' (see opsdeck-cli --help)").arg(command));
+    opsdeck::cli::printError(
+        QStringLiteral("unknown command '%1' (see opsdeck-cli --help)").arg(command));
     return opsdeck::cli::ExitBadInput;
 }

@@ -52,9 +52,8 @@ Fetched fetchUrl(const QUrl &url, int timeoutMs, qint64 maxBytes)
         printError(QStringLiteral("%1: no answer within %2 ms").arg(url.toString()).arg(timeoutMs));
         fetched.exitCode = ExitUnknown;
     } else if (status != 200) {
-        printError(QStringLiteral("%1: %2").arg(url.toString(),
-                                                status ? QStringLiteral("HTTP %1").arg(status)
-                                                       : reply->errorString()));
+        printError(QStringLiteral("%1: %2").arg(
+            url.toString(), status ? QStringLiteral("HTTP %1").arg(status) : reply->errorString()));
         fetched.exitCode = ExitFailed;
     } else {
         fetched.body = reply->readAll();
@@ -76,10 +75,12 @@ int runMetrics(const QStringList &arguments)
         QStringLiteral("metrics summarize FILE|URL: parse one Prometheus exposition page and "
                        "print the values the console shows."));
     parser.addPositionalArgument(QStringLiteral("summarize"), QStringLiteral("The action."));
-    parser.addPositionalArgument(QStringLiteral("source"), QStringLiteral("A file, or an http(s) URL."));
+    parser.addPositionalArgument(QStringLiteral("source"),
+                                 QStringLiteral("A file, or an http(s) URL."));
     parser.addOption(jsonOption());
     parser.addOption({QStringLiteral("timeout"),
-                      QStringLiteral("Timeout for a URL in ms (default 10000)."), QStringLiteral("ms")});
+                      QStringLiteral("Timeout for a URL in ms (default 10000)."),
+                      QStringLiteral("ms")});
     if (!parseArguments(parser, arguments))
         return ExitBadInput;
     const QStringList positional = parser.positionalArguments();
@@ -95,11 +96,12 @@ int runMetrics(const QStringList &arguments)
                                   ? parser.value(QStringLiteral("timeout")).toInt()
                                   : 10000;
         if (timeoutMs <= 0) {
-            printError(QStringLiteral("bad --timeout '%1'").arg(parser.value(QStringLiteral("timeout"))));
+            printError(
+                QStringLiteral("bad --timeout '%1'").arg(parser.value(QStringLiteral("timeout"))));
             return ExitBadInput;
         }
-        const Fetched fetched = fetchUrl(QUrl(source), timeoutMs,
-                                         static_cast<qint64>(options.maxPageBytes));
+        const Fetched fetched =
+            fetchUrl(QUrl(source), timeoutMs, static_cast<qint64>(options.maxPageBytes));
         if (fetched.exitCode != ExitOk)
             return fetched.exitCode;
         body = fetched.body;
@@ -117,8 +119,9 @@ int runMetrics(const QStringList &arguments)
     const auto summary = metrics::summarizePage(page);
     QJsonArray warnings;
     for (const auto &warning : page.warnings)
-        warnings.append(QJsonObject{{QStringLiteral("line"), warning.line},
-                                    {QStringLiteral("reason"), QString::fromStdString(warning.reason)}});
+        warnings.append(
+            QJsonObject{{QStringLiteral("line"), warning.line},
+                        {QStringLiteral("reason"), QString::fromStdString(warning.reason)}});
     const QJsonObject result{
         {QStringLiteral("source"), source},
         {QStringLiteral("families"), static_cast<qint64>(page.families.size())},
@@ -132,13 +135,14 @@ int runMetrics(const QStringList &arguments)
     if (parser.isSet(QStringLiteral("json"))) {
         printJson(QJsonDocument(result));
     } else {
-        for (const QString &key : {QStringLiteral("families"), QStringLiteral("series"),
-                                   QStringLiteral("running"), QStringLiteral("waiting"),
-                                   QStringLiteral("kv_usage"), QStringLiteral("generation_tokens_total"),
-                                   QStringLiteral("prompt_tokens_total")}) {
+        for (const QString &key :
+             {QStringLiteral("families"), QStringLiteral("series"), QStringLiteral("running"),
+              QStringLiteral("waiting"), QStringLiteral("kv_usage"),
+              QStringLiteral("generation_tokens_total"), QStringLiteral("prompt_tokens_total")}) {
             const QJsonValue value = result.value(key);
-            printLine(QStringLiteral("%1: %2").arg(key, value.isNull() ? QStringLiteral("—")
-                                                                      : QString::number(value.toDouble(), 'g', 12)));
+            printLine(QStringLiteral("%1: %2").arg(
+                key,
+                value.isNull() ? QStringLiteral("—") : QString::number(value.toDouble(), 'g', 12)));
         }
         for (const auto &warning : page.warnings)
             printLine(QStringLiteral("warning: %1:%2: %3")

@@ -19,7 +19,8 @@ int runStatus(const QStringList &arguments)
     parser.addOption({QStringLiteral("inventory"), QStringLiteral("Inventory file (YAML)."),
                       QStringLiteral("file")});
     parser.addOption({QStringLiteral("timeout"),
-                      QStringLiteral("Per-service timeout in ms (default 2000)."), QStringLiteral("ms")});
+                      QStringLiteral("Per-service timeout in ms (default 2000)."),
+                      QStringLiteral("ms")});
     parser.addOption(jsonOption());
     parser.addOption(dataDirOption());
     if (!parseArguments(parser, arguments))
@@ -61,15 +62,15 @@ int runStatus(const QStringList &arguments)
     if (parser.isSet(QStringLiteral("json"))) {
         QJsonArray services;
         for (const auto &status : std::as_const(statuses)) {
-            services.append(QJsonObject{
-                {QStringLiteral("name"), status.name},
-                {QStringLiteral("role"), inventory::roleName(status.role)},
-                {QStringLiteral("url"), status.url.toString()},
-                {QStringLiteral("state"), probes::stateName(status.state)},
-                {QStringLiteral("latency_ms"),
-                 status.latencyMs ? QJsonValue(*status.latencyMs) : QJsonValue()},
-                {QStringLiteral("http_status"), status.httpStatus},
-                {QStringLiteral("detail"), status.detail}});
+            services.append(
+                QJsonObject{{QStringLiteral("name"), status.name},
+                            {QStringLiteral("role"), inventory::roleName(status.role)},
+                            {QStringLiteral("url"), status.url.toString()},
+                            {QStringLiteral("state"), probes::stateName(status.state)},
+                            {QStringLiteral("latency_ms"),
+                             status.latencyMs ? QJsonValue(*status.latencyMs) : QJsonValue()},
+                            {QStringLiteral("http_status"), status.httpStatus},
+                            {QStringLiteral("detail"), status.detail}});
         }
         printJson(QJsonDocument(QJsonObject{{QStringLiteral("services"), services}}));
     } else {
@@ -79,8 +80,9 @@ int runStatus(const QStringList &arguments)
                           .arg(inventory::roleName(status.role), -8)
                           .arg(probes::ServiceStatusModel::address(status.url), -21)
                           .arg(probes::stateName(status.state), -9)
-                          .arg(status.latencyMs ? QStringLiteral("%1 ms").arg(*status.latencyMs, 0, 'f', 1)
-                                                : QStringLiteral("–"),
+                          .arg(status.latencyMs
+                                   ? QStringLiteral("%1 ms").arg(*status.latencyMs, 0, 'f', 1)
+                                   : QStringLiteral("–"),
                                9)
                           .arg(status.detail));
         }

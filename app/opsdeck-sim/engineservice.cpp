@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string_view>
+#include <unistd.h>
 
 namespace opsdeck::sim {
 
@@ -120,6 +122,12 @@ bool EngineService::start(std::string &error)
                  ", chunked-prefill-size " + std::to_string(m_options.chunkedPrefillSize));
     for (const std::string &line : m_model.describe())
         Logger::info(line);
+    // Like a real serve script's process, show the SGLANG_* knobs it was
+    // started with: drift checks compare them with the script.
+    for (char **entry = environ; entry && *entry; ++entry) {
+        if (std::string_view(*entry).rfind("SGLANG_", 0) == 0)
+            Logger::info(std::string("env ") + *entry);
+    }
     m_readyAnnouncer = std::thread([this] {
         const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
             m_readyAt - std::chrono::steady_clock::now());

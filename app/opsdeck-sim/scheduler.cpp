@@ -10,7 +10,6 @@ namespace opsdeck::sim {
 
 namespace {
 constexpr auto kMaxLag = std::chrono::milliseconds(200);
-constexpr auto kStatsWindow = std::chrono::seconds(2);
 
 double secondsBetween(SimRequest::Clock::time_point from, SimRequest::Clock::time_point to)
 {
@@ -108,6 +107,7 @@ void Scheduler::dropCancelled()
         const auto end = std::remove_if(queue.begin(), queue.end(), [&](const RequestPtr &r) {
             if (!r->cancelRequested())
                 return false;
+            release(r);
             r->abort();
             m_metrics.requestAborted();
             return true;
@@ -123,7 +123,14 @@ void Scheduler::admit(Clock::time_point now)
 {
     while (!m_waiting.empty() && runningCount() < m_limits.maxRunning) {
         RequestPtr request = m_waiting.front();
+        const int need = request->promptTokens() + request->maxTokens();
+        // A full KV pool keeps requests waiting; an empty batch admits anyway
+        // so an oversized request cannot block the queue forever.
+        if (runningCount() > 0 && m_reservedTokens + need > m_limits.maxTotalTokens)
+            break;
         m_waiting.pop_front();
+        request->sched.reservedTokens = need;
+        m_reservedTokens += need;
         if (request->kind() == SimRequest::Kind::DecodeOnly) {
             // The first token was produced by the prefill and arrived with the KV.
             request->addToken(now);
@@ -223,8 +230,15 @@ void Scheduler::applyDecode(Clock::time_point at)
     recordStep(at, m_model.decodeStepMs(batch), tokens);
 }
 
+void Scheduler::release(const RequestPtr &request)
+{
+    m_reservedTokens -= request->sched.reservedTokens;
+    request->sched.reservedTokens = 0;
+}
+
 void Scheduler::finish(const RequestPtr &request, Clock::time_point at)
 {
+    release(request);
     m_metrics.requestFinished(request->promptTokens(), request->generated(),
                               secondsBetween(request->arrival(), at));
     request->finish();
@@ -233,67 +247,8 @@ void Scheduler::finish(const RequestPtr &request, Clock::time_point at)
 void Scheduler::recordStep(Clock::time_point at, double ms, int tokens)
 {
     m_recent.emplace_back(at, ms, tokens);
-    while (!m_recent.empty() && at - std::get<0>(m_recent.front()) > kStatsWindow)
+    while (!m_recent.empty() && at - std::get<0>(m_recent.front()) > StatsWindow)
         m_recent.pop_front();
-}
-
-RankStats Scheduler::snapshot() const
-{
-    std::lock_guard lock(m_mutex);
-    RankStats stats;
-    stats.dpRank = m_dpRank;
-    stats.running = runningCount();
-    stats.waiting = static_cast<int>(m_waiting.size());
-    for (const auto *queue : {&m_prefilling, &m_decoding}) {
-        for (const auto &request : *queue)
-            stats.usedTokens += request->promptTokens() + request->generated();
-    }
-    for (const auto &request : m_waiting)
-        stats.pendingTokens += request->promptTokens();
-    stats.maxTotalTokens = m_limits.maxTotalTokens;
-    stats.tokenUsage = static_cast<double>(stats.usedTokens) / m_limits.maxTotalTokens;
-    stats.maxRunning = m_limits.maxRunning;
-    const auto now = Clock::now();
-    double busyMs = 0;
-    long tokens = 0;
-    for (const auto &[at, ms, count] : m_recent) {
-        if (now - at <= kStatsWindow) {
-            busyMs += ms;
-            tokens += count;
-        }
-    }
-    const double windowS = std::chrono::duration<double>(kStatsWindow).count();
-    stats.genThroughput = tokens / windowS;
-    stats.utilization = std::min(1.0, busyMs / 1000.0 / windowS);
-    return stats;
-}
-
-void Scheduler::maybeLog(const Step &step, Clock::time_point at)
-{
-    auto &last = step.prefill ? m_lastPrefillLog : m_lastDecodeLog;
-    if (at - last < std::chrono::duration<double>(m_limits.logIntervalS))
-        return;
-    last = at;
-    long used = 0;
-    for (const auto *queue : {&m_prefilling, &m_decoding}) {
-        for (const auto &request : *queue)
-            used += request->promptTokens() + request->generated();
-    }
-    char text[256];
-    if (step.prefill) {
-        std::snprintf(text, sizeof text,
-                      "%sPrefill batch. #new-seq: %d, #new-token: %d, #running-req: %d, "
-                      "#queue-req: %zu",
-                      m_logTag.c_str(), step.batch, step.tokens, runningCount(), m_waiting.size());
-    } else {
-        std::snprintf(text, sizeof text,
-                      "%sDecode batch. #running-req: %d, #token: %ld, token usage: %.2f, "
-                      "gen throughput (token/s): %.2f, #queue-req: %zu",
-                      m_logTag.c_str(), runningCount(), used,
-                      static_cast<double>(used) / m_limits.maxTotalTokens,
-                      step.batch * 1000.0 / step.ms, m_waiting.size());
-    }
-    Logger::info(text);
 }
 
 } // namespace opsdeck::sim

@@ -22,16 +22,15 @@ class EngineMetrics;
 /// simulated GPU, step after step, like SGLang's event loop.
 ///
 /// Each iteration: drop cancelled requests, admit waiting requests up to
-/// max-running-requests, then run one step. A prefill step (C + D x tokens ms)
-/// takes up to chunked-prefill-size prompt tokens from all admitted requests
-/// still needing prefill, FIFO, and runs before the next decode step, so
-/// requests arriving together are prefilled together and reach decode
-/// together. A decode step (StepModel::decodeStepMs(batch)) gives every
-/// decoding request one token. Steps are scheduled on absolute steady_clock
-/// deadlines (deadline = previous deadline + step) so wake-up jitter does not
-/// accumulate and measured throughput matches the formula; after an idle
-/// period or a stall of more than 200 ms the clock restarts instead of
-/// bursting through missed steps.
+/// max-running-requests (and while the KV pool, --max-total-tokens, can hold
+/// their prompt + max_tokens, as SGLang reserves it), then run one step. A prefill step (C + D x
+/// tokens ms) takes up to chunked-prefill-size prompt tokens from all admitted requests still
+/// needing prefill, FIFO, and runs before the next decode step, so requests arriving together are
+/// prefilled together and reach decode together. A decode step (StepModel::decodeStepMs(batch))
+/// gives every decoding request one token. Steps are scheduled on absolute steady_clock deadlines
+/// (deadline = previous deadline + step) so wake-up jitter does not accumulate and measured
+/// throughput matches the formula; after an idle period or a stall of more than 200 ms the clock
+/// restarts instead of bursting through missed steps.
 ///
 /// Threads: submit() and snapshot() from any thread; the loop owns the
 /// requests' SchedulerState.
@@ -61,6 +60,8 @@ public:
 
 private:
     using Clock = SimRequest::Clock;
+    /// gen_throughput and utilization average over this window.
+    static constexpr std::chrono::seconds StatsWindow{2};
     using RequestPtr = std::shared_ptr<SimRequest>;
     struct Step
     {
@@ -82,6 +83,7 @@ private:
     void recordStep(Clock::time_point at, double ms, int tokens);
     void maybeLog(const Step &step, Clock::time_point at);
     int runningCount() const { return static_cast<int>(m_prefilling.size() + m_decoding.size()); }
+    void release(const RequestPtr &request);
 
     const int m_dpRank;
     const StepModel &m_model;
@@ -94,6 +96,7 @@ private:
     std::atomic<bool> m_stopping{false};
     std::thread m_thread;
     std::deque<RequestPtr> m_waiting;
+    std::int64_t m_reservedTokens = 0; ///< KV pool tokens held by admitted requests
     std::vector<RequestPtr> m_prefilling;
     std::vector<RequestPtr> m_decoding;
     /// Recent steps (end time, step ms, tokens emitted) for gen_throughput and utilization.

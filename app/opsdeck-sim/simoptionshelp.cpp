@@ -4,7 +4,8 @@ namespace opsdeck::sim {
 
 std::string SimOptions::helpText()
 {
-    return R"(opsdeck-sim: one service of a simulated SGLang prefill/decode (PD) cluster on a loopback port.
+    return R"(opsdeck-sim: one service of a simulated SGLang prefill/decode (PD) cluster on a
+loopback port.
 
 usage: opsdeck-sim --role prefill|decode|engine|router|proxy|traffic [flags]
 
@@ -32,9 +33,12 @@ ALL ROLES
                              client connection that already served N requests waits S seconds
                              before it is handled/forwarded; fresh connections pass at once.
                              "none" disables it (default none).
-  --fault-after N            N for the fault above (default 1: the 2nd request on a connection stalls)
-  --log-requests             one log line per HTTP request (method path status ms conn#req)
-  --log-interval S           period of the "Decode batch." / traffic summary lines (default 5)
+  --fault-after N            N for the fault above (default 1: the 2nd request on a
+                             connection stalls)
+  --log-requests             one log line per HTTP request: server, method, path, status, client
+                             address and the request's number on its connection
+  --log-interval S           period of the engines' "Prefill batch." and "Decode batch." lines
+                             (default 5)
 
 ENGINES (--role prefill | decode | engine)
   --served-model-name NAME   model name reported and used as metric label (default Qwen/Qwen3-8B);
@@ -46,7 +50,9 @@ ENGINES (--role prefill | decode | engine)
   --tp N                     reported only (default 1)
   --max-running-requests N   per-rank batch limit; the rest wait in the queue (default 64)
   --chunked-prefill-size N   prompt tokens per prefill step (default 8192)
-  --max-total-tokens N       KV pool size in tokens, denominator of token_usage (default 262144)
+  --max-total-tokens N       KV pool size in tokens (default 262144): token_usage = used / N, and
+                             a request is admitted only while prompt + max_tokens of all admitted
+                             requests fit (an empty batch always admits one)
   --transfer-backend B       mooncake | nixl, reported in /server_info (default mooncake)
   --disaggregation-bootstrap-port P
                              prefill's bootstrap (KV handoff) server; 0 = free port, reported in
@@ -64,8 +70,9 @@ ENGINES (--role prefill | decode | engine)
     prefill step_ms(tokens) = C + D x tokens, tokens <= --chunked-prefill-size, shared by all
                               requests waiting for prefill (they reach decode together). A prefill
                               step, when one is pending, runs before the next decode step.
-    Waiting requests are admitted at step boundaries up to --max-running-requests. The prefill
-    produces the first token, decode the remaining max_tokens - 1.
+    Waiting requests are admitted at step boundaries up to --max-running-requests and while the
+    KV pool holds them (--max-total-tokens). The prefill produces the first token, decode the
+    remaining max_tokens - 1.
   Knobs read from the environment at start (logged):
     SGLANG_SM120_MMA_TARGET_CTAS=512  decode gain(batch): 0 up to batch 16, linear to 13 % at 64,
                               linear down to 6 % at 96, 6 % beyond. Other values: no effect.

@@ -57,6 +57,7 @@ public:
     struct SchedulerState
     {
         int prefillRemaining = 0;
+        int reservedTokens = 0; ///< KV tokens held while admitted (prompt + max_tokens)
         Clock::time_point lastTokenAt{};
     } sched;
 

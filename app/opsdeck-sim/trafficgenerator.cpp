@@ -94,11 +94,10 @@ bool TrafficGenerator::start(std::string &error)
     m_started = true;
     Logger::info("listening on http://" + m_options.host + ":" +
                  std::to_string(m_server.boundPort()));
-    Logger::info("traffic: " + std::to_string(m_options.clients) + " clients -> " +
-                 m_options.target + ", max_tokens " + std::to_string(m_options.maxTokens) +
-                 ", idle gap ~" + std::to_string(m_options.idleGapMs) + " ms, " +
-                 std::to_string(m_options.rounds) + " rounds per conversation" +
-                 (m_options.stream ? ", streaming" : ""));
+    Logger::info(std::to_string(m_options.clients) + " clients -> " + m_options.target +
+                 ", max_tokens " + std::to_string(m_options.maxTokens) + ", idle gap ~" +
+                 std::to_string(m_options.idleGapMs) + " ms, " + std::to_string(m_options.rounds) +
+                 " rounds per conversation" + (m_options.stream ? ", streaming" : ""));
     m_startedAt = m_windowStart = std::chrono::steady_clock::now();
     m_activeClients = m_options.clients;
     for (int i = 0; i < m_options.clients; ++i)
@@ -122,8 +121,8 @@ void TrafficGenerator::stop()
         thread.join();
     m_threads.clear();
     m_server.shutdown();
-    Logger::info("traffic: stopped after " + std::to_string(m_completed.load()) +
-                 " completed requests, " + std::to_string(m_errors.load()) + " errors");
+    Logger::info("stopped after " + std::to_string(m_completed.load()) + " completed requests, " +
+                 std::to_string(m_errors.load()) + " errors");
 }
 
 bool TrafficGenerator::finished() const
@@ -213,8 +212,7 @@ void TrafficGenerator::clientLoop(int index)
             if (m_stopping || ShutdownFlag::triggered())
                 break;
             if (m_errors++ < 20)
-                Logger::warn("traffic: client " + std::to_string(index) +
-                             " request failed: " + error);
+                Logger::warn("client " + std::to_string(index) + " request failed: " + error);
             ShutdownFlag::sleepFor(std::chrono::seconds(1)); // back off, do not hammer
         }
         if (gap > 0 && !ShutdownFlag::sleepFor(std::chrono::milliseconds(think(rng))))
@@ -241,7 +239,7 @@ void TrafficGenerator::recordCompletion(double seconds, int tokens)
     const double window = std::chrono::duration<double>(now - m_windowStart).count();
     char text[256];
     std::snprintf(text, sizeof text,
-                  "traffic: %ld completed (+%ld in %.1f s), %ld errors, %d in flight, "
+                  "%ld completed (+%ld in %.1f s), %ld errors, %d in flight, "
                   "latency mean %.3f s max %.3f s, %.1f tokens/s",
                   completed, m_windowCount, window, m_errors.load(), m_inFlight.load(),
                   m_latencySum / m_windowCount, m_latencyMax,

@@ -9,7 +9,6 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
-
 #include <cstdio>
 
 int main(int argc, char **argv)
@@ -19,35 +18,42 @@ int main(int argc, char **argv)
     QApplication::setApplicationDisplayName(QStringLiteral("OpsDeck"));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("On-call console for PD-disaggregated LLM serving."));
+    parser.setApplicationDescription(
+        QStringLiteral("On-call console for PD-disaggregated LLM serving."));
     parser.addHelpOption();
-    const QCommandLineOption demo(QStringLiteral("demo"),
-                                  QStringLiteral("Start a simulated PD cluster on this machine and watch it."));
-    const QCommandLineOption inventory(QStringLiteral("inventory"), QStringLiteral("Inventory file (YAML)."),
+    const QCommandLineOption demo(
+        QStringLiteral("demo"),
+        QStringLiteral("Start a simulated PD cluster on this machine and watch it."));
+    const QCommandLineOption inventory(QStringLiteral("inventory"),
+                                       QStringLiteral("Inventory file (YAML)."),
                                        QStringLiteral("file"));
     const QCommandLineOption dir(QStringLiteral("dir"), QStringLiteral("Demo host folder."),
                                  QStringLiteral("dir"));
     const QCommandLineOption traffic(QStringLiteral("traffic"),
-                                     QStringLiteral("Demo traffic clients (default 8)."), QStringLiteral("n"));
-    const QCommandLineOption fault(QStringLiteral("fault"),
-                                   QStringLiteral("Demo fault: proxy-reused-stall=S or router-reused-stall=S."),
-                                   QStringLiteral("fault"));
+                                     QStringLiteral("Demo traffic clients (default 8)."),
+                                     QStringLiteral("n"));
+    const QCommandLineOption fault(
+        QStringLiteral("fault"),
+        QStringLiteral("Demo fault: proxy-reused-stall=S or router-reused-stall=S."),
+        QStringLiteral("fault"));
     const QCommandLineOption dataDir(QStringLiteral("data-dir"), QStringLiteral("State folder."),
                                      QStringLiteral("dir"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Save the window as a PNG, then quit."),
                                         QStringLiteral("png"));
-    const QCommandLineOption after(QStringLiteral("after"),
-                                   QStringLiteral("Seconds to wait before the screenshot (default 5)."),
-                                   QStringLiteral("seconds"));
+    const QCommandLineOption after(
+        QStringLiteral("after"),
+        QStringLiteral("Seconds to wait before the screenshot (default 5)."),
+        QStringLiteral("seconds"));
     parser.addOptions({demo, inventory, dir, traffic, fault, dataDir, screenshot, after});
     parser.process(app);
 
     MainWindow window;
     if (parser.isSet(demo)) {
         opsdeck::workflows::DemoOptions options;
-        options.dir = parser.isSet(dir) ? parser.value(dir)
-                                        : opsdeck::workflows::AppPaths::demoDir(parser.value(dataDir));
+        options.dir = parser.isSet(dir)
+                          ? parser.value(dir)
+                          : opsdeck::workflows::AppPaths::demoDir(parser.value(dataDir));
         options.simBinary = opsdeck::workflows::AppPaths::simBinary();
         if (parser.isSet(traffic)) {
             bool ok = false;

@@ -1,10 +1,9 @@
 #include "logrelay.h"
 
+#include <mutex>
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
-
-#include <mutex>
 
 namespace opsdeck::logging {
 
@@ -27,12 +26,13 @@ protected:
             return;
         spdlog::memory_buf_t formatted;
         formatter_->format(message, formatted);
-        QString line = QString::fromUtf8(formatted.data(), static_cast<qsizetype>(formatted.size()));
+        QString line =
+            QString::fromUtf8(formatted.data(), static_cast<qsizetype>(formatted.size()));
         while (line.endsWith(QLatin1Char('\n')))
             line.chop(1);
         const auto level = spdlog::level::to_string_view(message.level);
-        Q_EMIT m_relay->lineLogged(QString::fromUtf8(level.data(), static_cast<qsizetype>(level.size())),
-                                   line);
+        Q_EMIT m_relay->lineLogged(
+            QString::fromUtf8(level.data(), static_cast<qsizetype>(level.size())), line);
     }
     void flush_() override {}
 
@@ -49,9 +49,15 @@ LogRelay::LogRelay(QObject *parent) : QObject(parent)
     m_sink = sink;
 }
 
-LogRelay::~LogRelay() { std::static_pointer_cast<RelaySink>(m_sink)->detach(); }
+LogRelay::~LogRelay()
+{
+    std::static_pointer_cast<RelaySink>(m_sink)->detach();
+}
 
-std::shared_ptr<spdlog::sinks::sink> LogRelay::sink() { return m_sink; }
+std::shared_ptr<spdlog::sinks::sink> LogRelay::sink()
+{
+    return m_sink;
+}
 
 void installDefaultLogger(const std::shared_ptr<spdlog::sinks::sink> &extraSink)
 {

@@ -3,7 +3,6 @@
 #include <QByteArray>
 #include <QMetaType>
 #include <QString>
-
 #include <optional>
 
 namespace opsdeck::probes {
@@ -14,10 +13,10 @@ namespace opsdeck::probes {
 struct LoadSample
 {
     QString service;
-    qint64 timeMs = 0;     ///< when it was taken, ms since the Unix epoch
-    double running = 0;    ///< requests
-    double waiting = 0;    ///< requests
-    QString source;        ///< "/v1/loads" or "/metrics"
+    qint64 timeMs = 0;  ///< when it was taken, ms since the Unix epoch
+    double running = 0; ///< requests
+    double waiting = 0; ///< requests
+    QString source;     ///< "/v1/loads" or "/metrics"
 };
 
 /// Reads SGLang's /v1/loads JSON: every object that has `num_running_reqs`

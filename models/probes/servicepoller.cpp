@@ -9,7 +9,6 @@
 #include <QNetworkProxy>
 #include <QNetworkReply>
 #include <QTimer>
-
 #include <spdlog/spdlog.h>
 
 namespace opsdeck::probes {
@@ -31,7 +30,10 @@ ServicePoller::ServicePoller(QObject *parent) : QObject(parent)
     qRegisterMetaType<LoadSample>();
 }
 
-ServicePoller::~ServicePoller() { qDeleteAll(m_watched); }
+ServicePoller::~ServicePoller()
+{
+    qDeleteAll(m_watched);
+}
 
 void ServicePoller::setSettings(const Settings &settings)
 {
@@ -51,8 +53,8 @@ void ServicePoller::setServices(const QVector<inventory::Service> &services)
         watched->status.name = service.name;
         watched->status.role = service.role;
         watched->status.url = service.url;
-        watched->watchLoad = service.role == inventory::Role::Decode ||
-                             service.role == inventory::Role::Engine;
+        watched->watchLoad =
+            service.role == inventory::Role::Decode || service.role == inventory::Role::Engine;
         m_watched.append(watched);
     }
 }
@@ -132,11 +134,12 @@ void ServicePoller::healthAnswered(quint64 generation, const QString &name, QNet
     const ServiceState next = classifyHealth(status.state, httpStatus);
     status.latencyMs = static_cast<double>(watched->healthClock.nsecsElapsed()) / 1e6;
     status.httpStatus = httpStatus;
-    status.detail = httpStatus == 0
-                        ? reply->errorString()
-                        : QStringLiteral("HTTP %1 %2").arg(httpStatus).arg(
-                              reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute)
-                                  .toString());
+    status.detail =
+        httpStatus == 0
+            ? reply->errorString()
+            : QStringLiteral("HTTP %1 %2")
+                  .arg(httpStatus)
+                  .arg(reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString());
     status.lastCheck = QDateTime::currentDateTimeUtc();
     if (next != status.state || !status.lastChange.isValid()) {
         if (status.lastChange.isValid() && m_settings.logTransitions)
@@ -160,10 +163,11 @@ void ServicePoller::pollLoad(Watched &watched)
     QNetworkReply *reply = get(url);
     // Refuse oversized pages while they arrive instead of buffering them.
     const qint64 limit = m_settings.maxPageBytes;
-    connect(reply, &QNetworkReply::downloadProgress, reply, [reply, limit](qint64 received, qint64) {
-        if (received > limit)
-            reply->abort();
-    });
+    connect(reply, &QNetworkReply::downloadProgress, reply,
+            [reply, limit](qint64 received, qint64) {
+                if (received > limit)
+                    reply->abort();
+            });
     const quint64 generation = m_generation;
     const QString name = watched.service.name;
     connect(reply, &QNetworkReply::finished, this,
@@ -188,7 +192,8 @@ void ServicePoller::loadAnswered(quint64 generation, const QString &name, QNetwo
             pollLoad(*watched);
             return;
         }
-        failure = httpStatus == 0 ? reply->errorString() : QStringLiteral("HTTP %1").arg(httpStatus);
+        failure =
+            httpStatus == 0 ? reply->errorString() : QStringLiteral("HTTP %1").arg(httpStatus);
     } else if (!fromMetrics) {
         sample = parseLoads(body);
         if (!sample) {
@@ -206,14 +211,15 @@ void ServicePoller::loadAnswered(quint64 generation, const QString &name, QNetwo
             sample->waiting = summary.waiting.value_or(0);
             sample->source = QStringLiteral("/metrics");
         } else {
-            failure = QStringLiteral("%1 has no running-requests gauge (%2 warnings%3)")
-                          .arg(watched->service.metricsPath)
-                          .arg(page.warnings.size())
-                          .arg(page.warnings.empty()
-                                   ? QString()
-                                   : QStringLiteral(", first: line %1: %2")
-                                         .arg(page.warnings.front().line)
-                                         .arg(QString::fromStdString(page.warnings.front().reason)));
+            failure =
+                QStringLiteral("%1 has no running-requests gauge (%2 warnings%3)")
+                    .arg(watched->service.metricsPath)
+                    .arg(page.warnings.size())
+                    .arg(page.warnings.empty()
+                             ? QString()
+                             : QStringLiteral(", first: line %1: %2")
+                                   .arg(page.warnings.front().line)
+                                   .arg(QString::fromStdString(page.warnings.front().reason)));
         }
     }
     if (!sample) {

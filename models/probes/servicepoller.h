@@ -27,11 +27,12 @@ class ServicePoller : public QObject
 public:
     struct Settings
     {
-        int intervalMs = 1000;     ///< between checks of one service, ms
-        int timeoutMs = 2000;      ///< whole-request timeout, ms (slow headers count)
+        int intervalMs = 1000;                  ///< between checks of one service, ms
+        int timeoutMs = 2000;                   ///< whole-request timeout, ms (slow headers count)
         qint64 maxPageBytes = 16 * 1024 * 1024; ///< /metrics pages larger than this are refused
         bool pollDecodeLoad = true; ///< also read decode services' running/waiting requests
-        bool logTransitions = true; ///< log state changes (the console's poller; not one-off checks)
+        bool logTransitions =
+            true; ///< log state changes (the console's poller; not one-off checks)
     };
 
     explicit ServicePoller(QObject *parent = nullptr);

@@ -5,11 +5,16 @@ namespace opsdeck::probes {
 QString stateName(ServiceState state)
 {
     switch (state) {
-    case ServiceState::Unknown: return QStringLiteral("unknown");
-    case ServiceState::Down: return QStringLiteral("down");
-    case ServiceState::Starting: return QStringLiteral("starting");
-    case ServiceState::Healthy: return QStringLiteral("healthy");
-    case ServiceState::Unhealthy: return QStringLiteral("unhealthy");
+    case ServiceState::Unknown:
+        return QStringLiteral("unknown");
+    case ServiceState::Down:
+        return QStringLiteral("down");
+    case ServiceState::Starting:
+        return QStringLiteral("starting");
+    case ServiceState::Healthy:
+        return QStringLiteral("healthy");
+    case ServiceState::Unhealthy:
+        return QStringLiteral("unhealthy");
     }
     return QStringLiteral("unknown");
 }
@@ -22,9 +27,8 @@ ServiceState classifyHealth(ServiceState previous, int httpStatus)
         return ServiceState::Healthy;
     // SGLang answers 503 while it loads the model; once it has been healthy
     // a 503 means something went wrong, not that it is starting.
-    if (httpStatus == 503 &&
-        (previous == ServiceState::Unknown || previous == ServiceState::Down ||
-         previous == ServiceState::Starting))
+    if (httpStatus == 503 && (previous == ServiceState::Unknown || previous == ServiceState::Down ||
+                              previous == ServiceState::Starting))
         return ServiceState::Starting;
     return ServiceState::Unhealthy;
 }

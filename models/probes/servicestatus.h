@@ -5,7 +5,6 @@
 #include <QDateTime>
 #include <QMetaType>
 #include <QString>
-
 #include <optional>
 
 namespace opsdeck::probes {
@@ -16,7 +15,14 @@ namespace opsdeck::probes {
 /// Starting  503 before the first 200 after it was down or unknown;
 /// Healthy   200;
 /// Unhealthy any other answer (including 503 after it had been healthy).
-enum class ServiceState { Unknown, Down, Starting, Healthy, Unhealthy };
+enum class ServiceState
+{
+    Unknown,
+    Down,
+    Starting,
+    Healthy,
+    Unhealthy
+};
 
 /// "unknown", "down", "starting", "healthy", "unhealthy" (also the CLI's JSON values).
 QString stateName(ServiceState state);
@@ -37,7 +43,7 @@ struct ServiceStatus
     int httpStatus = 0;              ///< 0 when no HTTP answer came
     QString detail;                  ///< error text or status line of the last check
     QDateTime lastCheck;             ///< when the last check finished (UTC)
-    QDateTime lastChange;            ///< when `state` last changed (UTC); invalid before the first check
+    QDateTime lastChange; ///< when `state` last changed (UTC); invalid before the first check
 };
 
 } // namespace opsdeck::probes

@@ -41,7 +41,9 @@ int ServiceStatusModel::columnCount(const QModelIndex &parent) const
 
 QString ServiceStatusModel::address(const QUrl &url)
 {
-    return QStringLiteral("%1:%2").arg(url.host()).arg(url.port(url.scheme() == u"https" ? 443 : 80));
+    return QStringLiteral("%1:%2")
+        .arg(url.host())
+        .arg(url.port(url.scheme() == u"https" ? 443 : 80));
 }
 
 QString ServiceStatusModel::sinceText(const QDateTime &when, const QDateTime &now)
@@ -62,24 +64,37 @@ QVariant ServiceStatusModel::data(const QModelIndex &index, int role) const
         return {};
     const ServiceStatus &status = m_rows.at(index.row());
     switch (role) {
-    case StateRole: return static_cast<int>(status.state);
-    case LatencyMsRole: return status.latencyMs ? QVariant(*status.latencyMs) : QVariant();
-    case LastChangeRole: return status.lastChange;
-    case StatusRole: return QVariant::fromValue(status);
-    case Qt::DisplayRole: break;
-    default: return {};
+    case StateRole:
+        return static_cast<int>(status.state);
+    case LatencyMsRole:
+        return status.latencyMs ? QVariant(*status.latencyMs) : QVariant();
+    case LastChangeRole:
+        return status.lastChange;
+    case StatusRole:
+        return QVariant::fromValue(status);
+    case Qt::DisplayRole:
+        break;
+    default:
+        return {};
     }
     switch (index.column()) {
-    case NameColumn: return status.name;
-    case RoleColumn: return inventory::roleName(status.role);
-    case AddressColumn: return address(status.url);
-    case StateColumn: return stateName(status.state);
+    case NameColumn:
+        return status.name;
+    case RoleColumn:
+        return inventory::roleName(status.role);
+    case AddressColumn:
+        return address(status.url);
+    case StateColumn:
+        return stateName(status.state);
     case LatencyColumn:
         return status.latencyMs ? QStringLiteral("%1 ms").arg(*status.latencyMs, 0, 'f', 1)
                                 : QStringLiteral("–");
-    case SinceChangeColumn: return sinceText(status.lastChange, QDateTime::currentDateTimeUtc());
-    case DetailColumn: return status.detail;
-    default: return {};
+    case SinceChangeColumn:
+        return sinceText(status.lastChange, QDateTime::currentDateTimeUtc());
+    case DetailColumn:
+        return status.detail;
+    default:
+        return {};
     }
 }
 
@@ -88,14 +103,22 @@ QVariant ServiceStatusModel::headerData(int section, Qt::Orientation orientation
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case NameColumn: return QStringLiteral("Service");
-    case RoleColumn: return QStringLiteral("Role");
-    case AddressColumn: return QStringLiteral("Address");
-    case StateColumn: return QStringLiteral("State");
-    case LatencyColumn: return QStringLiteral("Last check");
-    case SinceChangeColumn: return QStringLiteral("Since change");
-    case DetailColumn: return QStringLiteral("Detail");
-    default: return {};
+    case NameColumn:
+        return QStringLiteral("Service");
+    case RoleColumn:
+        return QStringLiteral("Role");
+    case AddressColumn:
+        return QStringLiteral("Address");
+    case StateColumn:
+        return QStringLiteral("State");
+    case LatencyColumn:
+        return QStringLiteral("Last check");
+    case SinceChangeColumn:
+        return QStringLiteral("Since change");
+    case DetailColumn:
+        return QStringLiteral("Detail");
+    default:
+        return {};
     }
 }
 

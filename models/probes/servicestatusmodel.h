@@ -15,9 +15,24 @@ class ServiceStatusModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { NameColumn, RoleColumn, AddressColumn, StateColumn, LatencyColumn,
-                  SinceChangeColumn, DetailColumn, ColumnCount };
-    enum Role { StateRole = Qt::UserRole + 1, LatencyMsRole, LastChangeRole, StatusRole };
+    enum Column
+    {
+        NameColumn,
+        RoleColumn,
+        AddressColumn,
+        StateColumn,
+        LatencyColumn,
+        SinceChangeColumn,
+        DetailColumn,
+        ColumnCount
+    };
+    enum Role
+    {
+        StateRole = Qt::UserRole + 1,
+        LatencyMsRole,
+        LastChangeRole,
+        StatusRole
+    };
 
     explicit ServiceStatusModel(QObject *parent = nullptr);
 

@@ -15,12 +15,18 @@ QString CommandRequest::displayText() const
 QString outcomeName(CommandResult::Outcome outcome)
 {
     switch (outcome) {
-    case CommandResult::Outcome::Exited: return QStringLiteral("exited");
-    case CommandResult::Outcome::Signalled: return QStringLiteral("signalled");
-    case CommandResult::Outcome::TimedOut: return QStringLiteral("timed out");
-    case CommandResult::Outcome::Cancelled: return QStringLiteral("cancelled");
-    case CommandResult::Outcome::FailedToStart: return QStringLiteral("failed to start");
-    case CommandResult::Outcome::Unknown: return QStringLiteral("unknown");
+    case CommandResult::Outcome::Exited:
+        return QStringLiteral("exited");
+    case CommandResult::Outcome::Signalled:
+        return QStringLiteral("signalled");
+    case CommandResult::Outcome::TimedOut:
+        return QStringLiteral("timed out");
+    case CommandResult::Outcome::Cancelled:
+        return QStringLiteral("cancelled");
+    case CommandResult::Outcome::FailedToStart:
+        return QStringLiteral("failed to start");
+    case CommandResult::Outcome::Unknown:
+        return QStringLiteral("unknown");
     }
     return QStringLiteral("unknown");
 }
@@ -36,12 +42,18 @@ QString signalName(int signalNumber)
 QString CommandResult::describe() const
 {
     switch (outcome) {
-    case Outcome::Exited: return QStringLiteral("exit %1").arg(exitCode);
-    case Outcome::Signalled: return QStringLiteral("killed by %1").arg(signalName);
-    case Outcome::TimedOut: return QStringLiteral("timed out after %1 ms").arg(elapsedMs);
-    case Outcome::Cancelled: return QStringLiteral("cancelled after %1 ms").arg(elapsedMs);
-    case Outcome::FailedToStart: return QStringLiteral("failed to start: %1").arg(errorText);
-    case Outcome::Unknown: return QStringLiteral("result unknown (no exit status)");
+    case Outcome::Exited:
+        return QStringLiteral("exit %1").arg(exitCode);
+    case Outcome::Signalled:
+        return QStringLiteral("killed by %1").arg(signalName);
+    case Outcome::TimedOut:
+        return QStringLiteral("timed out after %1 ms").arg(elapsedMs);
+    case Outcome::Cancelled:
+        return QStringLiteral("cancelled after %1 ms").arg(elapsedMs);
+    case Outcome::FailedToStart:
+        return QStringLiteral("failed to start: %1").arg(errorText);
+    case Outcome::Unknown:
+        return QStringLiteral("result unknown (no exit status)");
     }
     return QStringLiteral("result unknown");
 }

@@ -9,7 +9,8 @@ namespace opsdeck::remote {
 /// whose end is not known (`Unknown`) is never taken as having worked.
 struct CommandResult
 {
-    enum class Outcome {
+    enum class Outcome
+    {
         Exited,        ///< exited on its own; exitCode holds the status
         Signalled,     ///< killed by a signal; signalName holds e.g. "SIGKILL"
         TimedOut,      ///< passed its deadline and was killed
@@ -21,12 +22,12 @@ struct CommandResult
     Outcome outcome = Outcome::Unknown;
     int exitCode = -1;
     QString signalName;
-    QByteArray standardOutput;   ///< at most CommandRequest::outputCap bytes
-    QByteArray standardError;    ///< at most CommandRequest::outputCap bytes
+    QByteArray standardOutput;        ///< at most CommandRequest::outputCap bytes
+    QByteArray standardError;         ///< at most CommandRequest::outputCap bytes
     qint64 standardOutputDropped = 0; ///< bytes past the cap, counted not kept
     qint64 standardErrorDropped = 0;
-    qint64 elapsedMs = 0;        ///< wall time from start to end, ms
-    QString errorText;           ///< transport-level error, empty when none
+    qint64 elapsedMs = 0; ///< wall time from start to end, ms
+    QString errorText;    ///< transport-level error, empty when none
 
     bool succeeded() const { return outcome == Outcome::Exited && exitCode == 0; }
     /// One line for logs and messages: "exit 0", "killed by SIGTERM", "timed out after 30000 ms".

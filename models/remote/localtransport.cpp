@@ -4,10 +4,8 @@
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QTimer>
-
-#include <spdlog/spdlog.h>
-
 #include <csignal>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 namespace opsdeck::remote {

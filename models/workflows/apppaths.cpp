@@ -10,10 +10,11 @@ QString AppPaths::dataDir(const QString &overrideDir)
 {
     // GenericDataLocation rather than AppDataLocation: the window and the
     // command line are different executables sharing one state folder.
-    const QString dir = overrideDir.isEmpty()
-                            ? QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
-                                  QStringLiteral("/opsdeck")
-                            : QDir(overrideDir).absolutePath();
+    const QString dir =
+        overrideDir.isEmpty()
+            ? QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
+                  QStringLiteral("/opsdeck")
+            : QDir(overrideDir).absolutePath();
     QDir().mkpath(dir);
     return dir;
 }

@@ -5,7 +5,6 @@
 
 #include <QFile>
 #include <QFileInfo>
-
 #include <spdlog/spdlog.h>
 
 namespace opsdeck::workflows {
@@ -26,43 +25,47 @@ DemoCluster::DemoCluster(QObject *parent)
             processes.append(ManagedProcess::fromService(service));
         m_control.checkRunning(processes);
     });
-    connect(&m_control, &ProcessControl::runningChecked, this, [this](const QStringList &notRunning) {
-        if (m_phase != Phase::WaitingHealthy || notRunning.isEmpty())
-            return;
-        m_aliveTimer->stop();
-        fail(QStringLiteral("%1 exited during start-up. %2")
-                 .arg(notRunning.join(u", "), logTails(notRunning)));
-    });
+    connect(&m_control, &ProcessControl::runningChecked, this,
+            [this](const QStringList &notRunning) {
+                if (m_phase != Phase::WaitingHealthy || notRunning.isEmpty())
+                    return;
+                m_aliveTimer->stop();
+                fail(QStringLiteral("%1 exited during start-up. %2")
+                         .arg(notRunning.join(u", "), logTails(notRunning)));
+            });
     connect(&m_control, &ProcessControl::progressed, this, &DemoCluster::progressed);
-    connect(&m_control, &ProcessControl::startFinished, this, [this](bool ok, const QString &message) {
-        if (!ok) {
-            fail(message);
-        } else if (m_phase == Phase::Starting) {
-            m_phase = Phase::WaitingHealthy;
-            Q_EMIT progressed(QStringLiteral("waiting until every service answers 200 on its health URL"));
-            m_health->start(m_services, m_readyDeadlineMs);
-            m_aliveTimer->start();
-        } else if (m_phase == Phase::StartingTraffic) {
-            m_phase = Phase::Idle;
-            Q_EMIT upFinished(true, m_inventoryPath);
-        }
-    });
-    connect(&m_control, &ProcessControl::stopFinished, this, [this](bool ok, const QString &message) {
-        switch (m_phase) {
-        case Phase::Replacing:
-            if (!ok)
-                return fail(QStringLiteral("the previous demo did not stop: ") + message);
-            return startServices();
-        case Phase::Failing:
-            m_phase = Phase::Idle;
-            return Q_EMIT upFinished(false, m_failure);
-        case Phase::Down:
-            m_phase = Phase::Idle;
-            return Q_EMIT downFinished(ok, message);
-        default:
-            return;
-        }
-    });
+    connect(
+        &m_control, &ProcessControl::startFinished, this, [this](bool ok, const QString &message) {
+            if (!ok) {
+                fail(message);
+            } else if (m_phase == Phase::Starting) {
+                m_phase = Phase::WaitingHealthy;
+                Q_EMIT progressed(
+                    QStringLiteral("waiting until every service answers 200 on its health URL"));
+                m_health->start(m_services, m_readyDeadlineMs);
+                m_aliveTimer->start();
+            } else if (m_phase == Phase::StartingTraffic) {
+                m_phase = Phase::Idle;
+                Q_EMIT upFinished(true, m_inventoryPath);
+            }
+        });
+    connect(&m_control, &ProcessControl::stopFinished, this,
+            [this](bool ok, const QString &message) {
+                switch (m_phase) {
+                case Phase::Replacing:
+                    if (!ok)
+                        return fail(QStringLiteral("the previous demo did not stop: ") + message);
+                    return startServices();
+                case Phase::Failing:
+                    m_phase = Phase::Idle;
+                    return Q_EMIT upFinished(false, m_failure);
+                case Phase::Down:
+                    m_phase = Phase::Idle;
+                    return Q_EMIT downFinished(ok, message);
+                default:
+                    return;
+                }
+            });
     connect(m_health, &probes::HealthWait::finished, this,
             [this](bool allHealthy, const QVector<probes::ServiceStatus> &statuses) {
                 m_aliveTimer->stop();
@@ -74,8 +77,8 @@ DemoCluster::DemoCluster(QObject *parent)
                     for (const auto &status : statuses) {
                         if (status.state == probes::ServiceState::Healthy)
                             continue;
-                        bad << QStringLiteral("%1 %2 (%3)").arg(status.name, stateName(status.state),
-                                                                status.detail);
+                        bad << QStringLiteral("%1 %2 (%3)")
+                                   .arg(status.name, stateName(status.state), status.detail);
                         names << status.name;
                     }
                     return fail(QStringLiteral("not healthy after %1 s: %2. %3")
@@ -116,7 +119,8 @@ void DemoCluster::up(const DemoOptions &options)
     QString problem;
     const auto previous = processesIn(options.dir, &problem);
     if (!problem.isEmpty())
-        spdlog::warn("previous demo inventory unreadable, not stopping it: {}", problem.toStdString());
+        spdlog::warn("previous demo inventory unreadable, not stopping it: {}",
+                     problem.toStdString());
     m_phase = Phase::Replacing;
     if (!previous.isEmpty())
         Q_EMIT progressed(QStringLiteral("replacing the demo already in %1").arg(options.dir));
@@ -150,15 +154,17 @@ QString DemoCluster::logTails(const QStringList &names) const
 {
     QStringList parts;
     for (const QString &name : names) {
-        const QString path = m_options.dir + QStringLiteral("/logs/") + name + QStringLiteral(".log");
+        const QString path =
+            m_options.dir + QStringLiteral("/logs/") + name + QStringLiteral(".log");
         QFile file(path);
         QStringList lines;
         if (file.open(QIODevice::ReadOnly))
             lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         parts << QStringLiteral("%1 (%2): %3")
                      .arg(name, path,
-                          lines.isEmpty() ? QStringLiteral("log is empty")
-                                          : lines.mid(std::max<qsizetype>(0, lines.size() - 3)).join(u" | "));
+                          lines.isEmpty()
+                              ? QStringLiteral("log is empty")
+                              : lines.mid(std::max<qsizetype>(0, lines.size() - 3)).join(u" | "));
     }
     return parts.join(u"; ");
 }
@@ -180,7 +186,8 @@ void DemoCluster::down(const QString &dir)
     const auto processes = processesIn(dir, &problem);
     if (!problem.isEmpty()) {
         m_phase = Phase::Idle;
-        return Q_EMIT downFinished(false, QStringLiteral("cannot read the demo inventory: ") + problem);
+        return Q_EMIT downFinished(false,
+                                   QStringLiteral("cannot read the demo inventory: ") + problem);
     }
     m_phase = Phase::Down;
     m_control.stopAll(processes);

@@ -63,7 +63,16 @@ private:
     QString m_inventoryPath;
     QVector<inventory::Service> m_services;
     int m_readyDeadlineMs = 60000;
-    enum class Phase { Idle, Replacing, Starting, WaitingHealthy, StartingTraffic, Failing, Down };
+    enum class Phase
+    {
+        Idle,
+        Replacing,
+        Starting,
+        WaitingHealthy,
+        StartingTraffic,
+        Failing,
+        Down
+    };
     Phase m_phase = Phase::Idle;
     QString m_failure;
 };

@@ -3,7 +3,6 @@
 #include "managedprocess.h"
 
 #include <QString>
-
 #include <optional>
 
 namespace opsdeck::workflows {
@@ -22,9 +21,9 @@ struct DemoFault
 
 struct DemoOptions
 {
-    QString dir;               ///< the demo host folder (AppPaths::demoDir by default)
-    QString simBinary;         ///< opsdeck-sim to exec from the serve scripts
-    int trafficClients = 8;    ///< concurrent clients of the traffic generator; 0 = none
+    QString dir;            ///< the demo host folder (AppPaths::demoDir by default)
+    QString simBinary;      ///< opsdeck-sim to exec from the serve scripts
+    int trafficClients = 8; ///< concurrent clients of the traffic generator; 0 = none
     std::optional<DemoFault> fault;
     QString transferBackend = QStringLiteral("mooncake"); ///< mooncake or nixl
 };

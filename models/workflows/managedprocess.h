@@ -12,11 +12,11 @@ namespace opsdeck::workflows {
 struct ManagedProcess
 {
     QString name;
-    QString host;         ///< inventory host name
-    QString start;        ///< starts it detached and writes pidFile
-    QString stop;         ///< asks it to stop (SIGTERM)
-    QString status;       ///< exits 0 while it runs
-    QString kill;         ///< last resort after the stop deadline (SIGKILL)
+    QString host;   ///< inventory host name
+    QString start;  ///< starts it detached and writes pidFile
+    QString stop;   ///< asks it to stop (SIGTERM)
+    QString status; ///< exits 0 while it runs
+    QString kill;   ///< last resort after the stop deadline (SIGKILL)
     QString pidFile;
 
     /// From an inventory service; empty stop/status/kill are derived from

@@ -2,7 +2,6 @@
 
 #include <QElapsedTimer>
 #include <QTimer>
-
 #include <spdlog/spdlog.h>
 
 namespace opsdeck::workflows {
@@ -47,7 +46,10 @@ void ProcessControl::run(const ManagedProcess &process, const QString &script, C
     m_pending.insert({transport, transport->run(request)}, std::move(then));
 }
 
-void ProcessControl::startAll(const QVector<ManagedProcess> &processes) { startNext(processes); }
+void ProcessControl::startAll(const QVector<ManagedProcess> &processes)
+{
+    startNext(processes);
+}
 
 void ProcessControl::startNext(QVector<ManagedProcess> remaining)
 {
@@ -61,10 +63,9 @@ void ProcessControl::startNext(QVector<ManagedProcess> remaining)
     Q_EMIT progressed(QStringLiteral("start ") + line);
     run(process, process.start, [this, process, remaining](const CommandResult &result) {
         if (!result.succeeded()) {
-            const QString message =
-                QStringLiteral("%1 on host %2 did not start: %3 %4")
-                    .arg(process.name, process.host, result.describe(),
-                         QString::fromUtf8(result.standardError).trimmed());
+            const QString message = QStringLiteral("%1 on host %2 did not start: %3 %4")
+                                        .arg(process.name, process.host, result.describe(),
+                                             QString::fromUtf8(result.standardError).trimmed());
             spdlog::error("{}", message.toStdString());
             Q_EMIT startFinished(false, message);
             return;
@@ -76,14 +77,16 @@ void ProcessControl::startNext(QVector<ManagedProcess> remaining)
 void ProcessControl::stopAll(const QVector<ManagedProcess> &processes)
 {
     if (processes.isEmpty()) {
-        QTimer::singleShot(0, this, [this] { Q_EMIT stopFinished(true, QStringLiteral("nothing to stop")); });
+        QTimer::singleShot(
+            0, this, [this] { Q_EMIT stopFinished(true, QStringLiteral("nothing to stop")); });
         return;
     }
     m_stopsRunning += static_cast<int>(processes.size());
     for (const ManagedProcess &process : processes) {
         auto *state = new StopState{process, {}, false};
         state->clock.start();
-        const QString line = QStringLiteral("%1@%2: %3").arg(process.name, process.host, process.stop);
+        const QString line =
+            QStringLiteral("%1@%2: %3").arg(process.name, process.host, process.stop);
         spdlog::info("stop {}", line.toStdString());
         Q_EMIT progressed(QStringLiteral("stop ") + line);
         // The stop command's own result matters less than what status says
@@ -106,12 +109,13 @@ void ProcessControl::checkRunning(const QVector<ManagedProcess> &processes)
         return;
     }
     for (const ManagedProcess &process : processes) {
-        run(process, process.status, [this, round, name = process.name](const CommandResult &result) {
-            if (result.outcome == CommandResult::Outcome::Exited && result.exitCode != 0)
-                round->notRunning.append(name);
-            if (--round->pending == 0)
-                Q_EMIT runningChecked(round->notRunning);
-        });
+        run(process, process.status,
+            [this, round, name = process.name](const CommandResult &result) {
+                if (result.outcome == CommandResult::Outcome::Exited && result.exitCode != 0)
+                    round->notRunning.append(name);
+                if (--round->pending == 0)
+                    Q_EMIT runningChecked(round->notRunning);
+            });
     }
 }
 
@@ -131,7 +135,8 @@ void ProcessControl::pollStopped(StopState *state)
             state->killSent = true;
             spdlog::warn("{} still runs {} ms after SIGTERM: {}", state->process.name.toStdString(),
                          elapsed.count(), state->process.kill.toStdString());
-            Q_EMIT progressed(QStringLiteral("kill %1: %2").arg(state->process.name, state->process.kill));
+            Q_EMIT progressed(
+                QStringLiteral("kill %1: %2").arg(state->process.name, state->process.kill));
             run(state->process, state->process.kill, [](const CommandResult &) {});
         } else if (state->killSent && elapsed >= m_settings.stopGrace + m_settings.killGrace) {
             stopDone(state, false,
@@ -156,7 +161,8 @@ void ProcessControl::stopDone(StopState *state, bool exited, const QString &line
     if (--m_stopsRunning > 0)
         return;
     const bool ok = m_stopFailures.isEmpty();
-    const QString message = ok ? QStringLiteral("every process exited") : m_stopFailures.join(u"; ");
+    const QString message =
+        ok ? QStringLiteral("every process exited") : m_stopFailures.join(u"; ");
     m_stopFailures.clear();
     Q_EMIT stopFinished(ok, message);
 }

@@ -6,7 +6,6 @@
 #include <QHash>
 #include <QObject>
 #include <QVector>
-
 #include <chrono>
 #include <functional>
 

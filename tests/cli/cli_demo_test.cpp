@@ -10,10 +10,8 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTemporaryDir>
-
-#include <gtest/gtest.h>
-
 #include <csignal>
+#include <gtest/gtest.h>
 
 using opsdeck::test::processAlive;
 using opsdeck::test::runCli;
@@ -23,7 +21,8 @@ namespace {
 QHash<QString, qint64> pidsIn(const QString &demoDir)
 {
     QHash<QString, qint64> pids;
-    for (const QFileInfo &info : QDir(demoDir + QStringLiteral("/run")).entryInfoList({QStringLiteral("*.pid")})) {
+    for (const QFileInfo &info :
+         QDir(demoDir + QStringLiteral("/run")).entryInfoList({QStringLiteral("*.pid")})) {
         QFile file(info.absoluteFilePath());
         if (file.open(QIODevice::ReadOnly))
             pids.insert(info.baseName(), file.readAll().trimmed().toLongLong());
@@ -37,7 +36,8 @@ protected:
     void TearDown() override
     {
         // Whatever a failed assertion left running is stopped here.
-        runCli({QStringLiteral("demo"), QStringLiteral("down"), QStringLiteral("--dir"), demoDir()}, m_home.path());
+        runCli({QStringLiteral("demo"), QStringLiteral("down"), QStringLiteral("--dir"), demoDir()},
+               m_home.path());
     }
     QString demoDir() const { return m_home.path() + QStringLiteral("/demo"); }
     QString home() const { return m_home.path(); }
@@ -50,14 +50,15 @@ private:
 
 TEST_F(CliDemo, UpStatusDownLeavesNothingBehind)
 {
-    const auto up = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir(),
-                            QStringLiteral("--traffic"), QStringLiteral("2")},
+    const auto up = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"),
+                            demoDir(), QStringLiteral("--traffic"), QStringLiteral("2")},
                            home(), std::chrono::seconds(90));
     ASSERT_EQ(up.exitCode, 0) << up.standardError.toStdString();
     const QString inventory = up.lastLine();
     EXPECT_EQ(inventory, demoDir() + QStringLiteral("/inventory.yaml"));
 
-    const auto status = runCli({QStringLiteral("status"), QStringLiteral("--inventory"), inventory, QStringLiteral("--json")});
+    const auto status = runCli({QStringLiteral("status"), QStringLiteral("--inventory"), inventory,
+                                QStringLiteral("--json")});
     ASSERT_EQ(status.exitCode, 0) << status.standardOutput.toStdString();
     const QJsonArray services = status.json().object().value(QStringLiteral("services")).toArray();
     ASSERT_EQ(services.size(), 4);
@@ -66,20 +67,24 @@ TEST_F(CliDemo, UpStatusDownLeavesNothingBehind)
         const QJsonObject service = value.toObject();
         EXPECT_EQ(service.value(QStringLiteral("state")).toString(), QStringLiteral("healthy"));
         EXPECT_GT(service.value(QStringLiteral("latency_ms")).toDouble(), 0);
-        EXPECT_TRUE(service.value(QStringLiteral("url")).toString().startsWith(QStringLiteral("http://127.0.0.1:")));
+        EXPECT_TRUE(service.value(QStringLiteral("url"))
+                        .toString()
+                        .startsWith(QStringLiteral("http://127.0.0.1:")));
         roles << service.value(QStringLiteral("role")).toString();
     }
     roles.sort();
-    EXPECT_EQ(roles, (QStringList{QStringLiteral("decode"), QStringLiteral("prefill"), QStringLiteral("proxy"),
-                                  QStringLiteral("router")}));
+    EXPECT_EQ(roles, (QStringList{QStringLiteral("decode"), QStringLiteral("prefill"),
+                                  QStringLiteral("proxy"), QStringLiteral("router")}));
 
     // A sim that dies makes status unhealthy and names it.
     const auto pids = pidsIn(demoDir());
     ASSERT_EQ(pids.size(), 5);
     ::kill(static_cast<pid_t>(pids.value(QStringLiteral("decode"))), SIGKILL);
-    ASSERT_TRUE(opsdeck::test::waitUntil([&] { return !processAlive(pids.value(QStringLiteral("decode"))); },
-                                         std::chrono::seconds(5)));
-    const auto degraded = runCli({QStringLiteral("status"), QStringLiteral("--inventory"), inventory, QStringLiteral("--json")});
+    ASSERT_TRUE(opsdeck::test::waitUntil(
+        [&] { return !processAlive(pids.value(QStringLiteral("decode"))); },
+        std::chrono::seconds(5)));
+    const auto degraded = runCli({QStringLiteral("status"), QStringLiteral("--inventory"),
+                                  inventory, QStringLiteral("--json")});
     EXPECT_EQ(degraded.exitCode, 1);
     for (const auto &value : degraded.json().object().value(QStringLiteral("services")).toArray()) {
         const QJsonObject service = value.toObject();
@@ -88,7 +93,9 @@ TEST_F(CliDemo, UpStatusDownLeavesNothingBehind)
         }
     }
 
-    const auto down = runCli({QStringLiteral("demo"), QStringLiteral("down"), QStringLiteral("--dir"), demoDir()}, home());
+    const auto down =
+        runCli({QStringLiteral("demo"), QStringLiteral("down"), QStringLiteral("--dir"), demoDir()},
+               home());
     EXPECT_EQ(down.exitCode, 0) << down.standardError.toStdString();
     for (auto it = pids.cbegin(); it != pids.cend(); ++it)
         EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " still runs";
@@ -96,7 +103,8 @@ TEST_F(CliDemo, UpStatusDownLeavesNothingBehind)
 
 TEST_F(CliDemo, StartingTwiceReplacesTheFirstCleanly)
 {
-    const QStringList upArgs{QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir(),
+    const QStringList upArgs{QStringLiteral("demo"),      QStringLiteral("up"),
+                             QStringLiteral("--dir"),     demoDir(),
                              QStringLiteral("--traffic"), QStringLiteral("0")};
     ASSERT_EQ(runCli(upArgs, home(), std::chrono::seconds(90)).exitCode, 0);
     const auto first = pidsIn(demoDir());
@@ -104,19 +112,23 @@ TEST_F(CliDemo, StartingTwiceReplacesTheFirstCleanly)
     const auto second = runCli(upArgs, home(), std::chrono::seconds(90));
     ASSERT_EQ(second.exitCode, 0) << second.standardError.toStdString();
     for (auto it = first.cbegin(); it != first.cend(); ++it)
-        EXPECT_FALSE(processAlive(it.value())) << "old " << it.key().toStdString() << " was not replaced";
-    const auto status = runCli({QStringLiteral("status"), QStringLiteral("--inventory"), second.lastLine()});
+        EXPECT_FALSE(processAlive(it.value()))
+            << "old " << it.key().toStdString() << " was not replaced";
+    const auto status =
+        runCli({QStringLiteral("status"), QStringLiteral("--inventory"), second.lastLine()});
     EXPECT_EQ(status.exitCode, 0) << status.standardOutput.toStdString();
 }
 
 TEST_F(CliDemo, BadOptionsAreRefusedBeforeAnythingStarts)
 {
-    const auto fault = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir(),
-                               QStringLiteral("--fault"), QStringLiteral("decode-stall=3")},
-                              home());
+    const auto fault =
+        runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir(),
+                QStringLiteral("--fault"), QStringLiteral("decode-stall=3")},
+               home());
     EXPECT_EQ(fault.exitCode, 2);
     EXPECT_TRUE(fault.standardError.contains("decode-stall=3"));
-    EXPECT_EQ(runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--traffic"), QStringLiteral("lots")},
+    EXPECT_EQ(runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--traffic"),
+                      QStringLiteral("lots")},
                      home())
                   .exitCode,
               2);
@@ -128,7 +140,8 @@ TEST_F(CliDemo, DefaultFolderFollowsXdgDataHome)
 {
     const auto down = runCli({QStringLiteral("demo"), QStringLiteral("down")}, home());
     EXPECT_EQ(down.exitCode, 0) << "no demo there is not an error";
-    EXPECT_TRUE(QDir(home() + QStringLiteral("/opsdeck")).exists()) << "state lives under XDG_DATA_HOME/opsdeck";
+    EXPECT_TRUE(QDir(home() + QStringLiteral("/opsdeck")).exists())
+        << "state lives under XDG_DATA_HOME/opsdeck";
 }
 
 TEST_F(CliDemo, AServiceThatDiesDuringStartFailsFastWithItsLog)
@@ -143,11 +156,14 @@ TEST_F(CliDemo, AServiceThatDiesDuringStartFailsFastWithItsLog)
 
     QElapsedTimer clock;
     clock.start();
-    const auto up = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir()}, home(),
-                           std::chrono::seconds(60), {QStringLiteral("OPSDECK_SIM=") + fake});
+    const auto up =
+        runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir()},
+               home(), std::chrono::seconds(60), {QStringLiteral("OPSDECK_SIM=") + fake});
     EXPECT_EQ(up.exitCode, 1);
     EXPECT_LT(clock.elapsed(), 30000) << "a dead service must not wait for the health deadline";
-    EXPECT_TRUE(up.standardError.contains("exited during start-up")) << up.standardError.toStdString();
-    EXPECT_TRUE(up.standardError.contains("port 30001 is already in use")) << up.standardError.toStdString();
+    EXPECT_TRUE(up.standardError.contains("exited during start-up"))
+        << up.standardError.toStdString();
+    EXPECT_TRUE(up.standardError.contains("port 30001 is already in use"))
+        << up.standardError.toStdString();
     EXPECT_TRUE(up.standardError.contains("prefill.log")) << "names the log it quotes";
 }

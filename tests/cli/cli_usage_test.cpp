@@ -6,7 +6,6 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTemporaryDir>
-
 #include <gtest/gtest.h>
 
 using opsdeck::test::dataPath;
@@ -29,18 +28,21 @@ TEST(CliUsage, StatusNeedsAReadableValidInventory)
     const auto missing = runCli({QStringLiteral("status"), QStringLiteral("--inventory"),
                                  QStringLiteral("/nonexistent/inventory.yaml")});
     EXPECT_EQ(missing.exitCode, 2);
-    EXPECT_TRUE(missing.standardError.contains("/nonexistent/inventory.yaml")) << missing.standardError.toStdString();
+    EXPECT_TRUE(missing.standardError.contains("/nonexistent/inventory.yaml"))
+        << missing.standardError.toStdString();
 
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("bad.yaml"));
     QFile file(path);
     ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write("hosts:\n  - {name: local, kind: local}\nservices:\n  - name: decode\n    role: decoder\n"
-               "    host: local\n    url: http://127.0.0.1:1\n");
+    file.write(
+        "hosts:\n  - {name: local, kind: local}\nservices:\n  - name: decode\n    role: decoder\n"
+        "    host: local\n    url: http://127.0.0.1:1\n");
     file.close();
     const auto bad = runCli({QStringLiteral("status"), QStringLiteral("--inventory"), path});
     EXPECT_EQ(bad.exitCode, 2);
-    EXPECT_TRUE(bad.standardError.contains((path + QStringLiteral(":5:")).toUtf8())) << bad.standardError.toStdString();
+    EXPECT_TRUE(bad.standardError.contains((path + QStringLiteral(":5:")).toUtf8()))
+        << bad.standardError.toStdString();
     EXPECT_TRUE(bad.standardError.contains("decoder"));
 }
 
@@ -50,24 +52,29 @@ TEST(CliUsage, StatusOfAServiceNobodyServesIsUnhealthy)
     const QString path = dir.filePath(QStringLiteral("inv.yaml"));
     QFile file(path);
     ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write(QStringLiteral("hosts:\n  - {name: local, kind: local}\nservices:\n  - name: decode\n"
-                              "    role: decode\n    host: local\n    url: http://127.0.0.1:%1\n")
-                   .arg(opsdeck::test::freeTcpPort())
-                   .toUtf8());
+    file.write(
+        QStringLiteral("hosts:\n  - {name: local, kind: local}\nservices:\n  - name: decode\n"
+                       "    role: decode\n    host: local\n    url: http://127.0.0.1:%1\n")
+            .arg(opsdeck::test::freeTcpPort())
+            .toUtf8());
     file.close();
-    const auto run = runCli({QStringLiteral("status"), QStringLiteral("--inventory"), path, QStringLiteral("--json")});
+    const auto run = runCli(
+        {QStringLiteral("status"), QStringLiteral("--inventory"), path, QStringLiteral("--json")});
     EXPECT_EQ(run.exitCode, 1);
     const QJsonArray services = run.json().object().value(QStringLiteral("services")).toArray();
     ASSERT_EQ(services.size(), 1);
-    EXPECT_EQ(services[0].toObject().value(QStringLiteral("name")).toString(), QStringLiteral("decode"));
-    EXPECT_EQ(services[0].toObject().value(QStringLiteral("state")).toString(), QStringLiteral("down"));
+    EXPECT_EQ(services[0].toObject().value(QStringLiteral("name")).toString(),
+              QStringLiteral("decode"));
+    EXPECT_EQ(services[0].toObject().value(QStringLiteral("state")).toString(),
+              QStringLiteral("down"));
 }
 
 TEST(CliMetrics, SummarizesTheSglangDocsPage)
 {
-    const auto run = runCli({QStringLiteral("metrics"), QStringLiteral("summarize"),
-                             dataPath(QStringLiteral("metrics/01-sglang_docs_production_metrics_example.prom")),
-                             QStringLiteral("--json")});
+    const auto run =
+        runCli({QStringLiteral("metrics"), QStringLiteral("summarize"),
+                dataPath(QStringLiteral("metrics/01-sglang_docs_production_metrics_example.prom")),
+                QStringLiteral("--json")});
     ASSERT_EQ(run.exitCode, 0) << run.standardError.toStdString();
     const QJsonObject summary = run.json().object();
     // Values as written in the fixture.
@@ -101,7 +108,8 @@ TEST(CliMetrics, GarbageGivesLineNumberedWarningsAndExitOne)
     ASSERT_TRUE(file.open(QIODevice::WriteOnly));
     file.write("<html>\n\xff\xfe garbage {{\n");
     file.close();
-    const auto run = runCli({QStringLiteral("metrics"), QStringLiteral("summarize"), path, QStringLiteral("--json")});
+    const auto run = runCli(
+        {QStringLiteral("metrics"), QStringLiteral("summarize"), path, QStringLiteral("--json")});
     EXPECT_EQ(run.exitCode, 1);
     const QJsonArray warnings = run.json().object().value(QStringLiteral("warnings")).toArray();
     ASSERT_FALSE(warnings.isEmpty());
@@ -112,10 +120,16 @@ TEST(CliMetrics, GarbageGivesLineNumberedWarningsAndExitOne)
 
 TEST(CliMetrics, MissingFileIsBadInputAndDeadUrlFails)
 {
-    EXPECT_EQ(runCli({QStringLiteral("metrics"), QStringLiteral("summarize"), QStringLiteral("/nonexistent.prom")}).exitCode, 2);
-    const auto dead = runCli({QStringLiteral("metrics"), QStringLiteral("summarize"),
-                              QStringLiteral("http://127.0.0.1:%1/metrics").arg(opsdeck::test::freeTcpPort())});
+    EXPECT_EQ(runCli({QStringLiteral("metrics"), QStringLiteral("summarize"),
+                      QStringLiteral("/nonexistent.prom")})
+                  .exitCode,
+              2);
+    const auto dead =
+        runCli({QStringLiteral("metrics"), QStringLiteral("summarize"),
+                QStringLiteral("http://127.0.0.1:%1/metrics").arg(opsdeck::test::freeTcpPort())});
     EXPECT_EQ(dead.exitCode, 1);
     EXPECT_TRUE(dead.standardError.contains("127.0.0.1")) << dead.standardError.toStdString();
-    EXPECT_EQ(runCli({QStringLiteral("metrics"), QStringLiteral("frobnicate"), QStringLiteral("x")}).exitCode, 2);
+    EXPECT_EQ(runCli({QStringLiteral("metrics"), QStringLiteral("frobnicate"), QStringLiteral("x")})
+                  .exitCode,
+              2);
 }

@@ -6,23 +6,28 @@
 
 namespace opsdeck::test {
 
-QJsonDocument CliRun::json() const { return QJsonDocument::fromJson(standardOutput); }
+QJsonDocument CliRun::json() const
+{
+    return QJsonDocument::fromJson(standardOutput);
+}
 
 QString CliRun::lastLine() const
 {
-    const QStringList lines = QString::fromUtf8(standardOutput).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    const QStringList lines =
+        QString::fromUtf8(standardOutput).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     return lines.isEmpty() ? QString() : lines.last();
 }
 
-CliRun runCli(const QStringList &arguments, const QString &dataHome, std::chrono::milliseconds deadline,
-              const QStringList &extraEnvironment)
+CliRun runCli(const QStringList &arguments, const QString &dataHome,
+              std::chrono::milliseconds deadline, const QStringList &extraEnvironment)
 {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     if (!dataHome.isEmpty())
         env.insert(QStringLiteral("XDG_DATA_HOME"), dataHome);
     for (const QString &assignment : extraEnvironment)
-        env.insert(assignment.section(QLatin1Char('='), 0, 0), assignment.section(QLatin1Char('='), 1));
+        env.insert(assignment.section(QLatin1Char('='), 0, 0),
+                   assignment.section(QLatin1Char('='), 1));
     process.setProcessEnvironment(env);
     process.setStandardInputFile(QProcess::nullDevice());
     process.start(binPath(QStringLiteral("opsdeck-cli")), arguments);

@@ -3,7 +3,6 @@
 #include <QByteArray>
 #include <QJsonDocument>
 #include <QStringList>
-
 #include <chrono>
 
 namespace opsdeck::test {
@@ -11,7 +10,7 @@ namespace opsdeck::test {
 /// What one opsdeck-cli run gave.
 struct CliRun
 {
-    int exitCode = -1;          ///< -1 when it crashed or was killed at the deadline
+    int exitCode = -1; ///< -1 when it crashed or was killed at the deadline
     QByteArray standardOutput;
     QByteArray standardError;
     /// stdout parsed as one JSON document (null document when it is not).

@@ -15,7 +15,6 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTemporaryFile>
-
 #include <gtest/gtest.h>
 
 using namespace opsdeck;
@@ -27,7 +26,8 @@ namespace {
 QVector<qint64> pidsIn(const QString &runDir)
 {
     QVector<qint64> pids;
-    for (const QFileInfo &info : QDir(runDir).entryInfoList({QStringLiteral("*.pid")}, QDir::Files)) {
+    for (const QFileInfo &info :
+         QDir(runDir).entryInfoList({QStringLiteral("*.pid")}, QDir::Files)) {
         QFile file(info.absoluteFilePath());
         if (file.open(QIODevice::ReadOnly))
             pids.append(file.readAll().trimmed().toLongLong());
@@ -69,12 +69,15 @@ TEST(DemoWindow, WatchesTheDemoClusterAndStopsItOnClose)
     ASSERT_TRUE(waitUntil(
         [&] {
             const auto &samples = window->loadHistory()->samples();
-            return samples.size() >= 3 &&
-                   std::any_of(samples.begin(), samples.end(), [](const auto &s) { return s.running > 0; });
+            return samples.size() >= 3 && std::any_of(samples.begin(), samples.end(),
+                                                      [](const auto &s) { return s.running > 0; });
         },
         std::chrono::seconds(30)));
     ASSERT_TRUE(waitUntil(
-        [&] { return window->decodePanel()->chart()->pointCount(QStringLiteral("running requests")) >= 3; },
+        [&] {
+            return window->decodePanel()->chart()->pointCount(QStringLiteral("running requests")) >=
+                   3;
+        },
         std::chrono::seconds(5)));
 
     const QVector<qint64> pids = pidsIn(options.dir + QStringLiteral("/run"));

@@ -4,7 +4,6 @@
 
 #include <QFile>
 #include <QTemporaryDir>
-
 #include <gtest/gtest.h>
 
 using namespace opsdeck;
@@ -16,7 +15,8 @@ TEST(DemoFault, ParsesBothHopsAndRefusesTheRest)
     ASSERT_TRUE(proxy);
     EXPECT_EQ(proxy->hop, QStringLiteral("proxy"));
     EXPECT_EQ(proxy->seconds, 30);
-    const auto router = workflows::DemoFault::parse(QStringLiteral("router-reused-stall=2.5"), &error);
+    const auto router =
+        workflows::DemoFault::parse(QStringLiteral("router-reused-stall=2.5"), &error);
     ASSERT_TRUE(router);
     EXPECT_EQ(router->hop, QStringLiteral("router"));
     EXPECT_EQ(router->seconds, 2.5);

@@ -12,7 +12,8 @@ using opsdeck::remote::runAndWait;
 
 namespace {
 
-CommandResult runScript(const QString &script, std::chrono::milliseconds deadline = std::chrono::seconds(10))
+CommandResult runScript(const QString &script,
+                        std::chrono::milliseconds deadline = std::chrono::seconds(10))
 {
     LocalTransport transport;
     CommandRequest request;
@@ -54,7 +55,8 @@ TEST(LocalTransport, DeadlineKillsTheWholeProcessGroup)
 TEST(LocalTransport, StdinIsAtEofUnlessGiven)
 {
     // `cat` returns at once because stdin is closed, instead of waiting forever.
-    const CommandResult closed = runScript(QStringLiteral("cat; echo done"), std::chrono::seconds(5));
+    const CommandResult closed =
+        runScript(QStringLiteral("cat; echo done"), std::chrono::seconds(5));
     EXPECT_TRUE(closed.succeeded());
     EXPECT_EQ(closed.standardOutput, "done\n");
 

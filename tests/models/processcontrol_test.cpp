@@ -8,7 +8,6 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-
 #include <gtest/gtest.h>
 
 using namespace opsdeck;
@@ -114,7 +113,8 @@ TEST(ProcessControl, FailedStartNamesTheProcessAndHost)
 
 TEST(ProcessControl, UnreachableHostIsAFailureNotACrash)
 {
-    workflows::ProcessControl control([](const QString &) -> remote::Transport * { return nullptr; });
+    workflows::ProcessControl control(
+        [](const QString &) -> remote::Transport * { return nullptr; });
     workflows::ManagedProcess process;
     process.name = QStringLiteral("prefill");
     process.host = QStringLiteral("gpu-1");

@@ -8,11 +8,8 @@
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
-
-#include <httplib.h>
-
 #include <gtest/gtest.h>
-
+#include <httplib.h>
 #include <thread>
 
 using namespace opsdeck;
@@ -47,8 +44,9 @@ void observe(probes::ServicePoller &poller, Observed &observed)
                              states.append(status.state);
                          observed.last[status.name] = status;
                      });
-    QObject::connect(&poller, &probes::ServicePoller::loadSampled, &poller,
-                     [&observed](const probes::LoadSample &sample) { observed.loads.append(sample); });
+    QObject::connect(
+        &poller, &probes::ServicePoller::loadSampled, &poller,
+        [&observed](const probes::LoadSample &sample) { observed.loads.append(sample); });
     QObject::connect(&poller, &probes::ServicePoller::loadFailed, &poller,
                      [&observed](const QString &name, const QString &reason) {
                          observed.loadFailures[name] = reason;
@@ -60,8 +58,9 @@ void observe(probes::ServicePoller &poller, Observed &observed)
 TEST(ServicePoller, FollowsASimFromStartingToHealthyAndReadsItsLoad)
 {
     test::SimProcess decode;
-    ASSERT_TRUE(decode.start({QStringLiteral("--role"), QStringLiteral("decode"), QStringLiteral("--port"),
-                              QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("1.5")}))
+    ASSERT_TRUE(
+        decode.start({QStringLiteral("--role"), QStringLiteral("decode"), QStringLiteral("--port"),
+                      QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("1.5")}))
         << decode.errorText().toStdString();
 
     probes::ServicePoller poller;
@@ -73,8 +72,11 @@ TEST(ServicePoller, FollowsASimFromStartingToHealthyAndReadsItsLoad)
     poller.setServices({service(QStringLiteral("decode"), inventory::Role::Decode, decode.port())});
     poller.start();
 
-    ASSERT_TRUE(waitUntil([&] { return observed.last.value(QStringLiteral("decode")).state == ServiceState::Healthy; },
-                          std::chrono::seconds(15)));
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            return observed.last.value(QStringLiteral("decode")).state == ServiceState::Healthy;
+        },
+        std::chrono::seconds(15)));
     const auto states = observed.states.value(QStringLiteral("decode"));
     ASSERT_GE(states.size(), 2);
     EXPECT_EQ(states.front(), ServiceState::Starting) << "the sim answers 503 before --ready-delay";
@@ -91,10 +93,13 @@ TEST(ServicePoller, BadServersGiveClearErrorsWhileTheOthersKeepUpdating)
 {
     // Garbage metrics: no /v1/loads, a /metrics page that is not exposition text.
     httplib::Server garbage;
-    garbage.Get("/health", [](const httplib::Request &, httplib::Response &res) { res.set_content("ok", "text/plain"); });
+    garbage.Get("/health", [](const httplib::Request &, httplib::Response &res) {
+        res.set_content("ok", "text/plain");
+    });
     garbage.Get("/metrics", [](const httplib::Request &, httplib::Response &res) {
         res.set_content("<html>\x01\x02 not metrics {{{\n\xff\xfe\n", "text/plain");
     });
+    garbage.set_keep_alive_timeout(1); // stop() waits for idle keep-alive connections
     const int garbagePort = garbage.bind_to_any_port("127.0.0.1");
     std::thread garbageThread([&] { garbage.listen_after_bind(); });
 
@@ -115,25 +120,29 @@ TEST(ServicePoller, BadServersGiveClearErrorsWhileTheOthersKeepUpdating)
     poller.setSettings(settings);
     Observed observed;
     observe(poller, observed);
-    poller.setServices({service(QStringLiteral("garbage"), inventory::Role::Decode, garbagePort),
-                        service(QStringLiteral("silent"), inventory::Role::Router, silent.serverPort()),
-                        service(QStringLiteral("closed"), inventory::Role::Prefill, closedPort)});
+    poller.setServices(
+        {service(QStringLiteral("garbage"), inventory::Role::Decode, garbagePort),
+         service(QStringLiteral("silent"), inventory::Role::Router, silent.serverPort()),
+         service(QStringLiteral("closed"), inventory::Role::Prefill, closedPort)});
     poller.start();
 
     ASSERT_TRUE(waitUntil([&] { return observed.loadFailures.contains(QStringLiteral("garbage")); },
                           std::chrono::seconds(10)));
     const QString reason = observed.loadFailures.value(QStringLiteral("garbage"));
     EXPECT_TRUE(reason.contains(QStringLiteral("/metrics"))) << reason.toStdString();
-    EXPECT_TRUE(reason.contains(QStringLiteral("line"))) << "names the first bad line: " << reason.toStdString();
+    EXPECT_TRUE(reason.contains(QStringLiteral("line")))
+        << "names the first bad line: " << reason.toStdString();
 
-    ASSERT_TRUE(waitUntil([&] { return observed.last.value(QStringLiteral("silent")).state == ServiceState::Down; },
-                          std::chrono::seconds(10)));
+    ASSERT_TRUE(waitUntil(
+        [&] { return observed.last.value(QStringLiteral("silent")).state == ServiceState::Down; },
+        std::chrono::seconds(10)));
     EXPECT_EQ(observed.last.value(QStringLiteral("closed")).state, ServiceState::Down);
     EXPECT_EQ(observed.last.value(QStringLiteral("garbage")).state, ServiceState::Healthy);
     // The healthy one keeps being checked while the silent one hangs.
     const QDateTime before = observed.last.value(QStringLiteral("garbage")).lastCheck;
-    ASSERT_TRUE(waitUntil([&] { return observed.last.value(QStringLiteral("garbage")).lastCheck > before; },
-                          std::chrono::seconds(5)));
+    ASSERT_TRUE(
+        waitUntil([&] { return observed.last.value(QStringLiteral("garbage")).lastCheck > before; },
+                  std::chrono::seconds(5)));
 
     poller.stop();
     garbage.stop();
@@ -146,12 +155,16 @@ TEST(ServicePoller, FallsBackToMetricsGaugesWithoutLoadsEndpoint)
     // An older server: no /v1/loads, its /metrics is the SGLang docs page
     // (tests/data/metrics/01-..., num_running_reqs 162, num_queue_reqs 2826).
     const std::string page =
-        test::readData(QStringLiteral("metrics/01-sglang_docs_production_metrics_example.prom")).toStdString();
+        test::readData(QStringLiteral("metrics/01-sglang_docs_production_metrics_example.prom"))
+            .toStdString();
     httplib::Server older;
-    older.Get("/health", [](const httplib::Request &, httplib::Response &res) { res.set_content("", "text/plain"); });
+    older.Get("/health", [](const httplib::Request &, httplib::Response &res) {
+        res.set_content("", "text/plain");
+    });
     older.Get("/metrics", [&page](const httplib::Request &, httplib::Response &res) {
         res.set_content(page, "text/plain; version=0.0.4");
     });
+    older.set_keep_alive_timeout(1); // stop() waits for idle keep-alive connections
     const int port = older.bind_to_any_port("127.0.0.1");
     std::thread serverThread([&] { older.listen_after_bind(); });
 

@@ -4,7 +4,6 @@
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
-
 #include <gtest/gtest.h>
 
 using namespace opsdeck::probes;
@@ -56,7 +55,8 @@ TEST(ServiceStatusModel, PassesTheModelTesterAndChangesOneRowAtATime)
     decode.url = QUrl(QStringLiteral("http://127.0.0.1:30001"));
     model.setServices({prefill, decode});
     ASSERT_EQ(model.rowCount(), 2);
-    EXPECT_EQ(model.data(model.index(1, ServiceStatusModel::StateColumn)).toString(), QStringLiteral("unknown"));
+    EXPECT_EQ(model.data(model.index(1, ServiceStatusModel::StateColumn)).toString(),
+              QStringLiteral("unknown"));
     EXPECT_EQ(model.data(model.index(1, ServiceStatusModel::AddressColumn)).toString(),
               QStringLiteral("127.0.0.1:30001"));
 
@@ -72,8 +72,10 @@ TEST(ServiceStatusModel, PassesTheModelTesterAndChangesOneRowAtATime)
     ASSERT_EQ(changed.size(), 1);
     EXPECT_EQ(changed.first().at(0).value<QModelIndex>().row(), 1);
     EXPECT_EQ(changed.first().at(1).value<QModelIndex>().row(), 1);
-    EXPECT_EQ(model.data(model.index(1, ServiceStatusModel::StateColumn)).toString(), QStringLiteral("healthy"));
-    EXPECT_EQ(model.data(model.index(1, ServiceStatusModel::LatencyColumn)).toString(), QStringLiteral("1.2 ms"));
+    EXPECT_EQ(model.data(model.index(1, ServiceStatusModel::StateColumn)).toString(),
+              QStringLiteral("healthy"));
+    EXPECT_EQ(model.data(model.index(1, ServiceStatusModel::LatencyColumn)).toString(),
+              QStringLiteral("1.2 ms"));
 
     status.name = QStringLiteral("gone"); // a stale result of a service no longer listed
     model.updateStatus(status);

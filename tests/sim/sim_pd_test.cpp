@@ -167,7 +167,8 @@ TEST(simPd, BootstrapAndTransferFailuresAreCountedAndAnswered5xx)
                                   .value(QStringLiteral("disaggregation_bootstrap_port"))
                                   .toInt();
     auto pdBody = [](int port, const std::string &room) {
-        return R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":4,"bootstrap_host":"127.0.0.1","bootstrap_port":)" +
+        return R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":4,)"
+               R"("bootstrap_host":"127.0.0.1","bootstrap_port":)" +
                std::to_string(port) + R"(,"bootstrap_room":)" + room + "}";
     };
 

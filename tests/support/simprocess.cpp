@@ -57,7 +57,10 @@ int SimProcess::sidePort(const QString &what)
     return match.hasMatch() ? match.captured(1).toInt() : 0;
 }
 
-QString SimProcess::url() const { return QStringLiteral("http://127.0.0.1:%1").arg(m_port); }
+QString SimProcess::url() const
+{
+    return QStringLiteral("http://127.0.0.1:%1").arg(m_port);
+}
 
 QString SimProcess::errorText()
 {

@@ -3,7 +3,6 @@
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QStringList>
-
 #include <chrono>
 
 namespace opsdeck::test {

@@ -3,22 +3,32 @@
 #include <QFile>
 #include <QTcpServer>
 #include <QTest>
-
-#include <gtest/gtest.h>
-
 #include <csignal>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <string>
 
 namespace opsdeck::test {
 
-QString binDir() { return QStringLiteral(OPSDECK_BIN_DIR); }
+QString binDir()
+{
+    return QStringLiteral(OPSDECK_BIN_DIR);
+}
 
-QString binPath(const QString &name) { return binDir() + QLatin1Char('/') + name; }
+QString binPath(const QString &name)
+{
+    return binDir() + QLatin1Char('/') + name;
+}
 
-QString dataDir() { return QStringLiteral(OPSDECK_TEST_DATA_DIR); }
+QString dataDir()
+{
+    return QStringLiteral(OPSDECK_TEST_DATA_DIR);
+}
 
-QString dataPath(const QString &relative) { return dataDir() + QLatin1Char('/') + relative; }
+QString dataPath(const QString &relative)
+{
+    return dataDir() + QLatin1Char('/') + relative;
+}
 
 QByteArray readData(const QString &relative)
 {
