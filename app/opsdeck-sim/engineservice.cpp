@@ -2,6 +2,7 @@
 
 #include "jsonwriter.h"
 #include "logger.h"
+#include "serversettings.h"
 #include "shutdownflag.h"
 
 #include <algorithm>
@@ -13,22 +14,14 @@ namespace opsdeck::sim {
 
 namespace {
 
-HttpServer::Settings serverSettings(const SimOptions &o, const std::string &name)
+int engineThreads(const SimOptions &o)
 {
-    HttpServer::Settings s;
-    s.name = name;
     // httplib serves a connection on one worker thread for its whole life, and
     // every running, waiting or idle kept-alive client connection holds one:
     // at least twice the admitted concurrency, and room for the 256 clients of
     // the traffic generator behind a router's connection pool, plus a margin
     // so a full batch never starves probes and /metrics.
-    s.threads = o.threads > 0 ? o.threads : std::max(2 * o.dp * o.maxRunningRequests, 512) + 32;
-    s.keepAliveTimeoutS = o.keepAliveTimeoutS;
-    s.keepAliveMaxCount = o.keepAliveMaxCount;
-    s.readTimeoutS = o.readTimeoutS;
-    s.writeTimeoutS = o.writeTimeoutS;
-    s.logRequests = o.logRequests;
-    return s;
+    return o.threads > 0 ? o.threads : std::max(2 * o.dp * o.maxRunningRequests, 512) + 32;
 }
 
 StepModel::Constants constantsOf(const SimOptions &o)
@@ -46,11 +39,12 @@ StepModel::Constants constantsOf(const SimOptions &o)
 EngineService::EngineService(const SimOptions &options)
     : m_options(options), m_model(StepModel::fromEnvironment(constantsOf(options))),
       m_metrics(options.servedModelName, engineType()), m_pd(options.dp),
-      m_server(serverSettings(options, "main"))
+      m_server(serverSettings(options, "main", engineThreads(options)))
 {
     if (m_options.role == SimOptions::Role::Prefill) {
         m_registry = std::make_unique<KvRegistry>(m_options.dp);
-        HttpServer::Settings settings = serverSettings(m_options, "bootstrap");
+        HttpServer::Settings settings =
+            serverSettings(m_options, "bootstrap", engineThreads(m_options));
         m_bootstrap = std::make_unique<BootstrapServer>(*m_registry, settings,
                                                         m_options.transferBackend, m_options.dp);
     }

@@ -2,6 +2,7 @@
 
 #include "logger.h"
 #include "responserelay.h"
+#include "serversettings.h"
 #include "upstreamcall.h"
 #include "url.h"
 
@@ -9,17 +10,11 @@ namespace opsdeck::sim {
 
 namespace {
 
+// Like the router: up to 256 client connections (the traffic generator's
+// cap), two workers each, and a margin.
 HttpServer::Settings proxySettings(const SimOptions &o)
 {
-    HttpServer::Settings s;
-    s.name = "proxy";
-    s.threads = o.threads > 0 ? o.threads : 2 * 256 + 32;
-    s.keepAliveTimeoutS = o.keepAliveTimeoutS;
-    s.keepAliveMaxCount = o.keepAliveMaxCount;
-    s.readTimeoutS = o.readTimeoutS;
-    s.writeTimeoutS = o.writeTimeoutS;
-    s.logRequests = o.logRequests;
-    return s;
+    return serverSettings(o, "proxy", o.threads > 0 ? o.threads : 2 * 256 + 32);
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "chatresponder.h"
 #include "jsonwriter.h"
 #include "logger.h"
+#include "serversettings.h"
 
 #include <chrono>
 #include <set>
@@ -10,19 +11,6 @@
 namespace opsdeck::sim {
 
 namespace {
-
-HttpServer::Settings settingsFor(const SimOptions &o, const std::string &name, int threads)
-{
-    HttpServer::Settings s;
-    s.name = name;
-    s.threads = threads;
-    s.keepAliveTimeoutS = o.keepAliveTimeoutS;
-    s.keepAliveMaxCount = o.keepAliveMaxCount;
-    s.readTimeoutS = o.readTimeoutS;
-    s.writeTimeoutS = o.writeTimeoutS;
-    s.logRequests = o.logRequests;
-    return s;
-}
 
 UpstreamPool::Settings upstreamSettings(const SimOptions &o)
 {
@@ -43,8 +31,8 @@ int routerThreads(const SimOptions &o)
 RouterService::RouterService(const SimOptions &options)
     : m_options(options), m_workers(options, upstreamSettings(options)),
       m_router(m_workers, m_metrics), m_fault(options.faultStallS, options.faultAfter),
-      m_server(settingsFor(options, "main", routerThreads(options))),
-      m_metricsServer(settingsFor(options, "metrics", 16))
+      m_server(serverSettings(options, "main", routerThreads(options))),
+      m_metricsServer(serverSettings(options, "metrics", 16))
 {
     addRoutes();
 }

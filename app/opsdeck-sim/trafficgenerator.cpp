@@ -3,6 +3,7 @@
 #include "jsonvalue.h"
 #include "jsonwriter.h"
 #include "logger.h"
+#include "serversettings.h"
 #include "shutdownflag.h"
 
 #include <cstdio>
@@ -15,13 +16,7 @@ namespace {
 
 HttpServer::Settings statusSettings(const SimOptions &o)
 {
-    HttpServer::Settings s;
-    s.name = "traffic-status";
-    s.threads = 8;
-    s.keepAliveTimeoutS = o.keepAliveTimeoutS;
-    s.keepAliveMaxCount = o.keepAliveMaxCount;
-    s.logRequests = o.logRequests;
-    return s;
+    return serverSettings(o, "traffic-status", 8);
 }
 
 const char *const kQuestions[] = {

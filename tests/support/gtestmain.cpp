@@ -12,6 +12,10 @@ using TestApplication = QCoreApplication;
 
 int main(int argc, char **argv)
 {
+    // Tests never need a display: the offscreen platform renders widgets for
+    // real, also when ctest lists the tests outside the test environment.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
     TestApplication app(argc, argv);
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
