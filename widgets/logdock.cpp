@@ -29,7 +29,9 @@ void LogDock::appendLine(const QString &level, const QString &line)
     else
         m_text->appendPlainText(line);
     if (m_follow) {
+        // To the start of the last line: the newest line shows from its time stamp on.
         m_text->moveCursor(QTextCursor::End);
+        m_text->moveCursor(QTextCursor::StartOfLine);
         m_text->ensureCursorVisible();
     }
 }

@@ -124,10 +124,11 @@ bool MainWindow::openInventory(const QString &path)
             spdlog::error("{}", error.toString().toStdString());
             lines << error.toString();
         }
-        showBanner(
-            QStringLiteral("Inventory not loaded — still watching what was loaded before.\n") +
-                lines.join(QLatin1Char('\n')),
-            true);
+        const QString header = m_inventoryPath.isEmpty()
+                                   ? QStringLiteral("Inventory not loaded:\n")
+                                   : QStringLiteral("Inventory not loaded — still watching %1:\n")
+                                         .arg(m_inventoryPath);
+        showBanner(header + lines.join(QLatin1Char('\n')), true);
         return false;
     }
     m_inventoryPath = loaded.inventory->path;

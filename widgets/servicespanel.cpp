@@ -4,15 +4,22 @@
 #include "servicestatusmodel.h"
 
 #include <QGridLayout>
+#include <QLabel>
 #include <QTimer>
 
 using opsdeck::probes::ServiceStatusModel;
 
 ServicesPanel::ServicesPanel(ServiceStatusModel *model, QWidget *parent)
-    : QWidget(parent), m_model(model), m_grid(new QGridLayout(this))
+    : QWidget(parent), m_model(model), m_grid(new QGridLayout(this)), m_placeholder(new QLabel)
 {
     m_grid->setContentsMargins(0, 0, 0, 0);
     m_grid->setSpacing(8);
+    m_placeholder->setText(QStringLiteral("No services to watch. Open an inventory (File → Open "
+                                          "inventory…) or start the demo: opsdeck --demo"));
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setMinimumHeight(70);
+    m_placeholder->setFrameShape(QFrame::StyledPanel);
+    m_grid->addWidget(m_placeholder, 0, 0, 1, 4);
     connect(m_model, &QAbstractItemModel::modelReset, this, &ServicesPanel::rebuild);
     connect(m_model, &QAbstractItemModel::dataChanged, this,
             [this](const QModelIndex &topLeft, const QModelIndex &bottomRight) {
@@ -31,6 +38,7 @@ void ServicesPanel::rebuild()
 {
     qDeleteAll(m_cards);
     m_cards.clear();
+    m_placeholder->setVisible(m_model->rowCount() == 0);
     // Four across fits a PD pair, its router and proxy on one row.
     constexpr int columns = 4;
     for (int row = 0; row < m_model->rowCount(); ++row) {

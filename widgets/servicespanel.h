@@ -3,6 +3,7 @@
 #include <QWidget>
 
 class QGridLayout;
+class QLabel;
 class ServiceCard;
 
 namespace opsdeck::probes {
@@ -27,5 +28,6 @@ private:
 
     opsdeck::probes::ServiceStatusModel *m_model;
     QGridLayout *m_grid;
+    QLabel *m_placeholder; ///< shown while there is no service
     QList<ServiceCard *> m_cards;
 };

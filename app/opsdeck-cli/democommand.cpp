@@ -118,6 +118,13 @@ int runDemo(const QStringList &arguments)
         printError(QStringLiteral("usage: opsdeck-cli demo up|down [options]"));
         return ExitBadInput;
     }
+    if (action == u"up") {
+        QString error;
+        if (!workflows::DemoSetup::checkDir(demoDir(parser), &error)) {
+            printError(error);
+            return ExitBadInput;
+        }
+    }
     workflows::DemoCluster demo;
     QObject::connect(&demo, &workflows::DemoCluster::progressed, &demo, [](const QString &line) {
         std::fprintf(stderr, "%s\n", line.toLocal8Bit().constData());

@@ -1,11 +1,13 @@
 #include "metricscommand.h"
 
+#include "boundedget.h"
 #include "clioutput.h"
 #include "expositionparser.h"
 #include "pagesummary.h"
 
 #include <QEventLoop>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QNetworkAccessManager>
@@ -26,39 +28,30 @@ Fetched fetchUrl(const QUrl &url, int timeoutMs, qint64 maxBytes)
 {
     QNetworkAccessManager network;
     network.setProxy(QNetworkProxy::NoProxy);
-    QNetworkRequest request(url);
-    request.setTransferTimeout(timeoutMs);
-    QNetworkReply *reply = network.get(request);
-    bool tooLarge = false;
-    QObject::connect(reply, &QNetworkReply::downloadProgress, reply, [&](qint64 received, qint64) {
-        if (received > maxBytes) {
-            tooLarge = true;
-            reply->abort();
-        }
-    });
+    QNetworkReply *reply = probes::boundedGet(network, url, timeoutMs, maxBytes);
     QEventLoop loop;
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
     loop.exec();
     reply->deleteLater();
     Fetched fetched;
+    const QString shown = url.toDisplayString(QUrl::RemoveUserInfo);
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    if (tooLarge) {
-        printError(QStringLiteral("%1: page larger than the limit of %2 bytes")
-                       .arg(url.toString())
-                       .arg(maxBytes));
-        fetched.exitCode = ExitFailed;
-    } else if (reply->error() == QNetworkReply::OperationCanceledError ||
-               reply->error() == QNetworkReply::TimeoutError) {
-        printError(QStringLiteral("%1: no answer within %2 ms").arg(url.toString()).arg(timeoutMs));
-        fetched.exitCode = ExitUnknown;
-    } else if (status != 200) {
+    const QString problem = probes::replyProblem(reply);
+    if (!problem.isEmpty() || status != 200) {
         printError(QStringLiteral("%1: %2").arg(
-            url.toString(), status ? QStringLiteral("HTTP %1").arg(status) : reply->errorString()));
-        fetched.exitCode = ExitFailed;
+            shown, problem.isEmpty() ? QStringLiteral("HTTP %1").arg(status) : problem));
+        fetched.exitCode = probes::replyTimedOut(reply) ? ExitUnknown : ExitFailed;
     } else {
         fetched.body = reply->readAll();
     }
     return fetched;
+}
+
+/// A URL worth fetching: http or https with a host and a port in range.
+bool usableUrl(const QUrl &url)
+{
+    return url.isValid() && (url.scheme() == u"http" || url.scheme() == u"https") &&
+           !url.host().isEmpty() && url.port(80) >= 1 && url.port(80) <= 65535;
 }
 
 QJsonValue optionalNumber(const std::optional<double> &value)
@@ -91,7 +84,14 @@ int runMetrics(const QStringList &arguments)
     const QString source = positional.at(1);
     const metrics::ParseOptions options;
     QByteArray body;
-    if (source.startsWith(u"http://") || source.startsWith(u"https://")) {
+    if (source.contains(u"://")) {
+        const QUrl url(source);
+        if (!usableUrl(url)) {
+            printError(
+                QStringLiteral("'%1' is not an http(s) URL with a host and a port from 1 to 65535")
+                    .arg(url.toDisplayString(QUrl::RemoveUserInfo)));
+            return ExitBadInput;
+        }
         const int timeoutMs = parser.isSet(QStringLiteral("timeout"))
                                   ? parser.value(QStringLiteral("timeout")).toInt()
                                   : 10000;
@@ -107,6 +107,11 @@ int runMetrics(const QStringList &arguments)
         body = fetched.body;
     } else {
         QFile file(source);
+        // A FIFO or a device would block or never end: only regular files.
+        if (QFileInfo(source).exists() && !QFileInfo(source).isFile()) {
+            printError(QStringLiteral("%1: not a regular file").arg(source));
+            return ExitBadInput;
+        }
         if (!file.open(QIODevice::ReadOnly)) {
             printError(QStringLiteral("%1: %2").arg(source, file.errorString()));
             return ExitBadInput;
@@ -123,7 +128,8 @@ int runMetrics(const QStringList &arguments)
             QJsonObject{{QStringLiteral("line"), warning.line},
                         {QStringLiteral("reason"), QString::fromStdString(warning.reason)}});
     const QJsonObject result{
-        {QStringLiteral("source"), source},
+        {QStringLiteral("source"),
+         source.contains(u"://") ? QUrl(source).toDisplayString(QUrl::RemoveUserInfo) : source},
         {QStringLiteral("families"), static_cast<qint64>(page.families.size())},
         {QStringLiteral("series"), static_cast<qint64>(page.samples.size())},
         {QStringLiteral("warnings"), warnings},

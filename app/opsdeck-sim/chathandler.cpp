@@ -42,6 +42,15 @@ void ChatHandler::handle(const httplib::Request &req, httplib::Response &res)
     const auto chat = ChatRequest::parse(req.body, error);
     if (!chat)
         return sendError(res, 400, error, "BadRequestError");
+    // As SGLang does: a request that cannot fit the context is refused, not
+    // left to run for hours.
+    if (static_cast<long long>(chat->promptTokens()) + chat->maxTokens() > m_options.maxTotalTokens)
+        return sendError(res, 400,
+                         "Requested " + std::to_string(chat->promptTokens()) + " prompt + " +
+                             std::to_string(chat->maxTokens()) +
+                             " completion tokens, more than the context of " +
+                             std::to_string(m_options.maxTotalTokens) + " tokens",
+                         "BadRequestError");
 
     using Kind = SimRequest::Kind;
     Kind kind = Kind::Unified;

@@ -77,7 +77,7 @@ std::optional<ChatRequest> ChatRequest::parse(const std::string &body, std::stri
         if (!value || value->isNull())
             continue;
         if (!positiveInt(*value, request.m_maxTokens)) {
-            error = std::string("'") + name + "' must be a positive integer";
+            error = std::string("'") + name + "' must be a positive integer of at most 2^31 - 1";
             return std::nullopt;
         }
         break;

@@ -137,6 +137,19 @@ QString ValidationError::toString() const
 
 LoadResult loadInventory(const QString &path)
 {
+    // An inventory is a small regular file: a FIFO or a device would block the
+    // caller (the GUI thread) or never end, and a huge file is not an inventory.
+    constexpr qint64 maxBytes = 16 * 1024 * 1024;
+    const QFileInfo info(path);
+    if (info.exists() && (!info.isFile() || info.size() > maxBytes)) {
+        LoadResult result;
+        result.errors.append(
+            {path, 0, 0, QString(),
+             info.isFile() ? u"the inventory is %1 bytes, over the limit of %2"_s.arg(info.size())
+                                 .arg(maxBytes)
+                           : u"not a regular file"_s});
+        return result;
+    }
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         LoadResult result;

@@ -1,5 +1,6 @@
 #include "servicepoller.h"
 
+#include "boundedget.h"
 #include "expositionparser.h"
 #include "pagesummary.h"
 
@@ -90,13 +91,9 @@ void ServicePoller::pollNow()
     }
 }
 
-QNetworkReply *ServicePoller::get(const QUrl &url)
+QNetworkReply *ServicePoller::get(const QUrl &url, qint64 maxBytes)
 {
-    QNetworkRequest request(url);
-    request.setTransferTimeout(m_settings.timeoutMs);
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
-                         QNetworkRequest::ManualRedirectPolicy);
-    return m_network->get(request);
+    return boundedGet(*m_network, url, m_settings.timeoutMs, maxBytes);
 }
 
 void ServicePoller::checkHealth(Watched &watched)
@@ -105,7 +102,8 @@ void ServicePoller::checkHealth(Watched &watched)
         return;
     watched.healthInFlight = true;
     watched.healthClock.start();
-    QNetworkReply *reply = get(watched.service.healthUrl());
+    // A health answer is a status line and a few bytes; more is not read.
+    QNetworkReply *reply = get(watched.service.healthUrl(), 64 * 1024);
     const quint64 generation = m_generation;
     const QString name = watched.service.name;
     connect(reply, &QNetworkReply::finished, this,
@@ -136,7 +134,7 @@ void ServicePoller::healthAnswered(quint64 generation, const QString &name, QNet
     status.httpStatus = httpStatus;
     status.detail =
         httpStatus == 0
-            ? reply->errorString()
+            ? replyProblem(reply)
             : QStringLiteral("HTTP %1 %2")
                   .arg(httpStatus)
                   .arg(reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString());
@@ -157,17 +155,16 @@ void ServicePoller::pollLoad(Watched &watched)
     if (watched.loadInFlight)
         return;
     watched.loadInFlight = true;
-    QUrl url = watched.service.url;
-    url.setPath(watched.loadsEndpointMissing ? watched.service.metricsPath
-                                             : QStringLiteral("/v1/loads"));
-    QNetworkReply *reply = get(url);
-    // Refuse oversized pages while they arrive instead of buffering them.
-    const qint64 limit = m_settings.maxPageBytes;
-    connect(reply, &QNetworkReply::downloadProgress, reply,
-            [reply, limit](qint64 received, qint64) {
-                if (received > limit)
-                    reply->abort();
-            });
+    QUrl url = watched.service.metricsUrl();
+    if (!watched.loadsEndpointMissing) {
+        // Beside the base URL's own path prefix, as healthUrl() joins it.
+        url = watched.service.url;
+        QString base = url.path();
+        while (base.endsWith(QLatin1Char('/')))
+            base.chop(1);
+        url.setPath(base + QStringLiteral("/v1/loads"));
+    }
+    QNetworkReply *reply = get(url, m_settings.maxPageBytes);
     const quint64 generation = m_generation;
     const QString name = watched.service.name;
     connect(reply, &QNetworkReply::finished, this,
@@ -182,7 +179,7 @@ void ServicePoller::loadAnswered(quint64 generation, const QString &name, QNetwo
         return;
     watched->loadInFlight = false;
     const int httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const QByteArray body = reply->readAll();
+    const QByteArray body = reply->isOpen() ? reply->readAll() : QByteArray();
     const bool fromMetrics = watched->loadsEndpointMissing;
     std::optional<LoadSample> sample;
     QString failure;
@@ -192,8 +189,7 @@ void ServicePoller::loadAnswered(quint64 generation, const QString &name, QNetwo
             pollLoad(*watched);
             return;
         }
-        failure =
-            httpStatus == 0 ? reply->errorString() : QStringLiteral("HTTP %1").arg(httpStatus);
+        failure = httpStatus == 0 ? replyProblem(reply) : QStringLiteral("HTTP %1").arg(httpStatus);
     } else if (!fromMetrics) {
         sample = parseLoads(body);
         if (!sample) {

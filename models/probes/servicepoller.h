@@ -60,7 +60,7 @@ private:
     void pollLoad(Watched &watched);
     void healthAnswered(quint64 generation, const QString &name, QNetworkReply *reply);
     void loadAnswered(quint64 generation, const QString &name, QNetworkReply *reply);
-    QNetworkReply *get(const QUrl &url);
+    QNetworkReply *get(const QUrl &url, qint64 maxBytes);
     Watched *find(quint64 generation, const QString &name) const;
 
     Settings m_settings;

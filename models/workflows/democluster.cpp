@@ -1,5 +1,6 @@
 #include "democluster.h"
 
+#include "apppaths.h"
 #include "healthwait.h"
 #include "inventory.h"
 
@@ -19,12 +20,8 @@ DemoCluster::DemoCluster(QObject *parent)
     // A service that exits during start-up (port taken, bad flag) fails the
     // start at once, with its log, instead of at the health deadline.
     m_aliveTimer->setInterval(500);
-    connect(m_aliveTimer, &QTimer::timeout, this, [this] {
-        QVector<ManagedProcess> processes;
-        for (const auto &service : std::as_const(m_services))
-            processes.append(ManagedProcess::fromService(service));
-        m_control.checkRunning(processes);
-    });
+    connect(m_aliveTimer, &QTimer::timeout, this,
+            [this] { m_control.checkRunning(processesOf(m_services)); });
     connect(&m_control, &ProcessControl::runningChecked, this,
             [this](const QStringList &notRunning) {
                 if (m_phase != Phase::WaitingHealthy || notRunning.isEmpty())
@@ -90,7 +87,7 @@ DemoCluster::DemoCluster(QObject *parent)
                     return Q_EMIT upFinished(true, m_inventoryPath);
                 }
                 m_phase = Phase::StartingTraffic;
-                m_control.startAll({DemoSetup::trafficProcess(m_options.dir)});
+                m_control.startAll({DemoSetup::trafficProcess(m_options.dir, simProgram())});
             });
 }
 
@@ -106,10 +103,23 @@ QVector<ManagedProcess> DemoCluster::processesIn(const QString &dir, QString *pr
         *problem = loaded.errors.isEmpty() ? path : loaded.errors.first().toString();
         return {};
     }
+    QVector<ManagedProcess> processes = processesOf(loaded.inventory->services);
+    processes.append(DemoSetup::trafficProcess(dir, simProgram()));
+    return processes;
+}
+
+QString DemoCluster::simProgram() const
+{
+    return QFileInfo(m_options.simBinary.isEmpty() ? AppPaths::simBinary() : m_options.simBinary)
+        .fileName();
+}
+
+QVector<ManagedProcess> DemoCluster::processesOf(const QVector<inventory::Service> &services) const
+{
+    // Every demo process is opsdeck-sim: only a pid running it is ours.
     QVector<ManagedProcess> processes;
-    for (const auto &service : loaded.inventory->services)
-        processes.append(ManagedProcess::fromService(service));
-    processes.append(DemoSetup::trafficProcess(dir));
+    for (const auto &service : services)
+        processes.append(ManagedProcess::fromService(service, simProgram()));
     return processes;
 }
 
@@ -142,12 +152,9 @@ void DemoCluster::startServices()
     }
     m_inventoryPath = *path;
     m_services = loaded.inventory->services;
-    QVector<ManagedProcess> processes;
-    for (const auto &service : std::as_const(m_services))
-        processes.append(ManagedProcess::fromService(service));
     m_phase = Phase::Starting;
     Q_EMIT inventoryWritten(m_inventoryPath);
-    m_control.startAll(processes);
+    m_control.startAll(processesOf(m_services));
 }
 
 QString DemoCluster::logTails(const QStringList &names) const

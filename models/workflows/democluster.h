@@ -50,6 +50,9 @@ private:
     /// there is none (no inventory, or one that does not load).
     QVector<ManagedProcess> processesIn(const QString &dir, QString *problem) const;
     void startServices();
+    /// File name of the sim binary: the demo's pids must be running it.
+    QString simProgram() const;
+    QVector<ManagedProcess> processesOf(const QVector<inventory::Service> &services) const;
     void fail(const QString &message);
     /// "name: last lines of its log" for each named service, read from the
     /// demo folder (the demo's host is this machine).

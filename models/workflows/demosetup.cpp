@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QHash>
 #include <QRegularExpression>
 #include <QSaveFile>
@@ -62,9 +63,9 @@ QString DemoSetup::inventoryPath(const QString &dir)
     return QDir(dir).absoluteFilePath(QStringLiteral("inventory.yaml"));
 }
 
-std::optional<QString> DemoSetup::write(const DemoOptions &options, QString *error)
+bool DemoSetup::checkDir(const QString &path, QString *error)
 {
-    const QString dir = QDir(options.dir).absolutePath();
+    const QString dir = QDir(path).absolutePath();
     // The folder is pasted into shell commands and YAML: refuse what would
     // need escaping there rather than quote it in three syntaxes.
     static const QRegularExpression safe(QStringLiteral("^[A-Za-z0-9_./+,=@:~ -]+$"));
@@ -72,9 +73,26 @@ std::optional<QString> DemoSetup::write(const DemoOptions &options, QString *err
         *error = QStringLiteral("demo folder %1 has characters that are unsafe in shell "
                                 "commands (quotes, $, backslash, newline)")
                      .arg(dir);
-        return std::nullopt;
+        return false;
     }
-    for (const QString &sub : {QString(), QStringLiteral("/logs"), QStringLiteral("/run")}) {
+    const QFileInfo info(dir);
+    if (info.exists() && !info.isDir()) {
+        *error = QStringLiteral("demo folder %1 exists and is not a folder").arg(dir);
+        return false;
+    }
+    if (!QDir().mkpath(dir) || !QFileInfo(dir).isWritable()) {
+        *error = QStringLiteral("demo folder %1 cannot be created or written").arg(dir);
+        return false;
+    }
+    return true;
+}
+
+std::optional<QString> DemoSetup::write(const DemoOptions &options, QString *error)
+{
+    const QString dir = QDir(options.dir).absolutePath();
+    if (!checkDir(dir, error))
+        return std::nullopt;
+    for (const QString &sub : {QStringLiteral("/logs"), QStringLiteral("/run")}) {
         if (!QDir().mkpath(dir + sub)) {
             *error = QStringLiteral("cannot create folder %1").arg(dir + sub);
             return std::nullopt;
@@ -116,9 +134,10 @@ std::optional<QString> DemoSetup::write(const DemoOptions &options, QString *err
     return inventoryPath(dir);
 }
 
-ManagedProcess DemoSetup::trafficProcess(const QString &dir)
+ManagedProcess DemoSetup::trafficProcess(const QString &dir, const QString &program)
 {
     ManagedProcess process;
+    process.program = program;
     process.name = QStringLiteral("traffic");
     process.host = QStringLiteral("local");
     process.pidFile = dir + QStringLiteral("/run/traffic.pid");

@@ -39,8 +39,13 @@ public:
     /// Returns the inventory path, or nothing with `error` set (names the file).
     static std::optional<QString> write(const DemoOptions &options, QString *error);
     static QString inventoryPath(const QString &dir);
+    /// Whether `dir` can be the demo folder: no characters that would need
+    /// quoting in shell commands, and a folder that exists or can be made and
+    /// written. Returns false with `error` naming the folder.
+    static bool checkDir(const QString &dir, QString *error);
     /// The traffic generator as a managed process of the demo's local host.
-    static ManagedProcess trafficProcess(const QString &dir);
+    /// `program`: see ManagedProcess::program.
+    static ManagedProcess trafficProcess(const QString &dir, const QString &program);
 };
 
 } // namespace opsdeck::workflows

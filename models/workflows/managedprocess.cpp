@@ -9,9 +9,11 @@ QString shellQuote(const QString &text)
     return QLatin1Char('\'') + quoted + QLatin1Char('\'');
 }
 
-ManagedProcess ManagedProcess::fromService(const inventory::Service &service)
+ManagedProcess ManagedProcess::fromService(const inventory::Service &service,
+                                           const QString &program)
 {
     ManagedProcess process;
+    process.program = program;
     process.name = service.name;
     process.host = service.host;
     process.start = service.start;
@@ -31,12 +33,17 @@ void ManagedProcess::deriveMissingCommands()
         stop = QStringLiteral("kill -TERM %1").arg(pid);
     if (kill.isEmpty())
         kill = QStringLiteral("kill -KILL %1").arg(pid);
+    if (forget.isEmpty())
+        forget = QStringLiteral("rm -f %1").arg(shellQuote(pidFile));
     if (status.isEmpty()) {
         // kill -0 alone also succeeds for a zombie that no parent has reaped
         // yet, and a container's init may never reap it: read its state too.
         status = QStringLiteral("p=%1; [ -n \"$p\" ] && [ -d /proc/$p ] && "
                                 "! grep -qs '^State:[[:space:]]*Z' /proc/$p/status")
                      .arg(pid);
+        if (!program.isEmpty())
+            status += QStringLiteral(" && tr '\\0' ' ' </proc/$p/cmdline | grep -qF -- %1")
+                          .arg(shellQuote(program));
     }
 }
 

@@ -17,12 +17,18 @@ struct ManagedProcess
     QString stop;   ///< asks it to stop (SIGTERM)
     QString status; ///< exits 0 while it runs
     QString kill;   ///< last resort after the stop deadline (SIGKILL)
+    QString forget; ///< run once it is gone: removes the pid file, so it is never signalled again
     QString pidFile;
+    /// When set, the derived status also requires the pid's command line to
+    /// contain this text: a stale pid file whose pid now belongs to another
+    /// process must not make OpsDeck signal that process.
+    QString program;
 
-    /// From an inventory service; empty stop/status/kill are derived from
-    /// the pid file.
-    static ManagedProcess fromService(const inventory::Service &service);
-    /// Fills empty stop/status/kill from pidFile.
+    /// From an inventory service; empty stop/status/kill/forget are derived
+    /// from the pid file (and `program`, when given).
+    static ManagedProcess fromService(const inventory::Service &service,
+                                      const QString &program = {});
+    /// Fills empty stop/status/kill/forget from pidFile.
     void deriveMissingCommands();
 };
 

@@ -85,14 +85,36 @@ void ProcessControl::stopAll(const QVector<ManagedProcess> &processes)
     for (const ManagedProcess &process : processes) {
         auto *state = new StopState{process, {}, false};
         state->clock.start();
-        const QString line =
-            QStringLiteral("%1@%2: %3").arg(process.name, process.host, process.stop);
-        spdlog::info("stop {}", line.toStdString());
-        Q_EMIT progressed(QStringLiteral("stop ") + line);
-        // The stop command's own result matters less than what status says
-        // afterwards: a process that was not running makes kill fail.
-        run(process, process.stop, [this, state](const CommandResult &) { pollStopped(state); });
+        // Signal only what runs: a stale pid file must not make us kill
+        // whatever process now has that pid.
+        run(process, process.status, [this, state](const CommandResult &status) {
+            if (notRunning(status))
+                return forgetStopped(state,
+                                     QStringLiteral("%1 was not running").arg(state->process.name));
+            const ManagedProcess &process = state->process;
+            const QString line =
+                QStringLiteral("%1@%2: %3").arg(process.name, process.host, process.stop);
+            spdlog::info("stop {}", line.toStdString());
+            Q_EMIT progressed(QStringLiteral("stop ") + line);
+            // What the stop command itself returns matters less than what
+            // status says afterwards.
+            run(process, process.stop,
+                [this, state](const CommandResult &) { pollStopped(state); });
+        });
     }
+}
+
+bool ProcessControl::notRunning(const CommandResult &status)
+{
+    return status.outcome == CommandResult::Outcome::Exited && status.exitCode != 0;
+}
+
+void ProcessControl::forgetStopped(StopState *state, const QString &line)
+{
+    if (state->process.forget.isEmpty())
+        return stopDone(state, true, line);
+    run(state->process, state->process.forget,
+        [this, state, line](const CommandResult &) { stopDone(state, true, line); });
 }
 
 void ProcessControl::checkRunning(const QVector<ManagedProcess> &processes)
@@ -122,12 +144,12 @@ void ProcessControl::checkRunning(const QVector<ManagedProcess> &processes)
 void ProcessControl::pollStopped(StopState *state)
 {
     run(state->process, state->process.status, [this, state](const CommandResult &result) {
-        if (result.outcome == CommandResult::Outcome::Exited && result.exitCode != 0) {
-            stopDone(state, true,
-                     QStringLiteral("%1 stopped after %2 ms%3")
-                         .arg(state->process.name)
-                         .arg(state->clock.elapsed())
-                         .arg(state->killSent ? QStringLiteral(" (SIGKILL)") : QString()));
+        if (notRunning(result)) {
+            forgetStopped(state,
+                          QStringLiteral("%1 stopped after %2 ms%3")
+                              .arg(state->process.name)
+                              .arg(state->clock.elapsed())
+                              .arg(state->killSent ? QStringLiteral(" (SIGKILL)") : QString()));
             return;
         }
         const auto elapsed = std::chrono::milliseconds(state->clock.elapsed());

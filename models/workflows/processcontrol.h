@@ -60,6 +60,8 @@ private:
     void run(const ManagedProcess &process, const QString &script, Callback then);
     void startNext(QVector<ManagedProcess> remaining);
     void pollStopped(StopState *state);
+    void forgetStopped(StopState *state, const QString &line);
+    static bool notRunning(const remote::CommandResult &status);
     void stopDone(StopState *state, bool exited, const QString &line);
 
     TransportFor m_transportFor;

@@ -133,6 +133,17 @@ TEST_F(CliDemo, BadOptionsAreRefusedBeforeAnythingStarts)
                   .exitCode,
               2);
     EXPECT_EQ(runCli({QStringLiteral("demo"), QStringLiteral("sideways")}, home()).exitCode, 2);
+    const QString file = home() + QStringLiteral("/a-file");
+    QFile(file).open(QIODevice::WriteOnly);
+    const auto notAFolder = runCli(
+        {QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), file}, home());
+    EXPECT_EQ(notAFolder.exitCode, 2);
+    EXPECT_TRUE(notAFolder.standardError.contains("not a folder"))
+        << notAFolder.standardError.toStdString();
+    const auto unsafe = runCli({QStringLiteral("demo"), QStringLiteral("up"),
+                                QStringLiteral("--dir"), home() + QStringLiteral("/it's")},
+                               home());
+    EXPECT_EQ(unsafe.exitCode, 2);
     EXPECT_FALSE(QFile::exists(demoDir() + QStringLiteral("/inventory.yaml")));
 }
 

@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 using opsdeck::test::dataPath;
 using opsdeck::test::runCli;
@@ -132,4 +133,28 @@ TEST(CliMetrics, MissingFileIsBadInputAndDeadUrlFails)
     EXPECT_EQ(runCli({QStringLiteral("metrics"), QStringLiteral("frobnicate"), QStringLiteral("x")})
                   .exitCode,
               2);
+}
+
+TEST(CliMetrics, MalformedUrlsAndNonRegularFilesAreBadInput)
+{
+    for (const char *url :
+         {"http://127.0.0.1:99999/metrics", "http://", "ftp://127.0.0.1/metrics", "http://[::1"}) {
+        const auto run = runCli(
+            {QStringLiteral("metrics"), QStringLiteral("summarize"), QString::fromLatin1(url)});
+        EXPECT_EQ(run.exitCode, 2) << url << ": " << run.standardError.toStdString();
+    }
+    const auto secret = runCli({QStringLiteral("metrics"), QStringLiteral("summarize"),
+                                QStringLiteral("http://ops:hunter2@127.0.0.1:%1/metrics")
+                                    .arg(opsdeck::test::freeTcpPort())});
+    EXPECT_EQ(secret.exitCode, 1);
+    EXPECT_FALSE(secret.standardError.contains("hunter2"))
+        << "a password in the URL must not be printed";
+
+    QTemporaryDir dir;
+    const QString fifo = dir.filePath(QStringLiteral("page.fifo"));
+    ASSERT_EQ(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    const auto run = runCli({QStringLiteral("metrics"), QStringLiteral("summarize"), fifo}, {},
+                            std::chrono::seconds(10));
+    EXPECT_EQ(run.exitCode, 2) << "a FIFO would block the read forever";
+    EXPECT_TRUE(run.standardError.contains("not a regular file"));
 }

@@ -4,6 +4,7 @@
 
 #include <QFile>
 #include <QTemporaryDir>
+#include <sys/stat.h>
 
 using namespace Qt::StringLiterals;
 
@@ -19,6 +20,21 @@ TEST(InventoryStructureErrors, MissingFileGivesTheOsReason)
     EXPECT_TRUE(isError(result, 0, 0, 0, "", "No such file or directory", path));
     EXPECT_EQ(result.errors[0].toString(),
               path + u": cannot open the inventory: No such file or directory"_s);
+}
+
+TEST(InventoryStructureErrors, AFifoOrADirectoryIsRefusedWithoutBlocking)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString fifo = dir.filePath(u"inventory.fifo"_s);
+    ASSERT_EQ(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    // Opening a FIFO for reading would wait for a writer forever.
+    const LoadResult fromFifo = loadInventory(fifo);
+    ASSERT_EQ(fromFifo.errors.size(), 1) << dump(fromFifo);
+    EXPECT_TRUE(isError(fromFifo, 0, 0, 0, "", "not a regular file", fifo));
+    const LoadResult fromDir = loadInventory(dir.path());
+    ASSERT_EQ(fromDir.errors.size(), 1) << dump(fromDir);
+    EXPECT_TRUE(isError(fromDir, 0, 0, 0, "", "not a regular file", dir.path()));
 }
 
 TEST(InventoryStructureErrors, FileErrorsNameThePathAsGiven)

@@ -6,6 +6,7 @@
 #include "testsupport.h"
 
 #include <QFile>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
@@ -124,4 +125,57 @@ TEST(ProcessControl, UnreachableHostIsAFailureNotACrash)
     ASSERT_TRUE(started.wait(5000));
     EXPECT_FALSE(started.first().at(0).toBool());
     EXPECT_TRUE(started.first().at(1).toString().contains(QStringLiteral("gpu-1")));
+}
+
+TEST(ProcessControl, AStalePidFileNeverSignalsAnotherProcess)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    workflows::ProcessControl control([&](const QString &) { return &local; });
+    // An unrelated process whose pid a stale pid file names (pid reuse).
+    QProcess unrelated;
+    unrelated.start(QStringLiteral("sleep"), {QStringLiteral("30")});
+    ASSERT_TRUE(unrelated.waitForStarted());
+    workflows::ManagedProcess decode;
+    decode.name = QStringLiteral("decode");
+    decode.host = QStringLiteral("local");
+    decode.pidFile = dir.filePath(QStringLiteral("decode.pid"));
+    decode.program = QStringLiteral("opsdeck-sim"); // what the real decode runs
+    decode.deriveMissingCommands();
+    QFile pidFile(decode.pidFile);
+    ASSERT_TRUE(pidFile.open(QIODevice::WriteOnly));
+    pidFile.write(QByteArray::number(unrelated.processId()));
+    pidFile.close();
+
+    QSignalSpy stopped(&control, &workflows::ProcessControl::stopFinished);
+    QSignalSpy progressed(&control, &workflows::ProcessControl::progressed);
+    control.stopAll({decode});
+    ASSERT_TRUE(stopped.wait(10000));
+    EXPECT_TRUE(stopped.first().at(0).toBool());
+    EXPECT_TRUE(processAlive(unrelated.processId())) << "the unrelated process was signalled";
+    EXPECT_FALSE(QFile::exists(decode.pidFile)) << "the stale pid file is removed";
+    ASSERT_FALSE(progressed.isEmpty());
+    EXPECT_TRUE(progressed.last().at(0).toString().contains(QStringLiteral("was not running")));
+    unrelated.kill();
+    unrelated.waitForFinished();
+}
+
+TEST(ProcessControl, StoppingRemovesThePidFileSoASecondStopIsANoOp)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    workflows::ProcessControl control([&](const QString &) { return &local; });
+    const auto sleeper = detachedSleeper(dir.path(), QStringLiteral("sleeper"), false);
+    QSignalSpy started(&control, &workflows::ProcessControl::startFinished);
+    control.startAll({sleeper});
+    ASSERT_TRUE(started.wait(10000));
+    QSignalSpy stopped(&control, &workflows::ProcessControl::stopFinished);
+    control.stopAll({sleeper});
+    ASSERT_TRUE(stopped.wait(15000));
+    EXPECT_FALSE(QFile::exists(sleeper.pidFile));
+    QSignalSpy progressed(&control, &workflows::ProcessControl::progressed);
+    control.stopAll({sleeper});
+    ASSERT_TRUE(stopped.wait(10000));
+    ASSERT_EQ(progressed.size(), 1) << "no stop command for a process that is not running";
+    EXPECT_TRUE(progressed.first().at(0).toString().contains(QStringLiteral("was not running")));
 }

@@ -186,3 +186,58 @@ TEST(ServicePoller, FallsBackToMetricsGaugesWithoutLoadsEndpoint)
     older.stop();
     serverThread.join();
 }
+
+TEST(ServicePoller, EndlessBodiesAndSlowHeadersCostBoundedTimeAndMemory)
+{
+    // /health answers 200 and then streams forever; /slow never finishes its headers.
+    httplib::Server endless;
+    endless.set_keep_alive_timeout(1);
+    endless.Get("/health", [](const httplib::Request &, httplib::Response &res) {
+        res.set_chunked_content_provider("text/plain", [](size_t, httplib::DataSink &sink) {
+            static const std::string chunk(64 * 1024, 'x');
+            return sink.write(chunk.data(), chunk.size()); // false once the client hung up
+        });
+    });
+    const int port = endless.bind_to_any_port("127.0.0.1");
+    std::thread serverThread([&] { endless.listen_after_bind(); });
+    QTcpServer slow; // accepts, then sends one byte of a status line and nothing more
+    ASSERT_TRUE(slow.listen(QHostAddress::LocalHost, 0));
+    QList<QTcpSocket *> held;
+    QObject::connect(&slow, &QTcpServer::newConnection, &slow, [&] {
+        while (slow.hasPendingConnections()) {
+            QTcpSocket *socket = slow.nextPendingConnection();
+            socket->write("H");
+            held.append(socket);
+        }
+    });
+
+    probes::ServicePoller poller;
+    probes::ServicePoller::Settings settings;
+    settings.intervalMs = 200;
+    settings.timeoutMs = 700;
+    poller.setSettings(settings);
+    Observed observed;
+    observe(poller, observed);
+    auto slowService = service(QStringLiteral("slow"), inventory::Role::Router, slow.serverPort());
+    poller.setServices(
+        {service(QStringLiteral("endless"), inventory::Role::Router, port), slowService});
+    poller.start();
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            return observed.last.contains(QStringLiteral("endless")) &&
+                   observed.last.contains(QStringLiteral("slow"));
+        },
+        std::chrono::seconds(5)));
+    const auto endlessStatus = observed.last.value(QStringLiteral("endless"));
+    EXPECT_EQ(endlessStatus.httpStatus, 200);
+    EXPECT_LT(*endlessStatus.latencyMs, 2000.0) << "the endless body is cut, not read to the end";
+    const auto slowStatus = observed.last.value(QStringLiteral("slow"));
+    EXPECT_EQ(slowStatus.state, ServiceState::Down);
+    EXPECT_TRUE(slowStatus.detail.contains(QStringLiteral("no answer within 700 ms")))
+        << slowStatus.detail.toStdString();
+
+    poller.stop();
+    endless.stop();
+    serverThread.join();
+    qDeleteAll(held);
+}

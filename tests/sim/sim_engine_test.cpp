@@ -118,7 +118,9 @@ TEST(simEngine, BadRequestsGet400WithAnOpenAiErrorBody)
     ASSERT_TRUE(sim.start(engineArgs(QStringLiteral("decode")))) << sim.errorText().toStdString();
     for (const std::string &body :
          {std::string("{not json"), std::string(R"({"model":"m"})"),
-          std::string(R"({"messages":[{"role":"user","content":"x"}],"max_tokens":0})")}) {
+          std::string(R"({"messages":[{"role":"user","content":"x"}],"max_tokens":0})"),
+          // More than the KV pool (--max-total-tokens, default 262144) holds.
+          std::string(R"({"messages":[{"role":"user","content":"x"}],"max_tokens":1000000})")}) {
         const HttpReply reply = httpPost(sim.port(), "/v1/chat/completions", body);
         EXPECT_EQ(reply.status, 400) << body;
         const QJsonObject error = jsonObject(reply.body).value(QStringLiteral("error")).toObject();
