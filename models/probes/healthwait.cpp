@@ -12,11 +12,7 @@ void HealthWait::start(const QVector<inventory::Service> &services, int deadline
     m_statuses.clear();
     m_done = false;
     for (const auto &service : services) {
-        ServiceStatus status;
-        status.name = service.name;
-        status.role = service.role;
-        status.url = service.url;
-        m_statuses.append(status);
+        m_statuses.append(ServiceStatus::unchecked(service));
     }
     m_deadlineMs = deadlineMs;
     m_clock.start();

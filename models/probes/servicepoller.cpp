@@ -51,9 +51,7 @@ void ServicePoller::setServices(const QVector<inventory::Service> &services)
     for (const auto &service : services) {
         auto *watched = new Watched;
         watched->service = service;
-        watched->status.name = service.name;
-        watched->status.role = service.role;
-        watched->status.url = service.url;
+        watched->status = ServiceStatus::unchecked(service);
         watched->watchLoad =
             service.role == inventory::Role::Decode || service.role == inventory::Role::Engine;
         m_watched.append(watched);

@@ -19,6 +19,15 @@ QString stateName(ServiceState state)
     return QStringLiteral("unknown");
 }
 
+ServiceStatus ServiceStatus::unchecked(const inventory::Service &service)
+{
+    ServiceStatus status;
+    status.name = service.name;
+    status.role = service.role;
+    status.url = service.url;
+    return status;
+}
+
 ServiceState classifyHealth(ServiceState previous, int httpStatus)
 {
     if (httpStatus == 0)

@@ -44,6 +44,9 @@ struct ServiceStatus
     QString detail;                  ///< error text or status line of the last check
     QDateTime lastCheck;             ///< when the last check finished (UTC)
     QDateTime lastChange; ///< when `state` last changed (UTC); invalid before the first check
+
+    /// The status of a service not yet checked (Unknown).
+    static ServiceStatus unchecked(const inventory::Service &service);
 };
 
 } // namespace opsdeck::probes

@@ -9,11 +9,7 @@ void ServiceStatusModel::setServices(const QVector<inventory::Service> &services
     beginResetModel();
     m_rows.clear();
     for (const auto &service : services) {
-        ServiceStatus status;
-        status.name = service.name;
-        status.role = service.role;
-        status.url = service.url;
-        m_rows.append(status);
+        m_rows.append(ServiceStatus::unchecked(service));
     }
     endResetModel();
 }
