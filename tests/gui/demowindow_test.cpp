@@ -3,6 +3,7 @@
 // stops every process the demo started.
 #include "decodebatchpanel.h"
 #include "loadhistory.h"
+#include "logdock.h"
 #include "mainwindow.h"
 #include "servicecard.h"
 #include "servicespanel.h"
@@ -15,6 +16,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTemporaryFile>
+#include <csignal>
 #include <gtest/gtest.h>
 
 using namespace opsdeck;
@@ -84,6 +86,27 @@ TEST(DemoWindow, WatchesTheDemoClusterAndStopsItOnClose)
     ASSERT_EQ(pids.size(), 5) << "prefill, decode, router, proxy and traffic";
     for (qint64 pid : pids)
         EXPECT_TRUE(processAlive(pid)) << pid;
+
+    // A sim that dies: its card turns down, the log says so, the rest stay healthy.
+    QFile decodePid(options.dir + QStringLiteral("/run/decode.pid"));
+    ASSERT_TRUE(decodePid.open(QIODevice::ReadOnly));
+    const qint64 decode = decodePid.readAll().trimmed().toLongLong();
+    ASSERT_EQ(::kill(static_cast<pid_t>(decode), SIGKILL), 0);
+    const auto decodeCard = [&]() -> const probes::ServiceStatus & {
+        for (int row = 0; row < panel->cardCount(); ++row)
+            if (panel->card(row)->status().name == QStringLiteral("decode"))
+                return panel->card(row)->status();
+        return panel->card(0)->status();
+    };
+    ASSERT_TRUE(waitUntil([&] { return decodeCard().state == probes::ServiceState::Down; },
+                          std::chrono::seconds(10)));
+    EXPECT_TRUE(window->logDock()->text().contains(QStringLiteral("decode: healthy -> down")))
+        << window->logDock()->text().toStdString();
+    for (int row = 0; row < panel->cardCount(); ++row) {
+        if (panel->card(row)->status().name != QStringLiteral("decode")) {
+            EXPECT_EQ(panel->card(row)->status().state, probes::ServiceState::Healthy);
+        }
+    }
 
     QSignalSpy shutdown(window, &MainWindow::shutdownFinished);
     window->close();
