@@ -2,6 +2,7 @@
 
 #include "boundedget.h"
 #include "clioutput.h"
+#include "engineprofile.h"
 #include "expositionparser.h"
 #include "pagesummary.h"
 
@@ -59,6 +60,52 @@ QJsonValue optionalNumber(const std::optional<double> &value)
     return value ? QJsonValue(*value) : QJsonValue();
 }
 
+QString fromStd(std::string_view text)
+{
+    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+/// The values added with the engine profiles, after the original keys. Every
+/// key is always present (null when the page does not carry the concept), so a
+/// script can tell "absent" from "not asked".
+void addProfileValues(QJsonObject &result, const metrics::PageSummary &summary)
+{
+    result.insert(QStringLiteral("profile"),
+                  summary.profile == metrics::Profile::Auto
+                      ? QJsonValue()
+                      : QJsonValue(fromStd(metrics::EngineProfile::name(summary.profile))));
+    const std::pair<const char *, const std::optional<double> *> values[] = {
+        {"kv_usage_max", &summary.kvUsageMax},
+        {"ttft_mean_s", &summary.ttftMeanS},
+        {"itl_mean_s", &summary.itlMeanS},
+        {"e2e_mean_s", &summary.e2eMeanS},
+        {"queue_time_mean_s", &summary.queueTimeMeanS},
+        {"prefill_bootstrap_queue", &summary.prefillBootstrapQueue},
+        {"prefill_inflight_queue", &summary.prefillInflightQueue},
+        {"decode_prealloc_queue", &summary.decodePreallocQueue},
+        {"decode_transfer_queue", &summary.decodeTransferQueue},
+        {"bootstrap_failures_total", &summary.bootstrapFailuresTotal},
+        {"transfer_failures_total", &summary.transferFailuresTotal},
+        {"workers_healthy", &summary.workersHealthy},
+        {"workers_total", &summary.workersTotal},
+        {"prefix_cache_hit_ratio", &summary.prefixCacheHitRatio}};
+    for (const auto &[key, value] : values)
+        result.insert(QString::fromLatin1(key), optionalNumber(*value));
+    // Which name each value was read from, e.g. kv_usage -> vllm:gpu_cache_usage_perc.
+    QJsonObject sources;
+    for (const auto &source : summary.sources)
+        sources.insert(fromStd(metrics::EngineProfile::key(source.which)),
+                       QJsonObject{{QStringLiteral("family"), fromStd(source.family)},
+                                   {QStringLiteral("profile"),
+                                    fromStd(metrics::EngineProfile::name(source.profile))},
+                                   {QStringLiteral("note"), fromStd(source.note)}});
+    result.insert(QStringLiteral("sources"), sources);
+    QJsonArray notes;
+    for (const auto &warning : summary.warnings)
+        notes.append(fromStd(warning));
+    result.insert(QStringLiteral("aggregation_warnings"), notes);
+}
+
 } // namespace
 
 int runMetrics(const QStringList &arguments)
@@ -71,6 +118,9 @@ int runMetrics(const QStringList &arguments)
     parser.addPositionalArgument(QStringLiteral("source"),
                                  QStringLiteral("A file, or an http(s) URL."));
     parser.addOption(jsonOption());
+    parser.addOption({QStringLiteral("profile"),
+                      QStringLiteral("Engine naming: auto (default), sglang, vllm or router."),
+                      QStringLiteral("name")});
     parser.addOption({QStringLiteral("timeout"),
                       QStringLiteral("Timeout for a URL in ms (default 10000)."),
                       QStringLiteral("ms")});
@@ -78,8 +128,20 @@ int runMetrics(const QStringList &arguments)
         return ExitBadInput;
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 2 || positional.at(0) != u"summarize") {
-        printError(QStringLiteral("usage: opsdeck-cli metrics summarize FILE|URL [--json]"));
+        printError(QStringLiteral("usage: opsdeck-cli metrics summarize FILE|URL "
+                                  "[--profile auto|sglang|vllm|router] [--json]"));
         return ExitBadInput;
+    }
+    metrics::Profile profile = metrics::Profile::Auto;
+    if (parser.isSet(QStringLiteral("profile"))) {
+        const QString word = parser.value(QStringLiteral("profile"));
+        const auto parsed = metrics::EngineProfile::fromName(word.toStdString());
+        if (!parsed) {
+            printError(QStringLiteral("bad --profile '%1': expected auto, sglang, vllm or router")
+                           .arg(word));
+            return ExitBadInput;
+        }
+        profile = *parsed;
     }
     const QString source = positional.at(1);
     const metrics::ParseOptions options;
@@ -121,13 +183,13 @@ int runMetrics(const QStringList &arguments)
 
     const auto page = metrics::ExpositionParser::parse(
         std::string_view(body.constData(), static_cast<std::size_t>(body.size())), options);
-    const auto summary = metrics::summarizePage(page);
+    const auto summary = metrics::summarizePage(page, profile);
     QJsonArray warnings;
     for (const auto &warning : page.warnings)
         warnings.append(
             QJsonObject{{QStringLiteral("line"), warning.line},
                         {QStringLiteral("reason"), QString::fromStdString(warning.reason)}});
-    const QJsonObject result{
+    QJsonObject result{
         {QStringLiteral("source"),
          source.contains(u"://") ? QUrl(source).toDisplayString(QUrl::RemoveUserInfo) : source},
         {QStringLiteral("families"), static_cast<qint64>(page.families.size())},
@@ -138,6 +200,7 @@ int runMetrics(const QStringList &arguments)
         {QStringLiteral("kv_usage"), optionalNumber(summary.kvUsage)},
         {QStringLiteral("generation_tokens_total"), optionalNumber(summary.generationTokensTotal)},
         {QStringLiteral("prompt_tokens_total"), optionalNumber(summary.promptTokensTotal)}};
+    addProfileValues(result, summary);
     if (parser.isSet(QStringLiteral("json"))) {
         printJson(QJsonDocument(result));
     } else {
@@ -150,6 +213,26 @@ int runMetrics(const QStringList &arguments)
                 key,
                 value.isNull() ? QStringLiteral("—") : QString::number(value.toDouble(), 'g', 12)));
         }
+        // New lines go after the original ones, which scripts may read by position.
+        printLine(QStringLiteral("profile: %1")
+                      .arg(result.value(QStringLiteral("profile")).isNull()
+                               ? QStringLiteral("—")
+                               : result.value(QStringLiteral("profile")).toString()));
+        for (const QString &key :
+             {QStringLiteral("kv_usage_max"), QStringLiteral("ttft_mean_s"),
+              QStringLiteral("itl_mean_s"), QStringLiteral("e2e_mean_s"),
+              QStringLiteral("queue_time_mean_s"), QStringLiteral("prefill_bootstrap_queue"),
+              QStringLiteral("prefill_inflight_queue"), QStringLiteral("decode_prealloc_queue"),
+              QStringLiteral("decode_transfer_queue"), QStringLiteral("bootstrap_failures_total"),
+              QStringLiteral("transfer_failures_total"), QStringLiteral("workers_healthy"),
+              QStringLiteral("workers_total"), QStringLiteral("prefix_cache_hit_ratio")}) {
+            const QJsonValue value = result.value(key);
+            if (!value.isNull())
+                printLine(
+                    QStringLiteral("%1: %2").arg(key, QString::number(value.toDouble(), 'g', 12)));
+        }
+        for (const auto &note : summary.warnings)
+            printLine(QStringLiteral("note: %1").arg(fromStd(note)));
         for (const auto &warning : page.warnings)
             printLine(QStringLiteral("warning: %1:%2: %3")
                           .arg(source)

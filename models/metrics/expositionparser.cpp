@@ -1,5 +1,6 @@
 #include "expositionparser.h"
 
+#include "formatdetection.h"
 #include "pagebuilder.h"
 #include "samplelineparser.h"
 #include "textutil.h"
@@ -14,14 +15,16 @@ namespace {
 
 using detail::PageBuilder;
 
-// HELP text escapes are `\\` and `\n` only; any other backslash stays.
-std::string unescapeHelp(std::string_view text)
+// HELP text escapes are `\\` and `\n` (OpenMetrics adds `\"`); any other
+// backslash stays.
+std::string unescapeHelp(std::string_view text, bool openMetrics)
 {
     std::string out;
     out.reserve(text.size());
     for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '\\' && i + 1 < text.size() && (text[i + 1] == '\\' || text[i + 1] == 'n')) {
-            out += text[i + 1] == 'n' ? '\n' : '\\';
+        const char next = i + 1 < text.size() ? text[i + 1] : '\0';
+        if (text[i] == '\\' && (next == '\\' || next == 'n' || (openMetrics && next == '"'))) {
+            out += next == 'n' ? '\n' : next;
             ++i;
         } else {
             out += text[i];
@@ -41,13 +44,15 @@ std::string_view nextToken(std::string_view &rest)
     return token;
 }
 
-// `# HELP name text` and `# TYPE name type`; any other comment is ignored.
-void readComment(std::string_view line, int lineNo, PageBuilder &builder)
+// `# HELP name text` and `# TYPE name type` (OpenMetrics: also `# UNIT name
+// unit`); any other comment is ignored.
+void readComment(std::string_view line, int lineNo, bool openMetrics, PageBuilder &builder)
 {
     std::string_view rest = line.substr(1);
     const std::string_view keyword = nextToken(rest);
     const bool isHelp = keyword == "HELP";
-    if (!isHelp && keyword != "TYPE")
+    const bool isUnit = openMetrics && keyword == "UNIT";
+    if (!isHelp && !isUnit && keyword != "TYPE")
         return;
     const std::string_view name = nextToken(rest);
     if (!detail::isMetricName(name)) {
@@ -57,7 +62,15 @@ void readComment(std::string_view line, int lineNo, PageBuilder &builder)
     }
     if (isHelp) {
         // The docstring is everything after the blanks that follow the name.
-        builder.addHelp(name, unescapeHelp(detail::trimLeadingBlanks(rest)), lineNo);
+        builder.addHelp(name, unescapeHelp(detail::trimLeadingBlanks(rest), openMetrics), lineNo);
+        return;
+    }
+    if (isUnit) {
+        const std::string_view unit = nextToken(rest);
+        if (const std::string_view extra = detail::trimLeadingBlanks(rest); !extra.empty())
+            builder.warn(lineNo, "unexpected text after UNIT of " + std::string(name) + ": " +
+                                     detail::quoted(extra));
+        builder.addUnit(name, unit, lineNo);
         return;
     }
     const std::string_view type = nextToken(rest);
@@ -71,16 +84,26 @@ void readComment(std::string_view line, int lineNo, PageBuilder &builder)
     builder.addType(name, type, lineNo);
 }
 
-void readSample(std::string_view line, int lineNo, PageBuilder &builder)
+void readSample(std::string_view line, int lineNo, PageFormat format, PageBuilder &builder,
+                std::vector<std::string> &notes)
 {
     Sample sample;
     sample.line = lineNo;
-    std::string error = detail::SampleLineParser::parse(line, sample);
+    notes.clear();
+    std::string error = detail::SampleLineParser::parse(line, sample, format, notes);
+    for (std::string &note : notes)
+        builder.warn(lineNo, std::move(note));
     if (!error.empty()) {
         builder.warn(lineNo, std::move(error));
         return;
     }
     builder.addSample(std::move(sample));
+}
+
+bool isEofLine(std::string_view line)
+{
+    std::string_view rest = line.substr(1);
+    return nextToken(rest) == "EOF" && detail::trimLeadingBlanks(rest).empty();
 }
 
 } // namespace
@@ -97,12 +120,19 @@ MetricPage ExpositionParser::parse(std::string_view text, const ParseOptions &op
     constexpr std::string_view bom = "\xEF\xBB\xBF";
     if (text.starts_with(bom))
         text.remove_prefix(bom.size());
+    std::string formatWarning;
+    page.format = detail::chooseFormat(text, options, formatWarning);
+    const bool openMetrics = page.format == PageFormat::OpenMetrics;
 
     // One pass of memchr over the page is cheap next to growing the sample
     // vector step by step. Comment lines make it an overestimate; the cap keeps
     // a page of blank lines from reserving a sample per byte.
     const std::size_t lines = detail::countByte(text, '\n') + 1;
     PageBuilder builder(page, options.maxWarnings, std::min(lines, text.size() / 16 + 1));
+    if (!formatWarning.empty())
+        builder.warn(0, std::move(formatWarning));
+    std::vector<std::string> notes; // reused: per-line warnings that keep the sample
+    int eofLine = 0;
     int lineNo = 0;
     int crlfLines = 0;
     int firstCrlfLine = 0;
@@ -124,13 +154,23 @@ MetricPage ExpositionParser::parse(std::string_view text, const ParseOptions &op
         line = detail::trimLeadingBlanks(line);
         if (line.empty())
             continue;
+        if (openMetrics && line[0] == '#' && isEofLine(line)) {
+            eofLine = lineNo;
+            // OpenMetrics 1.0, "Overall Structure": nothing may follow `# EOF`.
+            if (!detail::trimTrailingSpace(std::string_view(cursor, std::size_t(end - cursor)))
+                     .empty())
+                builder.warn(lineNo, "text after \"# EOF\" ignored");
+            break;
+        }
         if (!newline)
             builder.warn(lineNo, "last line has no line ending; the page may be truncated");
         if (line[0] == '#')
-            readComment(line, lineNo, builder);
+            readComment(line, lineNo, openMetrics, builder);
         else
-            readSample(line, lineNo, builder);
+            readSample(line, lineNo, page.format, builder, notes);
     }
+    if (openMetrics && eofLine == 0)
+        builder.warn(lineNo, "OpenMetrics page without \"# EOF\" line; it may be truncated");
     if (crlfLines > 0)
         builder.warn(firstCrlfLine, "CRLF line endings (" + std::to_string(crlfLines) +
                                         " lines); '\\r' read as part of the line ending");

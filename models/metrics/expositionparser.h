@@ -2,7 +2,17 @@
 
 // Reads a /metrics page in the Prometheus text exposition format 0.0.4
 // (https://prometheus.io/docs/instrumenting/exposition_formats/, "Text format
-// details"), as served by SGLang, vLLM, the SGLang router and model gateways.
+// details"), as served by SGLang, vLLM, the SGLang router and model gateways,
+// or in OpenMetrics 1.0 (https://github.com/OpenObservability/OpenMetrics/blob/
+// main/specification/OpenMetrics.md), as served to a scraper that asks for it.
+//
+// Which one (ParseOptions::format, then ::contentType, then the page):
+// - format Text004 / OpenMetrics: that one, whatever else says;
+// - Auto with a Content-Type: `application/openmetrics-text` is OpenMetrics,
+//   `text/plain` (any version) is text 0.0.4, anything else is text 0.0.4 with
+//   a warning;
+// - Auto without a Content-Type (a file, a paste): OpenMetrics when the last
+//   line is `# EOF`, else text 0.0.4 (a text page has no reason to end so).
 //
 // Lenient by design: an on-call console must show what it can. One bad line is
 // skipped with a warning naming its line; it never loses the page. What is
@@ -17,13 +27,17 @@
 // - a label value with invalid UTF-8 drops that series only (warning);
 // - a last line without `\n` is read, with a warning (the page may be truncated).
 //
-// OpenMetrics 1.0 will be a second dialect of the same walk (`# EOF`, `_total`
-// and `_created` suffixes, exemplars): it changes how lines are read and which
-// sample names a family admits (PageBuilder), not MetricPage.
+// OpenMetrics is a dialect of the same walk: `# UNIT` and `# EOF` lines (text
+// after `# EOF` is ignored with a warning; a missing `# EOF` is a warning, the
+// page may be truncated), `\"` in HELP, timestamps in seconds, exemplars
+// (checked, then discarded; a bad one is a warning, the sample stays), and
+// families named without `_total`/`_created`/`_info` (PageBuilder). Blank lines
+// and other `#` comments, which OpenMetrics forbids, are skipped quietly.
 
 #include "metricpage.h"
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace opsdeck::metrics {
@@ -37,6 +51,21 @@ struct ParseOptions
     /// Warnings kept per page; past it one last warning says how many more were
     /// suppressed (a page of random bytes would otherwise make one per line).
     std::size_t maxWarnings = 1000;
+
+    enum class Format
+    {
+        /// From contentType, else from a final `# EOF` line (see the top of this file).
+        Auto,
+        /// Prometheus text 0.0.4.
+        Text004,
+        /// OpenMetrics 1.0.
+        OpenMetrics
+    };
+    Format format = Format::Auto;
+    /// The HTTP Content-Type header of the response as received (media type and
+    /// parameters, any case); "" when there is none (a file). Read only when
+    /// format is Auto.
+    std::string contentType = {};
 };
 
 class ExpositionParser

@@ -3,9 +3,10 @@
 // One scraped /metrics page, as read by ExpositionParser (expositionparser.h).
 // Plain C++20 with no Qt, so the worker thread, the CLI and the tests share it.
 //
-// Format: Prometheus text exposition format 0.0.4
-// (https://prometheus.io/docs/instrumenting/exposition_formats/). The enum
-// already names the OpenMetrics 1.0 types so that parser can fill the same page.
+// Formats: Prometheus text exposition format 0.0.4
+// (https://prometheus.io/docs/instrumenting/exposition_formats/) and OpenMetrics
+// 1.0 (https://github.com/OpenObservability/OpenMetrics/blob/main/specification/OpenMetrics.md);
+// both fill the same page, and MetricPage::format says which one was read.
 //
 // Thread-safety: a MetricPage is a value; const use from any number of threads
 // is safe, mutation needs the usual external synchronisation.
@@ -18,6 +19,15 @@
 #include <vector>
 
 namespace opsdeck::metrics {
+
+/// The dialect a page was read as (see ExpositionParser for how it is chosen).
+enum class PageFormat
+{
+    /// Prometheus text format 0.0.4 (`text/plain; version=0.0.4`).
+    Text004,
+    /// OpenMetrics 1.0 (`application/openmetrics-text; version=1.0.0`), ending in `# EOF`.
+    OpenMetrics
+};
 
 /// One label pair, exactly as on the page after unescaping (`\\`, `\"`, `\n`).
 /// Values are valid UTF-8, kept byte-exact (no normalisation).
@@ -62,8 +72,15 @@ struct Sample
     /// Unit: whatever the metric's name says (seconds, bytes, tokens, ratio).
     /// May be NaN or +/-Inf as the page wrote it.
     double value = 0;
-    /// Optional timestamp, ms since the Unix epoch, as written on the line.
+    /// Optional timestamp, ms since the Unix epoch. Text 0.0.4 writes integer
+    /// ms (kept exactly); OpenMetrics writes seconds with decimals (rounded to
+    /// the nearest ms here).
     std::optional<int64_t> timestampMs;
+    /// True when the value is a creation time (Unix seconds) rather than a
+    /// measurement: an `x_created` sample of a counter, histogram or summary
+    /// (OpenMetrics: inside that family; text 0.0.4: in a family whose
+    /// Family::createdOf is set). Metadata, never a chart series.
+    bool isCreated = false;
     /// 1-based line number in the page (a leading byte-order mark does not shift it).
     int line = 0;
 
@@ -73,6 +90,12 @@ struct Sample
 };
 
 /// A metric family: the samples one TYPE/HELP pair describes.
+///
+/// Grouping, OpenMetrics 1.0: TYPE/HELP/UNIT name the family without suffixes
+/// (counter `x` holds `x_total` and `x_created`; histogram `x` holds `x_bucket`,
+/// `x_sum`, `x_count`, `x_created`; summary `x` holds `x`, `x_sum`, `x_count`,
+/// `x_created`; gaugehistogram `x` holds `x_bucket`, `x_gsum`, `x_gcount`; info
+/// `x` holds `x_info`; stateset and gauge `x` hold `x`).
 ///
 /// Grouping, text format 0.0.4: a TYPE/HELP line names the family as written
 /// (`x_total` stays `x_total`; only OpenMetrics strips suffixes). A sample joins
@@ -85,8 +108,12 @@ struct Family
 {
     std::string name;
     MetricType type = MetricType::Unknown;
-    /// HELP text, unescaped (`\\`, `\n`), bytes as on the page; "" when the page has none.
+    /// HELP text, unescaped (`\\`, `\n`; OpenMetrics also `\"`), bytes as on
+    /// the page; "" when the page has none.
     std::string help;
+    /// OpenMetrics `# UNIT` of the family (`seconds`, `bytes`); "" when none
+    /// (always "" for text 0.0.4, which has no UNIT line).
+    std::string unit;
     /// Indexes into MetricPage::samples, in page order. Every sample of a page
     /// belongs to exactly one family; a family may have none (a TYPE line alone).
     std::vector<std::size_t> samples;
@@ -111,6 +138,8 @@ struct ParseWarning
 
 struct MetricPage
 {
+    /// The dialect the page was read as.
+    PageFormat format = PageFormat::Text004;
     /// In order of first appearance on the page.
     std::vector<Family> families;
     /// In page order; duplicates and skipped lines are not here.

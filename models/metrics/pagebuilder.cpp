@@ -26,11 +26,13 @@ std::string seriesText(const Sample &sample)
 
 constexpr std::array<std::string_view, 5> familySuffixes{"_bucket", "_sum", "_count", "_gsum",
                                                          "_gcount"};
+// OpenMetrics names families without these; text 0.0.4 never strips them.
+constexpr std::array<std::string_view, 3> openMetricsSuffixes{"_total", "_created", "_info"};
 
 } // namespace
 
 PageBuilder::PageBuilder(MetricPage &page, std::size_t maxWarnings, std::size_t expectedSamples)
-    : m_page(page), m_maxWarnings(maxWarnings)
+    : m_page(page), m_openMetrics(page.format == PageFormat::OpenMetrics), m_maxWarnings(maxWarnings)
 {
     m_page.samples.reserve(expectedSamples);
 }
@@ -75,10 +77,34 @@ void PageBuilder::addType(std::string_view familyName, std::string_view typeWord
     m_state[f].histogramShaped = false;
 }
 
+void PageBuilder::addUnit(std::string_view familyName, std::string_view unit, int line)
+{
+    std::size_t f = findFamily(familyName);
+    if (f == npos)
+        f = createFamily(familyName, line);
+    enter(f, line);
+    Family &family = m_page.families[f];
+    if (m_state[f].hasUnit) {
+        if (family.unit != unit)
+            warn(line, "conflicting UNIT for family " + family.name + "; first kept");
+        return;
+    }
+    family.unit.assign(unit);
+    m_state[f].hasUnit = true;
+    if (!unit.empty() && !family.name.ends_with("_" + family.unit))
+        warn(line, "UNIT " + quoted(unit) + " is not a suffix of family name " + family.name);
+}
+
 void PageBuilder::addSample(Sample &&sample)
 {
     const std::size_t f = familyFor(sample);
     enter(f, sample.line);
+    const Family &family = m_page.families[f];
+    if (m_openMetrics && sample.name.size() == family.name.size() + 8 &&
+        sample.name.ends_with("_created"))
+        sample.isCreated = true; // admits() let `_created` in only for these types
+    if (family.type == MetricType::StateSet && sample.value != 0 && sample.value != 1)
+        warn(sample.line, "stateset " + family.name + " has a value other than 0 or 1; kept");
     const std::size_t first = m_series.findOrAdd(sample, m_page.samples, m_page.samples.size());
     if (first != SeriesIndex::npos) {
         // A page repeated twice has as many duplicates as samples: skip building
@@ -136,12 +162,20 @@ std::size_t PageBuilder::familyFor(const Sample &sample)
     // gauge `x` and counter `x_total` stay two families.
     if (const std::size_t f = findFamily(sample.name); f != npos)
         return f;
-    for (const std::string_view suffix : familySuffixes) {
+    const auto stemFamily = [&](std::string_view suffix) {
         if (!sample.name.ends_with(suffix))
-            continue;
+            return npos;
         const std::string_view stem =
             std::string_view(sample.name).substr(0, sample.name.size() - suffix.size());
-        if (const std::size_t f = findFamily(stem); f != npos && admits(f, sample.name))
+        const std::size_t f = findFamily(stem);
+        return f != npos && admits(f, sample.name) ? f : npos;
+    };
+    for (const std::string_view suffix : familySuffixes) {
+        if (const std::size_t f = stemFamily(suffix); f != npos)
+            return f;
+    }
+    for (const std::string_view suffix : openMetricsSuffixes) {
+        if (const std::size_t f = m_openMetrics ? stemFamily(suffix) : npos; f != npos)
             return f;
     }
     // No TYPE: only a histogram-shaped name earns a stripped family name.
@@ -169,6 +203,25 @@ bool PageBuilder::admits(std::size_t f, std::string_view sampleName) const
     const auto isOneOf = [&](std::initializer_list<std::string_view> allowed) {
         return std::find(allowed.begin(), allowed.end(), suffix) != allowed.end();
     };
+    if (m_openMetrics) {
+        // OpenMetrics 1.0, "Metric types": the sample names of each type.
+        switch (family.type) {
+        case MetricType::Counter:
+            return isOneOf({"_total", "_created"});
+        case MetricType::Histogram:
+            return isOneOf({"_bucket", "_sum", "_count", "_created"});
+        case MetricType::GaugeHistogram:
+            return isOneOf({"_bucket", "_gsum", "_gcount"});
+        case MetricType::Summary:
+            return isOneOf({"", "_sum", "_count", "_created"});
+        case MetricType::Info:
+            return suffix == "_info";
+        default:
+            if (m_state[f].histogramShaped)
+                return isOneOf({"_bucket", "_sum", "_count"});
+            return suffix.empty();
+        }
+    }
     switch (family.type) {
     case MetricType::Histogram:
         return isOneOf({"_bucket", "_sum", "_count"});
@@ -270,14 +323,16 @@ void PageBuilder::linkCreatedFamilies()
         if (const std::size_t f = findFamily(stem + "_total");
             f != npos && m_page.families[f].type == MetricType::Counter) {
             family.createdOf = stem + "_total";
-            continue;
-        }
-        if (const std::size_t f = findFamily(stem); f != npos) {
-            const MetricType type = m_page.families[f].type;
+        } else if (const std::size_t g = findFamily(stem); g != npos) {
+            const MetricType type = m_page.families[g].type;
             if (type == MetricType::Counter || type == MetricType::Histogram ||
                 type == MetricType::Summary || type == MetricType::GaugeHistogram)
                 family.createdOf = stem;
         }
+        if (family.createdOf.empty())
+            continue;
+        for (const std::size_t index : family.samples)
+            m_page.samples[index].isCreated = true;
     }
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 
 // Step 3 of ExpositionParser: puts parsed lines into a MetricPage — families,
-// duplicate series, split families, warnings. Internal to opsdeck_metrics.
+// duplicate series, split families, warnings. Which sample names a family
+// admits depends on MetricPage::format (set before the builder is made).
+// Internal to opsdeck_metrics.
 
 #include "metricpage.h"
 #include "seriesindex.h"
@@ -23,6 +25,9 @@ public:
 
     void addHelp(std::string_view familyName, std::string text, int line);
     void addType(std::string_view familyName, std::string_view typeWord, int line);
+    /// OpenMetrics `# UNIT`: warns when the family name does not end in `_<unit>`
+    /// (OpenMetrics 1.0, "Metric name": the unit MUST be a suffix of the name).
+    void addUnit(std::string_view familyName, std::string_view unit, int line);
     /// Files `sample` under its family, or drops it when its series is already
     /// on the page (the first value wins).
     void addSample(Sample &&sample);
@@ -38,6 +43,7 @@ private:
     {
         bool typed = false;           ///< a TYPE line set the type
         bool hasHelp = false;         ///< a HELP line set the help
+        bool hasUnit = false;         ///< a UNIT line set the unit
         bool histogramShaped = false; ///< no TYPE, but `_bucket` samples with `le`
         bool entered = false;         ///< has been the current family once
         int groups = 0;
@@ -61,6 +67,7 @@ private:
     void linkCreatedFamilies();
 
     MetricPage &m_page;
+    const bool m_openMetrics;
     std::size_t m_maxWarnings;
     std::size_t m_suppressedWarnings = 0;
     int m_firstSuppressedLine = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 namespace opsdeck::metrics::detail {
 
@@ -50,8 +51,23 @@ bool parseValue(std::string_view token, double &out)
     return ec == std::errc() && ptr == end;
 }
 
-std::string SampleLineParser::parse(std::string_view line, Sample &out)
+bool parseSecondsAsMs(std::string_view token, int64_t &outMs)
 {
+    double seconds = 0;
+    if (!parseValue(token, seconds) || !std::isfinite(seconds))
+        return false;
+    const double ms = std::round(seconds * 1000.0);
+    // 9.2e18 is the int64 limit; stay clear of it instead of overflowing.
+    if (std::fabs(ms) >= 9.0e18)
+        return false;
+    outMs = static_cast<int64_t>(ms);
+    return true;
+}
+
+std::string SampleLineParser::parse(std::string_view line, Sample &out, PageFormat format,
+                                    std::vector<std::string> &notes)
+{
+    const bool openMetrics = format == PageFormat::OpenMetrics;
     const std::size_t nameLen = nameLength(line, true);
     if (nameLen == 0)
         return "expected a metric name, found " + quoted(tokenAt(line, 0));
@@ -69,7 +85,7 @@ std::string SampleLineParser::parse(std::string_view line, Sample &out)
         // sample; '=' counts the labels (over-counts only for '=' in values).
         // Capped, so a garbage line of '=' cannot reserve a Label per byte.
         out.labels.reserve(std::min<std::size_t>(countByte(line.substr(pos), '='), 32));
-        if (std::string error = parseLabels(line, pos, out, badUtf8Label); !error.empty())
+        if (std::string error = parseLabels(line, pos, out, badUtf8Label, notes); !error.empty())
             return error;
         skipBlanks(line, pos);
     }
@@ -83,21 +99,35 @@ std::string SampleLineParser::parse(std::string_view line, Sample &out)
     skipBlanks(line, pos);
 
     out.timestampMs.reset();
-    if (pos < line.size()) {
+    // In OpenMetrics a '#' here starts an exemplar, not a timestamp.
+    const auto atExemplar = [&] { return openMetrics && pos < line.size() && line[pos] == '#'; };
+    if (pos < line.size() && !atExemplar()) {
         std::string_view stamp = tokenAt(line, pos);
         pos += stamp.size();
-        if (stamp.size() > 1 && stamp[0] == '+' && stamp[1] != '-')
-            stamp.remove_prefix(1);
         int64_t ms = 0;
-        const char *end = stamp.data() + stamp.size();
-        const auto [ptr, ec] = std::from_chars(stamp.data(), end, ms);
-        if (ec != std::errc() || ptr != end)
-            return "invalid timestamp " + quoted(stamp) + " (expected integer ms)";
+        if (openMetrics) {
+            if (!parseSecondsAsMs(stamp, ms))
+                return "invalid timestamp " + quoted(stamp) + " (expected seconds)";
+        } else {
+            if (stamp.size() > 1 && stamp[0] == '+' && stamp[1] != '-')
+                stamp.remove_prefix(1);
+            const char *end = stamp.data() + stamp.size();
+            const auto [ptr, ec] = std::from_chars(stamp.data(), end, ms);
+            if (ec != std::errc() || ptr != end)
+                return "invalid timestamp " + quoted(stamp) + " (expected integer ms)";
+        }
         out.timestampMs = ms;
         skipBlanks(line, pos);
-        if (pos < line.size())
-            return "unexpected text after timestamp: " + quoted(line.substr(pos));
     }
+    if (atExemplar()) {
+        if (std::string why = checkExemplar(line.substr(pos + 1), out.name); !why.empty())
+            notes.push_back("malformed exemplar of " + out.name + " dropped (" + why +
+                            "); sample kept");
+        pos = line.size();
+    }
+    if (pos < line.size())
+        return "unexpected text after " + std::string(out.timestampMs ? "timestamp" : "value") +
+               ": " + quoted(line.substr(pos));
     // Reported only once the line is otherwise well-formed, so a syntax error
     // is named as such rather than hidden behind an encoding one.
     if (!badUtf8Label.empty())
@@ -107,7 +137,8 @@ std::string SampleLineParser::parse(std::string_view line, Sample &out)
 }
 
 std::string SampleLineParser::parseLabels(std::string_view line, std::size_t &pos, Sample &out,
-                                          std::string_view &badUtf8Label)
+                                          std::string_view &badUtf8Label,
+                                          std::vector<std::string> &notes)
 {
     for (;;) {
         skipBlanks(line, pos);
@@ -132,8 +163,13 @@ std::string SampleLineParser::parseLabels(std::string_view line, std::size_t &po
                 return "duplicate label name " + std::string(labelName) + " in " + out.name;
         }
         Label &label = out.labels.emplace_back(Label{std::string(labelName), {}});
-        if (std::string error = parseLabelValue(line, pos, label.value); !error.empty())
+        std::string_view unknownEscape;
+        if (std::string error = parseLabelValue(line, pos, label.value, unknownEscape);
+            !error.empty())
             return error + " (label " + label.name + " of " + out.name + ")";
+        if (!unknownEscape.empty())
+            notes.push_back("unknown escape " + quoted(unknownEscape) + " in label " +
+                            label.name + " of " + out.name + "; kept as written");
         if (badUtf8Label.empty() && hasHighBytes(label.value) && !isValidUtf8(label.value))
             badUtf8Label = labelName;
         skipBlanks(line, pos);
@@ -153,7 +189,7 @@ std::string SampleLineParser::parseLabels(std::string_view line, std::size_t &po
 }
 
 std::string SampleLineParser::parseLabelValue(std::string_view line, std::size_t &pos,
-                                              std::string &out)
+                                              std::string &out, std::string_view &unknownEscape)
 {
     if (pos >= line.size() || line[pos] != '"')
         return "expected '\"' to open label value";
@@ -177,8 +213,11 @@ std::string SampleLineParser::parseLabelValue(std::string_view line, std::size_t
                 out += '\n';
             else if (next == '\\' || next == '"')
                 out += next;
-            else
+            else {
                 out.append(line.substr(pos, 2));
+                if (unknownEscape.empty())
+                    unknownEscape = line.substr(pos, 2);
+            }
             pos += 2;
             continue;
         }
@@ -186,6 +225,51 @@ std::string SampleLineParser::parseLabelValue(std::string_view line, std::size_t
         ++pos;
     }
     return "unterminated label value";
+}
+
+std::string SampleLineParser::checkExemplar(std::string_view rest, const std::string &sampleName)
+{
+    // OpenMetrics 1.0, "Exemplars": `# {labels} value [timestamp]`, the label
+    // set at most 128 UTF-8 characters. Read into a scratch sample: exemplars
+    // are not kept, and one allocation per exemplar is cheap next to a scrape.
+    std::size_t pos = 0;
+    skipBlanks(rest, pos);
+    if (pos >= rest.size() || rest[pos] != '{')
+        return "expected '{' after '#'";
+    ++pos;
+    Sample scratch;
+    scratch.name = sampleName;
+    std::string_view badUtf8Label;
+    std::vector<std::string> ignored;
+    if (std::string error = parseLabels(rest, pos, scratch, badUtf8Label, ignored); !error.empty())
+        return error;
+    if (!badUtf8Label.empty())
+        return "invalid UTF-8 in label " + std::string(badUtf8Label);
+    std::size_t characters = 0;
+    for (const Label &l : scratch.labels) {
+        for (const char c : l.name + l.value)
+            characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+    }
+    if (characters > 128)
+        return "label set of " + std::to_string(characters) + " characters, over 128";
+    skipBlanks(rest, pos);
+    const std::string_view valueToken = tokenAt(rest, pos);
+    double value = 0;
+    if (!parseValue(valueToken, value))
+        return valueToken.empty() ? "missing value" : "invalid value " + quoted(valueToken);
+    pos += valueToken.size();
+    skipBlanks(rest, pos);
+    if (pos < rest.size()) {
+        const std::string_view stamp = tokenAt(rest, pos);
+        int64_t ms = 0;
+        if (!parseSecondsAsMs(stamp, ms))
+            return "invalid timestamp " + quoted(stamp);
+        pos += stamp.size();
+        skipBlanks(rest, pos);
+        if (pos < rest.size())
+            return "unexpected text " + quoted(rest.substr(pos));
+    }
+    return {};
 }
 
 } // namespace opsdeck::metrics::detail

@@ -34,6 +34,14 @@ constexpr std::string_view trimLeadingBlanks(std::string_view s)
     return s.substr(i);
 }
 
+/// Without trailing blanks and line-ending bytes (`\r`, `\n`).
+constexpr std::string_view trimTrailingSpace(std::string_view s)
+{
+    while (!s.empty() && (isBlank(s.back()) || s.back() == '\r' || s.back() == '\n'))
+        s.remove_suffix(1);
+    return s;
+}
+
 /// Metric names: [a-zA-Z_:][a-zA-Z0-9_:]*. Label names: the same without ':'.
 constexpr bool isNameStart(char c, bool allowColon)
 {

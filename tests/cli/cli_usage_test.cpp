@@ -158,3 +158,49 @@ TEST(CliMetrics, MalformedUrlsAndNonRegularFilesAreBadInput)
     EXPECT_EQ(run.exitCode, 2) << "a FIFO would block the read forever";
     EXPECT_TRUE(run.standardError.contains("not a regular file"));
 }
+
+TEST(CliMetrics, ProfileOptionAndProfileKeys)
+{
+    const QString b07 = dataPath(QStringLiteral("metrics/B07_vllm_dp_per_engine_series.prom"));
+    const auto run = runCli(
+        {QStringLiteral("metrics"), QStringLiteral("summarize"), b07, QStringLiteral("--json")});
+    ASSERT_EQ(run.exitCode, 0) << run.standardError.toStdString();
+    const QJsonObject summary = run.json().object();
+    EXPECT_EQ(summary.value(QStringLiteral("profile")).toString(), QStringLiteral("vllm"));
+    EXPECT_EQ(summary.value(QStringLiteral("running")).toDouble(), 10);
+    EXPECT_DOUBLE_EQ(summary.value(QStringLiteral("kv_usage")).toDouble(), 0.6);
+    EXPECT_DOUBLE_EQ(summary.value(QStringLiteral("kv_usage_max")).toDouble(), 0.8);
+    EXPECT_DOUBLE_EQ(summary.value(QStringLiteral("ttft_mean_s")).toDouble(), 0.4);
+    for (const char *key :
+         {"itl_mean_s", "e2e_mean_s", "prefill_bootstrap_queue", "prefill_inflight_queue",
+          "decode_prealloc_queue", "decode_transfer_queue", "bootstrap_failures_total",
+          "transfer_failures_total"}) {
+        ASSERT_TRUE(summary.contains(QString::fromLatin1(key))) << key;
+        EXPECT_TRUE(summary.value(QString::fromLatin1(key)).isNull()) << key;
+    }
+    for (const char *key : {"families", "series", "warnings", "waiting", "generation_tokens_total",
+                            "prompt_tokens_total", "source"})
+        EXPECT_TRUE(summary.contains(QString::fromLatin1(key))) << key;
+
+    // Forced profile: an SGLang reading of a vLLM page finds nothing.
+    const auto forced =
+        runCli({QStringLiteral("metrics"), QStringLiteral("summarize"), b07,
+                QStringLiteral("--profile"), QStringLiteral("sglang"), QStringLiteral("--json")});
+    ASSERT_EQ(forced.exitCode, 0);
+    EXPECT_EQ(forced.json().object().value(QStringLiteral("profile")).toString(),
+              QStringLiteral("sglang"));
+    EXPECT_TRUE(forced.json().object().value(QStringLiteral("running")).isNull());
+
+    const auto docs =
+        runCli({QStringLiteral("metrics"), QStringLiteral("summarize"),
+                dataPath(QStringLiteral("metrics/01-sglang_docs_production_metrics_example.prom")),
+                QStringLiteral("--profile"), QStringLiteral("auto"), QStringLiteral("--json")});
+    ASSERT_EQ(docs.exitCode, 0);
+    EXPECT_DOUBLE_EQ(docs.json().object().value(QStringLiteral("itl_mean_s")).toDouble(),
+                     866964.5791549598 / 7400757);
+
+    const auto bad = runCli({QStringLiteral("metrics"), QStringLiteral("summarize"), b07,
+                             QStringLiteral("--profile"), QStringLiteral("trtllm")});
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_TRUE(bad.standardError.contains("--profile")) << bad.standardError.toStdString();
+}

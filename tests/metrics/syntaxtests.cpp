@@ -13,7 +13,11 @@ TEST(metricsSyntax, LabelValueEscapes)
     const MetricPage page =
         ExpositionParser::parse(R"(x{path="C:\\dir\\",say="\"hi\"",nl="a\nb",other="\d",utf="ü"} 1)"
                                 "\n");
-    ASSERT_TRUE(page.warnings.empty()) << warningsText(page);
+    // An unknown escape keeps the sample and its bytes, but is no longer silent.
+    ASSERT_EQ(page.warnings.size(), 1u) << warningsText(page);
+    EXPECT_EQ(countWarnings(page, 1, "unknown escape \"\\\\d\" in label other of x; kept as written"),
+              1)
+        << warningsText(page);
     const Sample &s = page.samples.at(0);
     EXPECT_EQ(s.label("path"), "C:\\dir\\");
     EXPECT_EQ(s.label("say"), "\"hi\"");
