@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 packaging/install-deps.sh
 cmake --preset default >/dev/null
 cmake --build --preset default
+if [[ -z "${XDG_RUNTIME_DIR:-}" ]]; then
+  XDG_RUNTIME_DIR=$(mktemp -d)
+  export XDG_RUNTIME_DIR
+fi
 if [[ -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]]; then
   exec build/bin/opsdeck --demo "$@"
 fi

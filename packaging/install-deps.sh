@@ -12,7 +12,7 @@ build_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   fonts-dejavu-core
 )
-test_packages=(xvfb xauth openssh-server curl dbus procps)
+test_packages=(xvfb xauth openssh-server curl dbus procps python3-prometheus-client)
 
 wanted=("${build_packages[@]}")
 if [[ "${1:-}" == "--test" ]]; then

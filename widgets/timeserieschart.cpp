@@ -101,8 +101,11 @@ void TimeSeriesChart::setPoints(const QString &name, const QList<QPointF> &point
         for (const QPointF &point : each->points())
             maxValue = std::max(maxValue, point.y());
     m_maxValue = maxValue;
-    if (!points.isEmpty())
+    if (!points.isEmpty()) {
         m_newestMs = std::max(m_newestMs, static_cast<qint64>(points.back().x()));
+        m_oldestMs = m_oldestMs ? std::min(m_oldestMs, static_cast<qint64>(points.front().x()))
+                                : static_cast<qint64>(points.front().x());
+    }
     updateAxes();
 }
 
@@ -115,7 +118,11 @@ qsizetype TimeSeriesChart::pointCount(const QString &name) const
 void TimeSeriesChart::updateAxes()
 {
     const qint64 newest = m_newestMs ? m_newestMs : QDateTime::currentMSecsSinceEpoch();
-    m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(newest - m_windowMs),
+    // Until the data fills the window, show the data (at least a minute)
+    // rather than a plot that is empty but for its right edge.
+    const qint64 span =
+        m_oldestMs ? std::clamp<qint64>(newest - m_oldestMs, 60 * 1000, m_windowMs) : m_windowMs;
+    m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(newest - span),
                          QDateTime::fromMSecsSinceEpoch(newest));
     // Four intervals of a "nice" size (1, 2 or 5 × 10^n), so the labels are
     // round numbers and the axis does not twitch on every sample.

@@ -30,7 +30,8 @@ public:
     /// Adds a series; `unit` is shown on the y axis title (e.g. "requests").
     void addSeries(const QString &name, const QColor &color);
     void setUnit(const QString &unit);
-    /// Visible span ending at the newest point, ms.
+    /// Visible span ending at the newest point, ms (while less data exists,
+    /// the span of the data, at least one minute).
     void setWindowMs(qint64 windowMs);
     /// Replaces the points of one series (x ascending, ms since epoch).
     void setPoints(const QString &name, const QList<QPointF> &points);
@@ -50,5 +51,6 @@ private:
     QHash<QString, QLineSeries *> m_series;
     qint64 m_windowMs = 5 * 60 * 1000;
     qint64 m_newestMs = 0;
+    qint64 m_oldestMs = 0; ///< first point ever drawn; 0 before any
     double m_maxValue = 0;
 };

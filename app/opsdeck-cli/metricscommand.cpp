@@ -14,6 +14,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkProxy>
 #include <QNetworkReply>
+#include <QRegularExpression>
 
 namespace opsdeck::cli {
 
@@ -151,7 +152,10 @@ int runMetrics(const QStringList &arguments)
         if (!usableUrl(url)) {
             printError(
                 QStringLiteral("'%1' is not an http(s) URL with a host and a port from 1 to 65535")
-                    .arg(url.toDisplayString(QUrl::RemoveUserInfo)));
+                    .arg(url.isValid() ? url.toDisplayString(QUrl::RemoveUserInfo)
+                                       : QString(source).replace(
+                                             QRegularExpression(QStringLiteral("//[^/@]*@")),
+                                             QStringLiteral("//"))));
             return ExitBadInput;
         }
         const int timeoutMs = parser.isSet(QStringLiteral("timeout"))

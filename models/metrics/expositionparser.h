@@ -33,6 +33,8 @@
 // (checked, then discarded; a bad one is a warning, the sample stays), and
 // families named without `_total`/`_created`/`_info` (PageBuilder). Blank lines
 // and other `#` comments, which OpenMetrics forbids, are skipped quietly.
+// Not read: quoted UTF-8 metric and label names (`{"a.b"}`, Prometheus 3 /
+// OpenMetrics 2 drafts); such a line is skipped with a warning like any bad line.
 
 #include "metricpage.h"
 

@@ -122,7 +122,8 @@ struct Family
     /// When this family only carries the creation time (Unix seconds) of another
     /// family (`x_created` beside counter `x_total`, or beside histogram or
     /// summary `x`): that family's name. Such a family is metadata, not a chart
-    /// series. "" otherwise.
+    /// series. "" otherwise. Text 0.0.4 only: in OpenMetrics `x_created` is a
+    /// sample of family `x` itself, flagged by Sample::isCreated.
     std::string createdOf;
 };
 

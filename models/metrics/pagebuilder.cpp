@@ -1,5 +1,6 @@
 #include "pagebuilder.h"
 
+#include "familyshape.h"
 #include "textutil.h"
 
 #include <algorithm>
@@ -32,7 +33,8 @@ constexpr std::array<std::string_view, 3> openMetricsSuffixes{"_total", "_create
 } // namespace
 
 PageBuilder::PageBuilder(MetricPage &page, std::size_t maxWarnings, std::size_t expectedSamples)
-    : m_page(page), m_openMetrics(page.format == PageFormat::OpenMetrics), m_maxWarnings(maxWarnings)
+    : m_page(page), m_openMetrics(page.format == PageFormat::OpenMetrics),
+      m_maxWarnings(maxWarnings)
 {
     m_page.samples.reserve(expectedSamples);
 }
@@ -197,43 +199,8 @@ bool PageBuilder::admits(std::size_t f, std::string_view sampleName) const
     const Family &family = m_page.families[f];
     if (!sampleName.starts_with(family.name))
         return false;
-    const std::string_view suffix = sampleName.substr(family.name.size());
-    // Text 0.0.4 suffixes; OpenMetrics adds `_total`/`_created` for counters,
-    // `_created` for histograms and summaries, `_info` for info.
-    const auto isOneOf = [&](std::initializer_list<std::string_view> allowed) {
-        return std::find(allowed.begin(), allowed.end(), suffix) != allowed.end();
-    };
-    if (m_openMetrics) {
-        // OpenMetrics 1.0, "Metric types": the sample names of each type.
-        switch (family.type) {
-        case MetricType::Counter:
-            return isOneOf({"_total", "_created"});
-        case MetricType::Histogram:
-            return isOneOf({"_bucket", "_sum", "_count", "_created"});
-        case MetricType::GaugeHistogram:
-            return isOneOf({"_bucket", "_gsum", "_gcount"});
-        case MetricType::Summary:
-            return isOneOf({"", "_sum", "_count", "_created"});
-        case MetricType::Info:
-            return suffix == "_info";
-        default:
-            if (m_state[f].histogramShaped)
-                return isOneOf({"_bucket", "_sum", "_count"});
-            return suffix.empty();
-        }
-    }
-    switch (family.type) {
-    case MetricType::Histogram:
-        return isOneOf({"_bucket", "_sum", "_count"});
-    case MetricType::GaugeHistogram:
-        return isOneOf({"_bucket", "_gsum", "_gcount"});
-    case MetricType::Summary:
-        return isOneOf({"", "_sum", "_count"});
-    default:
-        if (m_state[f].histogramShaped)
-            return isOneOf({"_bucket", "_sum", "_count"});
-        return suffix.empty();
-    }
+    return sampleSuffixAdmitted(family.type, m_state[f].histogramShaped, m_openMetrics,
+                                sampleName.substr(family.name.size()));
 }
 
 std::size_t PageBuilder::findFamily(std::string_view name) const

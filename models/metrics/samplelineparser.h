@@ -39,8 +39,7 @@ private:
     /// `badUtf8Label` names the first label whose value is not UTF-8 (the
     /// line is still read to the end, so other errors take precedence).
     static std::string parseLabels(std::string_view line, std::size_t &pos, Sample &out,
-                                   std::string_view &badUtf8Label,
-                                   std::vector<std::string> &notes);
+                                   std::string_view &badUtf8Label, std::vector<std::string> &notes);
     /// `unknownEscape` gets the first backslash pair that is not `\\`, `\"`, `\n`.
     static std::string parseLabelValue(std::string_view line, std::size_t &pos, std::string &out,
                                        std::string_view &unknownEscape);

@@ -43,13 +43,28 @@ constexpr std::string_view trimTrailingSpace(std::string_view s)
 }
 
 /// Metric names: [a-zA-Z_:][a-zA-Z0-9_:]*. Label names: the same without ':'.
+/// A table, not a chain of compares: names are scanned on every sample line.
+inline constexpr struct NameCharTable
+{
+    // bit 0: name start (no colon), bit 1: name char (no colon); ':' is both with colon
+    unsigned char bits[256] = {};
+    constexpr NameCharTable()
+    {
+        for (int c = 0; c < 256; ++c) {
+            const bool start = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+            bits[c] = static_cast<unsigned char>((start ? 1 : 0) |
+                                                 ((start || (c >= '0' && c <= '9')) ? 2 : 0));
+        }
+    }
+} nameCharTable;
+
 constexpr bool isNameStart(char c, bool allowColon)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (allowColon && c == ':');
+    return (nameCharTable.bits[static_cast<unsigned char>(c)] & 1) || (allowColon && c == ':');
 }
 constexpr bool isNameChar(char c, bool allowColon)
 {
-    return isNameStart(c, allowColon) || (c >= '0' && c <= '9');
+    return (nameCharTable.bits[static_cast<unsigned char>(c)] & 2) || (allowColon && c == ':');
 }
 /// Length of the name at the start of `s` (0 when none).
 constexpr std::size_t nameLength(std::string_view s, bool allowColon)

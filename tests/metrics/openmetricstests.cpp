@@ -30,8 +30,7 @@ TEST(metricsOpenMetrics, FormatChosenByContentTypeThenEof)
     EXPECT_EQ(withType(om, "application/openmetrics-text; version=1.0.0; charset=utf-8").format,
               PageFormat::OpenMetrics);
     EXPECT_EQ(withType(om, "Application/OpenMetrics-Text").format, PageFormat::OpenMetrics);
-    EXPECT_EQ(withType(om, "text/plain; version=0.0.4; charset=utf-8").format,
-              PageFormat::Text004);
+    EXPECT_EQ(withType(om, "text/plain; version=0.0.4; charset=utf-8").format, PageFormat::Text004);
     EXPECT_EQ(withType(text, "text/plain; version=0.0.4").format, PageFormat::Text004);
     // No Content-Type (a file): the final `# EOF` line decides.
     EXPECT_EQ(ExpositionParser::parse(om).format, PageFormat::OpenMetrics);
@@ -103,8 +102,8 @@ TEST(metricsOpenMetrics, HandWrittenSpecPage)
     EXPECT_EQ(e2e->help, "Request latency, with \"quotes\".");
     EXPECT_EQ(e2e->samples.size(), 5u);
     // Exemplars are stripped, never read as the value or the timestamp.
-    const Sample *bucket = findSample(page, "sglang:e2e_request_latency_seconds_bucket",
-                                      {{"le", "0.5"}});
+    const Sample *bucket =
+        findSample(page, "sglang:e2e_request_latency_seconds_bucket", {{"le", "0.5"}});
     ASSERT_NE(bucket, nullptr);
     EXPECT_EQ(bucket->value, 3);
     EXPECT_FALSE(bucket->timestampMs.has_value());
@@ -144,17 +143,18 @@ TEST(metricsOpenMetrics, HandWrittenSpecPage)
 
 TEST(metricsOpenMetrics, Exemplars)
 {
-    const MetricPage page = parseOm("# TYPE h histogram\n"
-                                    "h_bucket{le=\"1\"} 2 # {trace_id=\"x\"} 1.0\n"
-                                    "h_bucket{le=\"2\"} 3 1700000000.25 # {trace_id=\"y\"} 1.5 17e8\n"
-                                    "h_bucket{le=\"4\"} 4 # {trace_id=\"z\" 2\n"
-                                    "h_bucket{le=\"8\"} 5 # {} nope\n"
-                                    "h_bucket{le=\"+Inf\"} 6 # trace_id=\"w\" 1\n"
-                                    "h_count 6 # {a=\"" +
-                                    std::string(130, 'a') +
-                                    "\"} 1\n"
-                                    "h_sum 9.5 # {a=\"b\"} 1 2 3\n"
-                                    "# EOF\n");
+    const MetricPage page =
+        parseOm("# TYPE h histogram\n"
+                "h_bucket{le=\"1\"} 2 # {trace_id=\"x\"} 1.0\n"
+                "h_bucket{le=\"2\"} 3 1700000000.25 # {trace_id=\"y\"} 1.5 17e8\n"
+                "h_bucket{le=\"4\"} 4 # {trace_id=\"z\" 2\n"
+                "h_bucket{le=\"8\"} 5 # {} nope\n"
+                "h_bucket{le=\"+Inf\"} 6 # trace_id=\"w\" 1\n"
+                "h_count 6 # {a=\"" +
+                std::string(130, 'a') +
+                "\"} 1\n"
+                "h_sum 9.5 # {a=\"b\"} 1 2 3\n"
+                "# EOF\n");
     EXPECT_EQ(valueOf(page, "h_bucket", {{"le", "1"}}), 2);
     EXPECT_EQ(valueOf(page, "h_bucket", {{"le", "2"}}), 3);
     EXPECT_EQ(findSample(page, "h_bucket", {{"le", "2"}})->timestampMs, 1700000000250);
@@ -165,16 +165,17 @@ TEST(metricsOpenMetrics, Exemplars)
     EXPECT_EQ(valueOf(page, "h_count"), 6);
     EXPECT_EQ(valueOf(page, "h_sum"), 9.5);
     EXPECT_EQ(page.samples.size(), 7u);
-    EXPECT_EQ(countWarnings(page, 4, "malformed exemplar of h_bucket dropped (expected ',' or '}' "
-                                     "after label trace_id in h_bucket); sample kept"),
+    EXPECT_EQ(countWarnings(page, 4,
+                            "malformed exemplar of h_bucket dropped (expected ',' or '}' "
+                            "after label trace_id in h_bucket); sample kept"),
               1)
         << warningsText(page);
-    EXPECT_EQ(countWarnings(page, 5,
-                            "malformed exemplar of h_bucket dropped (invalid value \"nope\")"),
-              1);
-    EXPECT_EQ(countWarnings(page, 6,
-                            "malformed exemplar of h_bucket dropped (expected '{' after '#')"),
-              1);
+    EXPECT_EQ(
+        countWarnings(page, 5, "malformed exemplar of h_bucket dropped (invalid value \"nope\")"),
+        1);
+    EXPECT_EQ(
+        countWarnings(page, 6, "malformed exemplar of h_bucket dropped (expected '{' after '#')"),
+        1);
     EXPECT_EQ(countWarnings(page, 7, "(label set of 131 characters, over 128)"), 1);
     EXPECT_EQ(countWarnings(page, 8, "(unexpected text \"3\")"), 1);
     EXPECT_EQ(page.warnings.size(), 5u);
@@ -206,8 +207,8 @@ TEST(metricsOpenMetrics, TimestampsAreSeconds)
 
 TEST(metricsOpenMetrics, EofRules)
 {
-    const MetricPage after = ExpositionParser::parse("a 1\n# EOF\nb 2\n", {.contentType =
-                                                         "application/openmetrics-text"});
+    const MetricPage after = ExpositionParser::parse(
+        "a 1\n# EOF\nb 2\n", {.contentType = "application/openmetrics-text"});
     EXPECT_EQ(after.samples.size(), 1u);
     EXPECT_EQ(countWarnings(after, 2, "text after \"# EOF\" ignored"), 1) << warningsText(after);
     EXPECT_EQ(after.warnings.size(), 1u);
@@ -240,8 +241,8 @@ TEST(metricsOpenMetrics, CrlfBomUnknownEscapeAndBadLines)
     EXPECT_EQ(valueOf(page, "g", {{"path", "\"x\"\n"}}), 2);
     EXPECT_EQ(countWarnings(page, 2, "UNIT \"bytes\" is not a suffix of family name g"), 1)
         << warningsText(page);
-    EXPECT_EQ(countWarnings(page, 3, "unknown escape \"\\\\q\" in label path of g; kept as written"),
-              1);
+    EXPECT_EQ(
+        countWarnings(page, 3, "unknown escape \"\\\\q\" in label path of g; kept as written"), 1);
     EXPECT_EQ(countWarnings(page, 4, "invalid value \"oops\" for g"), 1);
     EXPECT_EQ(countWarnings(page, 1, "CRLF line endings (6 lines)"), 1);
     EXPECT_EQ(page.warnings.size(), 4u);
@@ -290,4 +291,25 @@ TEST(metricsOpenMetrics, SizeLimitAppliesToOpenMetrics)
     EXPECT_TRUE(page.samples.empty());
     ASSERT_EQ(page.warnings.size(), 1u);
     EXPECT_EQ(page.warnings[0].reason, "page is 16 bytes, over the limit of 15 bytes; not parsed");
+}
+
+TEST(metricsOpenMetrics, Utf8HelpAndValuesKeptNamesRejectedPerLine)
+{
+    // UTF-8 is fine in HELP and label values (byte-exact); metric names are
+    // ASCII in both formats (OpenMetrics 1.0 "ABNF": metricname), so a non-ASCII
+    // name costs that line only.
+    const MetricPage page = parseOm("# HELP g D\xC3\xA9"
+                                    "bit \xC2\xABtokens\xC2\xBB\n"
+                                    "# TYPE g gauge\n"
+                                    "g{model=\"Qwen-\xE4\xB8\xAD\xE6\x96\x87\"} 1\n"
+                                    "mod\xC3\xA8le_x 2\n"
+                                    "g2 3\n"
+                                    "# EOF\n");
+    EXPECT_EQ(page.family("g")->help, "D\xC3\xA9"
+                                      "bit \xC2\xABtokens\xC2\xBB");
+    EXPECT_EQ(valueOf(page, "g", {{"model", "Qwen-\xE4\xB8\xAD\xE6\x96\x87"}}), 1);
+    EXPECT_EQ(countWarnings(page, 4, "invalid character in metric name \"mod\\xc3\\xa8le_x\""), 1)
+        << warningsText(page);
+    EXPECT_EQ(valueOf(page, "g2"), 3);
+    EXPECT_EQ(page.warnings.size(), 1u);
 }

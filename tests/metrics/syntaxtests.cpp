@@ -15,8 +15,8 @@ TEST(metricsSyntax, LabelValueEscapes)
                                 "\n");
     // An unknown escape keeps the sample and its bytes, but is no longer silent.
     ASSERT_EQ(page.warnings.size(), 1u) << warningsText(page);
-    EXPECT_EQ(countWarnings(page, 1, "unknown escape \"\\\\d\" in label other of x; kept as written"),
-              1)
+    EXPECT_EQ(
+        countWarnings(page, 1, "unknown escape \"\\\\d\" in label other of x; kept as written"), 1)
         << warningsText(page);
     const Sample &s = page.samples.at(0);
     EXPECT_EQ(s.label("path"), "C:\\dir\\");
