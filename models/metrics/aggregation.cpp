@@ -115,53 +115,56 @@ std::string Aggregation::groupKey(const Sample &sample)
     return key;
 }
 
-Aggregate Aggregation::sum(std::span<const Sample *const> samples, std::string_view what)
+namespace {
+
+// What every fold shares: replicas folded, their warnings and the group count
+// kept; `combine` turns the groups into the value (not called when there are none).
+template <typename Combine>
+Aggregate foldGroups(std::span<const Sample *const> samples, std::string_view what, Combine combine)
 {
     Folded folded = foldReplicas(samples, what);
     Aggregate result;
     result.warnings = std::move(folded.warnings);
     result.groups = static_cast<int>(folded.groups.size());
-    if (folded.groups.empty())
-        return result;
-    double total = 0;
-    for (const Group &g : folded.groups)
-        total += g.value;
-    result.value = total;
+    if (!folded.groups.empty())
+        combine(folded.groups, result);
     return result;
+}
+
+} // namespace
+
+Aggregate Aggregation::sum(std::span<const Sample *const> samples, std::string_view what)
+{
+    return foldGroups(samples, what, [](const auto &groups, Aggregate &result) {
+        double total = 0;
+        for (const Group &g : groups)
+            total += g.value;
+        result.value = total;
+    });
 }
 
 Aggregate Aggregation::average(std::span<const Sample *const> samples, std::string_view what)
 {
-    Folded folded = foldReplicas(samples, what);
-    Aggregate result;
-    result.warnings = std::move(folded.warnings);
-    result.groups = static_cast<int>(folded.groups.size());
-    if (folded.groups.empty())
-        return result;
-    double total = 0;
-    double max = -std::numeric_limits<double>::infinity();
-    for (const Group &g : folded.groups) {
-        total += g.value;
-        max = std::max(max, g.value);
-    }
-    result.value = total / static_cast<double>(folded.groups.size());
-    result.max = max;
-    return result;
+    return foldGroups(samples, what, [](const auto &groups, Aggregate &result) {
+        double total = 0;
+        double max = -std::numeric_limits<double>::infinity();
+        for (const Group &g : groups) {
+            total += g.value;
+            max = std::max(max, g.value);
+        }
+        result.value = total / static_cast<double>(groups.size());
+        result.max = max;
+    });
 }
 
 Aggregate Aggregation::health(std::span<const Sample *const> samples, std::string_view what)
 {
-    Folded folded = foldReplicas(samples, what);
-    Aggregate result;
-    result.warnings = std::move(folded.warnings);
-    result.groups = static_cast<int>(folded.groups.size());
-    if (folded.groups.empty())
-        return result;
-    double healthy = 0;
-    for (const Group &g : folded.groups)
-        healthy += g.value >= 1 ? 1 : 0;
-    result.value = healthy;
-    return result;
+    return foldGroups(samples, what, [](const auto &groups, Aggregate &result) {
+        double healthy = 0;
+        for (const Group &g : groups)
+            healthy += g.value >= 1 ? 1 : 0;
+        result.value = healthy;
+    });
 }
 
 HistogramAggregate Aggregation::histogram(const MetricPage &page, std::string_view family)
