@@ -4,9 +4,11 @@
 #include "clioutput.h"
 #include "democommand.h"
 #include "metricscommand.h"
+#include "ratecommand.h"
 #include "statuscommand.h"
 
 #include <QCoreApplication>
+#include <algorithm>
 #include <cstdio>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -20,6 +22,8 @@ commands:
   demo down [--dir DIR]                           stop it; returns when every process has exited
   status --inventory FILE [--json]                health of every service (exit 1 unless all healthy)
   metrics summarize FILE|URL [--json]             parse one /metrics page
+  metrics rate FILE1 FILE2 (--interval S | --at T1 T2) [--json]
+                                                  rates and latency quantiles between two scrapes
 
 Every command takes --help. Exit codes: 0 ok, 1 unhealthy or failed, 2 bad input,
 3 unknown or timed out, 4 host key refused.
@@ -56,8 +60,14 @@ int main(int argc, char **argv)
         return opsdeck::cli::runDemo(arguments);
     if (command == u"status")
         return opsdeck::cli::runStatus(arguments);
-    if (command == u"metrics")
+    if (command == u"metrics") {
+        // The first word that is not an option names the action.
+        const auto action = std::find_if(arguments.cbegin() + 1, arguments.cend(),
+                                         [](const QString &a) { return !a.startsWith(u'-'); });
+        if (action != arguments.cend() && *action == u"rate")
+            return opsdeck::cli::runMetricsRate(arguments);
         return opsdeck::cli::runMetrics(arguments);
+    }
     opsdeck::cli::printError(
         QStringLiteral("unknown command '%1' (see opsdeck-cli --help)").arg(command));
     return opsdeck::cli::ExitBadInput;

@@ -204,3 +204,125 @@ TEST(CliMetrics, ProfileOptionAndProfileKeys)
     EXPECT_EQ(bad.exitCode, 2);
     EXPECT_TRUE(bad.standardError.contains("--profile")) << bad.standardError.toStdString();
 }
+
+TEST(CliMetrics, RateBetweenTwoScrapes)
+{
+    QTemporaryDir dir;
+    auto write = [&dir](const char *name, double generation, double prompt, int b01, int b05,
+                        int b1, int all) {
+        const QString path = dir.filePath(QString::fromLatin1(name));
+        QFile file(path);
+        EXPECT_TRUE(file.open(QIODevice::WriteOnly));
+        file.write(QStringLiteral("# TYPE vllm:generation_tokens_total counter\n"
+                                  "vllm:generation_tokens_total %1\n"
+                                  "# TYPE vllm:prompt_tokens_total counter\n"
+                                  "vllm:prompt_tokens_total %2\n"
+                                  "# TYPE vllm:time_to_first_token_seconds histogram\n"
+                                  "vllm:time_to_first_token_seconds_bucket{le=\"0.1\"} %3\n"
+                                  "vllm:time_to_first_token_seconds_bucket{le=\"0.5\"} %4\n"
+                                  "vllm:time_to_first_token_seconds_bucket{le=\"1.0\"} %5\n"
+                                  "vllm:time_to_first_token_seconds_bucket{le=\"+Inf\"} %6\n"
+                                  "vllm:time_to_first_token_seconds_count %6\n")
+                       .arg(generation)
+                       .arg(prompt)
+                       .arg(b01)
+                       .arg(b05)
+                       .arg(b1)
+                       .arg(all)
+                       .toUtf8());
+        return path;
+    };
+    const QString first = write("first.prom", 1000, 200, 5, 20, 30, 30);
+    const QString second = write("second.prom", 2000, 700, 15, 80, 120, 130);
+    const QString restarted = write("restarted.prom", 300, 100, 10, 60, 90, 100);
+    auto rate = [](const QJsonObject &result, const char *key) {
+        return result.value(QStringLiteral("rates"))
+            .toObject()
+            .value(QString::fromLatin1(key))
+            .toObject();
+    };
+
+    // --interval 10: (2000 - 1000) / 10 = 100 tokens/s, (700 - 200) / 10 = 50.
+    const auto run =
+        runCli({QStringLiteral("metrics"), QStringLiteral("rate"), first, second,
+                QStringLiteral("--interval"), QStringLiteral("10"), QStringLiteral("--json")});
+    ASSERT_EQ(run.exitCode, 0) << run.standardError.toStdString();
+    const QJsonObject result = run.json().object();
+    EXPECT_DOUBLE_EQ(rate(result, "generation_tokens").value(QStringLiteral("per_s")).toDouble(),
+                     100);
+    EXPECT_FALSE(rate(result, "generation_tokens").value(QStringLiteral("reset")).toBool());
+    EXPECT_DOUBLE_EQ(rate(result, "prompt_tokens").value(QStringLiteral("per_s")).toDouble(), 50);
+    EXPECT_DOUBLE_EQ(
+        rate(result, "vllm:generation_tokens_total").value(QStringLiteral("per_s")).toDouble(),
+        100);
+    // TTFT bucket deltas {10, 60, 90, 100}: p50 0.1 + 0.4 * 40 / 50 = 0.42; p95, p99 in +Inf -> 1.
+    const QJsonObject ttft = result.value(QStringLiteral("quantiles"))
+                                 .toObject()
+                                 .value(QStringLiteral("ttft"))
+                                 .toObject();
+    EXPECT_DOUBLE_EQ(ttft.value(QStringLiteral("p50")).toDouble(), 0.42);
+    EXPECT_DOUBLE_EQ(ttft.value(QStringLiteral("p95")).toDouble(), 1);
+    EXPECT_DOUBLE_EQ(ttft.value(QStringLiteral("p99")).toDouble(), 1);
+
+    // --at T1 T2: 1000 tokens over 20 s.
+    const auto at = runCli({QStringLiteral("metrics"), QStringLiteral("rate"), first, second,
+                            QStringLiteral("--at"), QStringLiteral("1000"), QStringLiteral("1020"),
+                            QStringLiteral("--json")});
+    ASSERT_EQ(at.exitCode, 0) << at.standardError.toStdString();
+    EXPECT_DOUBLE_EQ(
+        rate(at.json().object(), "generation_tokens").value(QStringLiteral("per_s")).toDouble(),
+        50);
+
+    // Default: the files' modification times, 4 s apart: 1000 / 4 = 250.
+    {
+        QFile a(first);
+        QFile b(second);
+        ASSERT_TRUE(a.open(QIODevice::ReadWrite) && b.open(QIODevice::ReadWrite));
+        ASSERT_TRUE(a.setFileTime(QDateTime::fromSecsSinceEpoch(1'700'000'000),
+                                  QFileDevice::FileModificationTime));
+        ASSERT_TRUE(b.setFileTime(QDateTime::fromSecsSinceEpoch(1'700'000'004),
+                                  QFileDevice::FileModificationTime));
+    }
+    const auto mtimes = runCli({QStringLiteral("metrics"), QStringLiteral("rate"), first, second,
+                                QStringLiteral("--json")});
+    ASSERT_EQ(mtimes.exitCode, 0) << mtimes.standardError.toStdString();
+    EXPECT_DOUBLE_EQ(
+        rate(mtimes.json().object(), "generation_tokens").value(QStringLiteral("per_s")).toDouble(),
+        250);
+
+    // A restart between the scrapes: 300 / 10 = 30 tokens/s, flagged, never negative.
+    const auto reset = runCli({QStringLiteral("metrics"), QStringLiteral("rate"), first, restarted,
+                               QStringLiteral("--at"), QStringLiteral("1000"),
+                               QStringLiteral("1010"), QStringLiteral("--json")});
+    ASSERT_EQ(reset.exitCode, 0) << reset.standardError.toStdString();
+    const QJsonObject generation = rate(reset.json().object(), "generation_tokens");
+    EXPECT_DOUBLE_EQ(generation.value(QStringLiteral("per_s")).toDouble(), 30);
+    EXPECT_TRUE(generation.value(QStringLiteral("reset")).toBool());
+
+    // Text output names the rate too.
+    const auto text = runCli({QStringLiteral("metrics"), QStringLiteral("rate"), first, second,
+                              QStringLiteral("--interval"), QStringLiteral("10")});
+    EXPECT_EQ(text.exitCode, 0);
+    EXPECT_TRUE(text.standardOutput.contains("generation_tokens: 100/s"))
+        << text.standardOutput.toStdString();
+
+    // Bad input: exit 2.
+    const QString rateWord = QStringLiteral("rate");
+    const QString metricsWord = QStringLiteral("metrics");
+    for (const QStringList &args :
+         {QStringList{metricsWord, rateWord, first, dir.filePath(QStringLiteral("missing.prom")),
+                      QStringLiteral("--interval"), QStringLiteral("10")},
+          QStringList{metricsWord, rateWord, first, second, QStringLiteral("--interval"),
+                      QStringLiteral("0")},
+          QStringList{metricsWord, rateWord, first, second, QStringLiteral("--interval"),
+                      QStringLiteral("-5")},
+          QStringList{metricsWord, rateWord, first, second, QStringLiteral("--at"),
+                      QStringLiteral("1010"), QStringLiteral("1000")},
+          QStringList{metricsWord, rateWord, first, second, QStringLiteral("--at"),
+                      QStringLiteral("1000"), QStringLiteral("1000")},
+          QStringList{metricsWord, rateWord, first, second, QStringLiteral("--interval"),
+                      QStringLiteral("10"), QStringLiteral("--at"), QStringLiteral("1"),
+                      QStringLiteral("2")},
+          QStringList{metricsWord, rateWord, first}})
+        EXPECT_EQ(runCli(args).exitCode, 2) << args.join(u' ').toStdString();
+}
