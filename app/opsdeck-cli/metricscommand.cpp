@@ -5,6 +5,7 @@
 #include "engineprofile.h"
 #include "expositionparser.h"
 #include "pagesummary.h"
+#include "profileoption.h"
 
 #include <QEventLoop>
 #include <QFile>
@@ -119,9 +120,7 @@ int runMetrics(const QStringList &arguments)
     parser.addPositionalArgument(QStringLiteral("source"),
                                  QStringLiteral("A file, or an http(s) URL."));
     parser.addOption(jsonOption());
-    parser.addOption({QStringLiteral("profile"),
-                      QStringLiteral("Engine naming: auto (default), sglang, vllm or router."),
-                      QStringLiteral("name")});
+    parser.addOption(profileOption());
     parser.addOption({QStringLiteral("timeout"),
                       QStringLiteral("Timeout for a URL in ms (default 10000)."),
                       QStringLiteral("ms")});
@@ -133,17 +132,10 @@ int runMetrics(const QStringList &arguments)
                                   "[--profile auto|sglang|vllm|router] [--json]"));
         return ExitBadInput;
     }
-    metrics::Profile profile = metrics::Profile::Auto;
-    if (parser.isSet(QStringLiteral("profile"))) {
-        const QString word = parser.value(QStringLiteral("profile"));
-        const auto parsed = metrics::EngineProfile::fromName(word.toStdString());
-        if (!parsed) {
-            printError(QStringLiteral("bad --profile '%1': expected auto, sglang, vllm or router")
-                           .arg(word));
-            return ExitBadInput;
-        }
-        profile = *parsed;
-    }
+    const auto chosenProfile = readProfile(parser);
+    if (!chosenProfile)
+        return ExitBadInput;
+    const metrics::Profile profile = *chosenProfile;
     const QString source = positional.at(1);
     const metrics::ParseOptions options;
     QByteArray body;

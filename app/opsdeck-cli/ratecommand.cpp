@@ -5,6 +5,7 @@
 #include "engineprofile.h"
 #include "expositionparser.h"
 #include "histogramquantile.h"
+#include "profileoption.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -85,9 +86,7 @@ int runMetricsRate(const QStringList &arguments)
                       QStringLiteral("Scrape times T1 T2 in Unix seconds (default: the files' "
                                      "modification times)."),
                       QStringLiteral("T1")});
-    parser.addOption({QStringLiteral("profile"),
-                      QStringLiteral("Engine naming: auto (default), sglang, vllm or router."),
-                      QStringLiteral("name")});
+    parser.addOption(profileOption());
     if (!parseArguments(parser, arguments))
         return ExitBadInput;
     QStringList positional = parser.positionalArguments();
@@ -102,17 +101,10 @@ int runMetricsRate(const QStringList &arguments)
         printError(QString::fromLatin1(rateUsage));
         return ExitBadInput;
     }
-    metrics::Profile profile = metrics::Profile::Auto;
-    if (parser.isSet(QStringLiteral("profile"))) {
-        const QString word = parser.value(QStringLiteral("profile"));
-        const auto parsed = metrics::EngineProfile::fromName(word.toStdString());
-        if (!parsed) {
-            printError(QStringLiteral("bad --profile '%1': expected auto, sglang, vllm or router")
-                           .arg(word));
-            return ExitBadInput;
-        }
-        profile = *parsed;
-    }
+    const auto chosenProfile = readProfile(parser);
+    if (!chosenProfile)
+        return ExitBadInput;
+    const metrics::Profile profile = *chosenProfile;
     const QString path1 = positional.at(1);
     const QString path2 = positional.at(2);
     const auto body1 = readPage(path1);

@@ -66,19 +66,6 @@ Folded foldReplicas(std::span<const Sample *const> samples, std::string_view wha
     return folded;
 }
 
-/// `le` as a number; "+Inf" included. nullopt when it is not one.
-std::optional<double> parseBound(std::string_view text)
-{
-    if (!text.empty() && text.front() == '+')
-        text.remove_prefix(1);
-    double value = 0;
-    // from_chars, not strtod: the bound must not depend on the C locale.
-    const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (result.ec != std::errc() || result.ptr != text.data() + text.size())
-        return std::nullopt;
-    return value;
-}
-
 } // namespace
 
 std::optional<double> HistogramAggregate::mean() const
@@ -190,7 +177,7 @@ HistogramAggregate Aggregation::histogram(const MetricPage &page, std::string_vi
 
     std::map<double, double> perBound;
     for (const Group &g : collect(foldReplicas(buckets, what + " _bucket"))) {
-        const auto bound = parseBound(g.first->label("le"));
+        const auto bound = Aggregation::parseBound(g.first->label("le"));
         if (bound)
             perBound[*bound] += g.value;
     }
@@ -199,6 +186,17 @@ HistogramAggregate Aggregation::histogram(const MetricPage &page, std::string_vi
     if (counts.empty() && !result.buckets.empty() && std::isinf(result.buckets.back().first))
         result.count = result.buckets.back().second;
     return result;
+}
+
+std::optional<double> Aggregation::parseBound(std::string_view text)
+{
+    if (!text.empty() && text.front() == '+')
+        text.remove_prefix(1);
+    double value = 0;
+    const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (result.ec != std::errc() || result.ptr != text.data() + text.size())
+        return std::nullopt;
+    return value;
 }
 
 } // namespace opsdeck::metrics

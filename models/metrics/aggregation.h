@@ -77,6 +77,9 @@ public:
     /// The series' group: its labels without the replica labels (rule 1),
     /// sorted by name, as `a="1",b="2"`. `le` stays in the key.
     static std::string groupKey(const Sample &sample);
+    /// A bucket's `le` as a number, "+Inf" included; nullopt when it is not
+    /// one. Read with from_chars, not strtod: a bound must not depend on the C locale.
+    static std::optional<double> parseBound(std::string_view text);
     /// Rule 1 then rule 2. `what` names the metric in warnings.
     static Aggregate sum(std::span<const Sample *const> samples, std::string_view what);
     /// Rule 1 then rule 3.

@@ -32,19 +32,6 @@ bool almostEqual(double a, double b, double epsilon)
     return diff / std::min(absSum, std::numeric_limits<double>::max()) < epsilon;
 }
 
-/// `le` as a number, "+Inf" included; nullopt when it is not one. from_chars,
-/// not strtod: a bound must not depend on the C locale.
-std::optional<double> parseBound(std::string_view text)
-{
-    if (!text.empty() && text.front() == '+')
-        text.remove_prefix(1);
-    double value = 0;
-    const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (result.ec != std::errc() || result.ptr != text.data() + text.size())
-        return std::nullopt;
-    return value;
-}
-
 /// The group of the histogram series a bucket belongs to: its group key
 /// (Aggregation rule 1) without `le`, so all its buckets reset together.
 std::string seriesGroup(const Sample &bucket)
@@ -173,7 +160,7 @@ std::vector<HistogramQuantile::Bucket> HistogramQuantile::windowBuckets(const Me
     bool anyReset = false;
     for (const auto &[key, s] : second) {
         const auto it = first.find(key);
-        const auto bound = parseBound(s->label("le"));
+        const auto bound = Aggregation::parseBound(s->label("le"));
         if (it == first.end() || !bound)
             continue;
         const bool wasReset = seriesReset[seriesGroup(*s)];
