@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages OpsDeck needs to build and run; with --test,
-# also what the test suite starts (Xvfb, sshd, curl, D-Bus). Idempotent and
+# also what the test suite starts (Xvfb, sshd, curl, D-Bus, tinyproxy, Prometheus) or uses
+# (openssl makes the TLS tests' certificates). Idempotent and
 # quiet when everything is already there. Run as root (or with sudo).
 set -euo pipefail
 
@@ -12,7 +13,8 @@ build_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   fonts-dejavu-core
 )
-test_packages=(xvfb xauth openssh-server curl dbus procps python3-prometheus-client)
+test_packages=(xvfb xauth openssh-server curl dbus procps python3-prometheus-client openssl
+               tinyproxy prometheus)
 
 wanted=("${build_packages[@]}")
 if [[ "${1:-}" == "--test" ]]; then

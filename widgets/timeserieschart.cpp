@@ -1,132 +1,367 @@
 #include "timeserieschart.h"
 
+#include "chartcrosshair.h"
+#include "chartdecimator.h"
+#include "chartinteraction.h"
+#include "chartmarkeroverlay.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QDateTime>
 #include <QDateTimeAxis>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLegendMarker>
 #include <QLineSeries>
+#include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <algorithm>
 #include <cmath>
+
+namespace {
+
+constexpr qint64 minuteMs = 60 * 1000;
+constexpr qint64 dayMs = 24 * 60 * minuteMs;
+constexpr int frameMs = 16; // one frame at 60 Hz
+
+QString spanText(qint64 ms)
+{
+    if (ms < 2 * minuteMs)
+        return QStringLiteral("%1 s").arg(ms / 1000);
+    if (ms < 2 * 60 * minuteMs)
+        return QStringLiteral("%1 min").arg(ms / minuteMs);
+    if (ms < 2 * dayMs)
+        return QStringLiteral("%1 h").arg(ms / (60 * minuteMs));
+    return QStringLiteral("%1 days").arg(ms / dayMs);
+}
+
+} // namespace
 
 TimeSeriesChart::TimeSeriesChart(QWidget *parent)
     : QWidget(parent), m_chart(new QChart), m_view(new QChartView(m_chart, this)),
-      m_timeAxis(new QDateTimeAxis), m_valueAxis(new QValueAxis)
+      m_timeAxis(new QDateTimeAxis), m_valueAxis(new QValueAxis),
+      m_crosshair(new ChartCrosshair(m_chart)), m_markers(new ChartMarkerOverlay(m_chart)),
+      m_interaction(new ChartInteraction(this, m_view, m_crosshair, m_markers)),
+      m_status(new QLabel), m_pauseButton(new QToolButton), m_liveButton(new QToolButton),
+      m_frameTimer(new QTimer(this))
 {
     m_chart->legend()->setAlignment(Qt::AlignTop);
-    m_chart->setMargins(QMargins(4, 4, 4, 4));
-    m_chart->setBackgroundRoundness(0);
     m_timeAxis->setFormat(QStringLiteral("HH:mm:ss"));
-    m_timeAxis->setTickCount(6);
     m_valueAxis->setLabelFormat(QStringLiteral("%.0f"));
     m_valueAxis->setMin(0);
     m_chart->addAxis(m_timeAxis, Qt::AlignBottom);
     m_chart->addAxis(m_valueAxis, Qt::AlignLeft);
     m_view->setRenderHint(QPainter::Antialiasing);
+
+    m_status->setTextFormat(Qt::PlainText);
+    m_pauseButton->setText(QStringLiteral("Pause"));
+    m_pauseButton->setCheckable(true);
+    m_pauseButton->setToolTip(QStringLiteral("Freeze the view; new data is still recorded"));
+    m_liveButton->setText(QStringLiteral("Live"));
+    m_liveButton->setToolTip(QStringLiteral("Follow live data again (or double-click the plot)"));
+    for (QToolButton *button : {m_pauseButton, m_liveButton})
+        button->setAutoRaise(true);
+    connect(m_pauseButton, &QToolButton::toggled, this, &TimeSeriesChart::setPaused);
+    connect(m_liveButton, &QToolButton::clicked, this, &TimeSeriesChart::followLive);
+
+    auto *bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 0, 6, 0);
+    bar->addWidget(m_status, 1);
+    bar->addWidget(m_pauseButton);
+    bar->addWidget(m_liveButton);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_view);
-    updateAxes();
+    layout->setSpacing(0);
+    layout->addLayout(bar);
+    layout->addWidget(m_view, 1);
+
+    m_frameTimer->setObjectName(QStringLiteral("frameTimer"));
+    m_frameTimer->setSingleShot(true);
+    m_frameTimer->setInterval(frameMs);
+    connect(m_frameTimer, &QTimer::timeout, this, &TimeSeriesChart::drawFrame);
+    // A new plot width changes the column count; a new height moves markers.
+    connect(m_chart, &QChart::plotAreaChanged, this, [this](const QRectF &plotArea) {
+        m_markers->layout(plotArea, m_drawnStartMs, m_drawnEndMs);
+        if (static_cast<int>(plotArea.width()) != m_drawnColumns)
+            scheduleFrame();
+    });
+    applyPalette();
+    setMode(Mode::Live);
+    drawFrame();
 }
+
+TimeSeriesChart::~TimeSeriesChart() = default;
 
 void TimeSeriesChart::addSeries(const QString &name, const QColor &color)
 {
-    auto *series = new QLineSeries;
-    series->setName(name);
-    QPen pen(color);
-    pen.setWidthF(2.0);
-    series->setPen(pen);
-    m_chart->addSeries(series);
-    series->attachAxis(m_timeAxis);
-    series->attachAxis(m_valueAxis);
-    m_series.insert(name, series);
+    auto *line = new QLineSeries;
+    line->setName(name);
+    // Decimated lines are long polylines; OpenGL is not available offscreen
+    // and the raster path is fast enough at ≤ 4 points per pixel column.
+    m_chart->addSeries(line);
+    line->attachAxis(m_timeAxis);
+    line->attachAxis(m_valueAxis);
+    m_series.append({name, color, line, {}, 0, false});
+    const Series &series = m_series.back();
+    line->setPen(QPen(m_palette.seriesColor(color), 2.0));
+    styleLegendMarker(series);
+    for (QLegendMarker *marker : m_chart->legend()->markers(line))
+        connect(marker, &QLegendMarker::clicked, this,
+                [this, name] { setSeriesVisible(name, !isSeriesVisible(name)); });
 }
 
 void TimeSeriesChart::setUnit(const QString &unit)
 {
+    m_unit = unit;
     m_valueAxis->setTitleText(unit);
 }
 
 void TimeSeriesChart::setWindowMs(qint64 windowMs)
 {
-    m_windowMs = windowMs;
-    updateAxes();
+    m_windowMs = std::max<qint64>(windowMs, 1000);
+    setMode(m_mode); // the status line names the window
+    scheduleFrame();
 }
 
 QList<QPointF> TimeSeriesChart::decimate(const QList<QPointF> &points, int columns)
 {
-    if (columns <= 0 || points.size() <= 4 * columns)
+    if (points.isEmpty())
         return points;
-    const double first = points.front().x();
-    const double span = std::max(1.0, points.back().x() - first);
-    QList<QPointF> reduced;
-    reduced.reserve(4 * columns);
-    qsizetype start = 0;
-    while (start < points.size()) {
-        const int column = static_cast<int>((points[start].x() - first) / span * (columns - 1));
-        qsizetype end = start;
-        qsizetype minAt = start;
-        qsizetype maxAt = start;
-        while (end < points.size() &&
-               static_cast<int>((points[end].x() - first) / span * (columns - 1)) == column) {
-            if (points[end].y() < points[minAt].y())
-                minAt = end;
-            if (points[end].y() > points[maxAt].y())
-                maxAt = end;
-            ++end;
-        }
-        // First, extremes in time order, last: the line keeps its shape and peaks.
-        reduced.append(points[start]);
-        const auto [low, high] = std::minmax(minAt, maxAt);
-        if (low != start)
-            reduced.append(points[low]);
-        if (high != low && high != end - 1)
-            reduced.append(points[high]);
-        if (end - 1 != start)
-            reduced.append(points[end - 1]);
-        start = end;
-    }
-    return reduced;
+    return ChartDecimator::decimate(points.constData(), points.constData() + points.size(),
+                                    points.front().x(), points.back().x(), columns);
 }
 
 void TimeSeriesChart::setPoints(const QString &name, const QList<QPointF> &points)
 {
-    QLineSeries *series = m_series.value(name);
+    Series *series = find(name);
     if (!series)
         return;
-    const int columns = std::max(1, static_cast<int>(m_chart->plotArea().width()));
-    series->replace(decimate(points, columns));
-    double maxValue = 0;
-    for (const auto *each : std::as_const(m_series))
-        for (const QPointF &point : each->points())
-            maxValue = std::max(maxValue, point.y());
-    m_maxValue = maxValue;
+    series->points = points;
+    series->dirty = true;
     if (!points.isEmpty()) {
-        m_newestMs = std::max(m_newestMs, static_cast<qint64>(points.back().x()));
-        m_oldestMs = m_oldestMs ? std::min(m_oldestMs, static_cast<qint64>(points.front().x()))
-                                : static_cast<qint64>(points.front().x());
+        const auto newest = static_cast<qint64>(points.back().x());
+        const auto oldest = static_cast<qint64>(points.front().x());
+        m_newestMs = std::max(m_newestMs, newest);
+        m_oldestMs = m_oldestMs ? std::min(m_oldestMs, oldest) : oldest;
     }
-    updateAxes();
+    scheduleFrame();
 }
 
 qsizetype TimeSeriesChart::pointCount(const QString &name) const
 {
-    const QLineSeries *series = m_series.value(name);
-    return series ? series->count() : 0;
+    const Series *series = find(name);
+    return series ? series->line->count() : 0;
 }
 
-void TimeSeriesChart::updateAxes()
+void TimeSeriesChart::flush()
 {
-    const qint64 newest = m_newestMs ? m_newestMs : QDateTime::currentMSecsSinceEpoch();
+    drawFrame();
+}
+
+int TimeSeriesChart::plotWidthPx() const
+{
+    return std::max(1, static_cast<int>(m_chart->plotArea().width()));
+}
+
+qint64 TimeSeriesChart::visibleEndMs() const
+{
+    if (m_mode != Mode::Live)
+        return m_viewEndMs;
+    return m_newestMs ? m_newestMs : QDateTime::currentMSecsSinceEpoch();
+}
+
+qint64 TimeSeriesChart::visibleStartMs() const
+{
+    if (m_mode != Mode::Live)
+        return m_viewStartMs;
+    const qint64 end = visibleEndMs();
     // Until the data fills the window, show the data (at least a minute)
     // rather than a plot that is empty but for its right edge.
     const qint64 span =
-        m_oldestMs ? std::clamp<qint64>(newest - m_oldestMs, 60 * 1000, m_windowMs) : m_windowMs;
-    m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(newest - span),
-                         QDateTime::fromMSecsSinceEpoch(newest));
-    // Four intervals of a "nice" size (1, 2 or 5 × 10^n), so the labels are
-    // round numbers and the axis does not twitch on every sample.
-    const double interval = std::max(4.0, m_maxValue * 1.1) / 4;
+        m_oldestMs ? std::clamp<qint64>(end - m_oldestMs, minuteMs, m_windowMs) : m_windowMs;
+    return end - span;
+}
+
+void TimeSeriesChart::setPaused(bool paused)
+{
+    if (!paused) {
+        followLive();
+        return;
+    }
+    if (m_mode == Mode::Live) {
+        m_viewStartMs = visibleStartMs();
+        m_viewEndMs = visibleEndMs();
+    }
+    setMode(Mode::Paused);
+}
+
+void TimeSeriesChart::followLive()
+{
+    setMode(Mode::Live);
+    scheduleFrame();
+}
+
+void TimeSeriesChart::zoomAround(qint64 anchorMs, double factor)
+{
+    const qint64 start = visibleStartMs();
+    const qint64 end = visibleEndMs();
+    const double span =
+        std::clamp(double(end - start) * factor, 5000.0, 31.0 * static_cast<double>(dayMs));
+    const double fraction = end > start ? double(anchorMs - start) / double(end - start) : 1.0;
+    m_viewStartMs = anchorMs - std::llround(fraction * span);
+    m_viewEndMs = m_viewStartMs + std::llround(span);
+    if (m_mode == Mode::Live)
+        setMode(Mode::Browsing);
+    scheduleFrame();
+}
+
+void TimeSeriesChart::panBy(qint64 deltaMs)
+{
+    if (deltaMs == 0)
+        return;
+    const qint64 start = visibleStartMs();
+    const qint64 end = visibleEndMs();
+    m_viewStartMs = start + deltaMs;
+    m_viewEndMs = end + deltaMs;
+    if (m_mode == Mode::Live)
+        setMode(Mode::Browsing);
+    scheduleFrame();
+}
+
+void TimeSeriesChart::setSeriesVisible(const QString &name, bool visible)
+{
+    Series *series = find(name);
+    if (!series || series->line->isVisible() == visible)
+        return;
+    series->line->setVisible(visible);
+    styleLegendMarker(*series);
+    scheduleFrame();
+}
+
+bool TimeSeriesChart::isSeriesVisible(const QString &name) const
+{
+    const Series *series = find(name);
+    return series && series->line->isVisible();
+}
+
+void TimeSeriesChart::setMarkers(const QVector<ChartMarker> &markers)
+{
+    m_markers->setMarkers(markers);
+    m_markers->layout(m_chart->plotArea(), m_drawnStartMs, m_drawnEndMs);
+}
+
+qsizetype TimeSeriesChart::markerCount() const
+{
+    return m_markers->markers().size();
+}
+
+QStringList TimeSeriesChart::visibleMarkerLabels() const
+{
+    return m_markers->visibleLabels();
+}
+
+void TimeSeriesChart::setSourceTooltip(const QString &text)
+{
+    m_sourceTooltip = text;
+    m_status->setToolTip(text);
+}
+
+QString TimeSeriesChart::crosshairText() const
+{
+    return m_crosshair->text();
+}
+
+TimeSeriesChart::Series *TimeSeriesChart::find(const QString &name)
+{
+    for (Series &series : m_series)
+        if (series.name == name)
+            return &series;
+    return nullptr;
+}
+
+const TimeSeriesChart::Series *TimeSeriesChart::find(const QString &name) const
+{
+    return const_cast<TimeSeriesChart *>(this)->find(name);
+}
+
+void TimeSeriesChart::scheduleFrame()
+{
+    if (!m_frameTimer->isActive())
+        m_frameTimer->start();
+}
+
+void TimeSeriesChart::drawFrame()
+{
+    m_frameTimer->stop();
+    const qint64 start = visibleStartMs();
+    const qint64 end = visibleEndMs();
+    const int columns = plotWidthPx();
+    const bool moved = start != m_drawnStartMs || end != m_drawnEndMs || columns != m_drawnColumns;
+    m_drawnStartMs = start;
+    m_drawnEndMs = end;
+    m_drawnColumns = columns;
+    updateTimeAxis(start, end);
+    for (Series &series : m_series) {
+        if (!series.line->isVisible()) {
+            // Drawn when shown again; hidden series cost nothing per frame.
+            series.dirty = series.dirty || moved;
+            continue;
+        }
+        if (series.dirty || moved)
+            drawSeries(series, start, end, columns);
+    }
+    updateValueAxis();
+    m_markers->layout(m_chart->plotArea(), start, end);
+    m_interaction->refresh();
+}
+
+void TimeSeriesChart::drawSeries(Series &series, qint64 startMs, qint64 endMs, int columns)
+{
+    series.dirty = false;
+    const QList<QPointF> &points = series.points;
+    const auto before = [](const QPointF &point, double x) { return point.x() < x; };
+    const auto after = [](double x, const QPointF &point) { return x < point.x(); };
+    auto first = std::lower_bound(points.cbegin(), points.cend(), double(startMs), before);
+    auto last = std::upper_bound(first, points.cend(), double(endMs), after);
+    // One point beyond each edge, so the line runs to the plot's borders.
+    if (first != points.cbegin())
+        --first;
+    if (last != points.cend())
+        ++last;
+    const QPointF *data = points.constData();
+    QList<QPointF> drawn =
+        ChartDecimator::decimate(data + (first - points.cbegin()), data + (last - points.cbegin()),
+                                 double(startMs), double(endMs), columns);
+    double maxValue = 0;
+    for (const QPointF &point : std::as_const(drawn))
+        if (std::isfinite(point.y()))
+            maxValue = std::max(maxValue, point.y());
+    series.drawnMax = maxValue;
+    series.line->replace(drawn);
+}
+
+void TimeSeriesChart::updateTimeAxis(qint64 startMs, qint64 endMs)
+{
+    const qint64 span = endMs - startMs;
+    m_timeAxis->setFormat(span <= 2 * 60 * minuteMs ? QStringLiteral("HH:mm:ss")
+                          : span <= 2 * dayMs       ? QStringLiteral("HH:mm")
+                                                    : QStringLiteral("MM-dd HH:mm"));
+    m_timeAxis->setTickCount(std::clamp(plotWidthPx() / 130 + 1, 3, 10));
+    m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(startMs),
+                         QDateTime::fromMSecsSinceEpoch(endMs));
+}
+
+void TimeSeriesChart::updateValueAxis()
+{
+    double maxValue = 0;
+    for (const Series &series : std::as_const(m_series))
+        if (series.line->isVisible())
+            maxValue = std::max(maxValue, series.drawnMax);
+    // Four intervals of a "nice" size (1, 2, 2.5 or 5 × 10^n), so the labels
+    // are round numbers and the axis does not twitch on every sample.
+    const double interval = std::max(4.0, maxValue * 1.1) / 4;
     const double magnitude = std::pow(10.0, std::floor(std::log10(interval)));
     double nice = magnitude;
     for (const double factor : {1.0, 2.0, 2.5, 5.0, 10.0}) {
@@ -138,4 +373,73 @@ void TimeSeriesChart::updateAxes()
     m_valueAxis->setTickCount(5);
     m_valueAxis->setLabelFormat(nice < 1 || nice == 2.5 * magnitude ? QStringLiteral("%.1f")
                                                                     : QStringLiteral("%.0f"));
+}
+
+void TimeSeriesChart::setMode(Mode mode)
+{
+    m_mode = mode;
+    {
+        const QSignalBlocker blocker(m_pauseButton);
+        m_pauseButton->setChecked(mode == Mode::Paused);
+    }
+    m_liveButton->setEnabled(mode != Mode::Live);
+    switch (mode) {
+    case Mode::Live:
+        m_status->setText(QStringLiteral("Live, last %1").arg(spanText(m_windowMs)));
+        break;
+    case Mode::Paused:
+        m_status->setText(QStringLiteral("Paused: new data is still recorded"));
+        break;
+    case Mode::Browsing:
+        m_status->setText(QStringLiteral("Zoomed: double-click or Live to follow"));
+        break;
+    }
+}
+
+void TimeSeriesChart::applyPalette()
+{
+    m_palette = ChartPalette::from(palette());
+    m_chart->setTheme(m_palette.dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    // The theme resets colours, fonts and margins; ours go on top.
+    m_chart->setBackgroundBrush(m_palette.background);
+    m_chart->setBackgroundRoundness(0);
+    m_chart->setMargins(QMargins(4, 2, 8, 4));
+    m_view->setBackgroundBrush(m_palette.background);
+    m_timeAxis->setGridLineColor(m_palette.grid);
+    m_valueAxis->setGridLineColor(m_palette.grid);
+    for (const Series &series : std::as_const(m_series)) {
+        series.line->setPen(QPen(m_palette.seriesColor(series.color), 2.0));
+        styleLegendMarker(series);
+    }
+    m_crosshair->setColors(m_palette.crosshair, m_palette.text, m_palette.labelBackground,
+                           m_palette.labelBorder);
+    m_crosshair->setFont(font());
+    m_markers->setColors(m_palette.marker, m_palette.labelBackground);
+    m_markers->setFont(font());
+    m_markers->layout(m_chart->plotArea(), m_drawnStartMs, m_drawnEndMs);
+}
+
+void TimeSeriesChart::styleLegendMarker(const Series &series)
+{
+    const bool visible = series.line->isVisible();
+    QColor label = m_palette.text;
+    QColor swatch = m_palette.seriesColor(series.color);
+    if (!visible) {
+        label.setAlphaF(0.4);
+        swatch.setAlphaF(0.25);
+    }
+    for (QLegendMarker *marker : m_chart->legend()->markers(series.line)) {
+        // Qt hides a hidden series' legend entry; it must stay to be clicked again.
+        marker->setVisible(true);
+        marker->setLabelBrush(label);
+        marker->setBrush(swatch);
+        marker->setPen(QPen(swatch));
+    }
+}
+
+void TimeSeriesChart::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
+        applyPalette();
+    QWidget::changeEvent(event);
 }

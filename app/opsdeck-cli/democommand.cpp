@@ -4,6 +4,7 @@
 #include "clioutput.h"
 #include "democluster.h"
 
+#include <QCoreApplication>
 #include <QEventLoop>
 #include <QJsonObject>
 #include <cstdio>
@@ -126,6 +127,8 @@ int runDemo(const QStringList &arguments)
         }
     }
     workflows::DemoCluster demo;
+    // The demo is recorded by this same program's `record` command.
+    demo.setRecorderProgram(QCoreApplication::applicationFilePath());
     QObject::connect(&demo, &workflows::DemoCluster::progressed, &demo, [](const QString &line) {
         std::fprintf(stderr, "%s\n", line.toLocal8Bit().constData());
     });

@@ -5,6 +5,8 @@
 #include "democommand.h"
 #include "metricscommand.h"
 #include "ratecommand.h"
+#include "recordcommand.h"
+#include "secretcommand.h"
 #include "statuscommand.h"
 
 #include <QCoreApplication>
@@ -24,6 +26,10 @@ commands:
   metrics summarize FILE|URL [--json]             parse one /metrics page
   metrics rate FILE1 FILE2 (--interval S | --at T1 T2) [--json]
                                                   rates and latency quantiles between two scrapes
+  record --inventory FILE [--data-dir DIR] [--pid-file FILE] [--interval-ms N]
+                                                  record history without a window until SIGTERM
+  secret set|delete|check KEY                     the keychain: set reads the value from stdin
+                                                  (never echoed); check never prints it
 
 Every command takes --help. Exit codes: 0 ok, 1 unhealthy or failed, 2 bad input,
 3 unknown or timed out, 4 host key refused.
@@ -60,6 +66,10 @@ int main(int argc, char **argv)
         return opsdeck::cli::runDemo(arguments);
     if (command == u"status")
         return opsdeck::cli::runStatus(arguments);
+    if (command == u"secret")
+        return opsdeck::cli::runSecret(arguments);
+    if (command == u"record")
+        return opsdeck::cli::runRecord(arguments);
     if (command == u"metrics") {
         // The first word that is not an option names the action.
         const auto action = std::find_if(arguments.cbegin() + 1, arguments.cend(),

@@ -53,9 +53,13 @@ EngineService::EngineService(const SimOptions &options)
     limits.chunkedPrefillSize = m_options.chunkedPrefillSize;
     limits.maxTotalTokens = m_options.maxTotalTokens;
     limits.logIntervalS = m_options.logIntervalS;
+    limits.decodeLogInterval = m_options.decodeLogInterval;
+    limits.stuck = m_options.faultSchedulerStuck;
     for (int rank = 0; rank < m_options.dp; ++rank) {
         const std::string tag = m_options.dp > 1 ? "[DP" + std::to_string(rank) + "] " : "";
         m_schedulers.push_back(std::make_unique<Scheduler>(rank, m_model, limits, m_metrics, tag));
+        // The PD queue gauges are written with the scheduler's (same log call in SGLang).
+        m_schedulers.back()->setGaugeHook([this](RankStats &stats) { addPdQueues(stats); });
     }
     m_chat = std::make_unique<ChatHandler>(m_options, m_schedulers, m_registry.get(), m_pd,
                                            [this] { return ready(); });
@@ -104,7 +108,7 @@ bool EngineService::start(std::string &error)
         scheduler->start();
     m_server.start();
     m_started = true;
-    Logger::info("listening on http://" + m_options.host + ":" +
+    Logger::info("listening on " + m_server.scheme() + "://" + m_options.host + ":" +
                  std::to_string(m_server.boundPort()));
     if (m_bootstrap)
         Logger::info("disaggregation bootstrap server on http://" + m_options.host + ":" +
@@ -146,19 +150,39 @@ void EngineService::stop()
         m_readyAnnouncer.join();
 }
 
+void EngineService::addPdQueues(RankStats &stats) const
+{
+    const PdCounters::Rank &pd = m_pd.rank(stats.dpRank);
+    stats.decodePrealloc = pd.decodePrealloc;
+    stats.decodeTransfer = pd.decodeTransfer;
+    if (m_registry)
+        m_registry->counts(stats.dpRank, stats.prefillPrealloc, stats.prefillInflight);
+}
+
 std::vector<RankStats> EngineService::rankStats() const
 {
     std::vector<RankStats> ranks;
     for (const auto &scheduler : m_schedulers) {
         RankStats stats = scheduler->snapshot();
+        addPdQueues(stats);
         const PdCounters::Rank &pd = m_pd.rank(stats.dpRank);
-        stats.decodePrealloc = pd.decodePrealloc;
-        stats.decodeTransfer = pd.decodeTransfer;
         stats.bootstrapFailed = pd.bootstrapFailed;
         stats.transferFailed = pd.transferFailed;
         stats.kvTransferLatencyMs = pd.lastKvLatencyMs;
-        if (m_registry)
-            m_registry->counts(stats.dpRank, stats.prefillPrealloc, stats.prefillInflight);
+        ranks.push_back(stats);
+    }
+    return ranks;
+}
+
+std::vector<RankStats> EngineService::metricsRankStats() const
+{
+    std::vector<RankStats> ranks;
+    for (const auto &scheduler : m_schedulers) {
+        RankStats stats = scheduler->publishedSnapshot();
+        const PdCounters::Rank &pd = m_pd.rank(stats.dpRank);
+        stats.bootstrapFailed = pd.bootstrapFailed; // counters are never cached
+        stats.transferFailed = pd.transferFailed;
+        stats.kvTransferLatencyMs = pd.lastKvLatencyMs;
         ranks.push_back(stats);
     }
     return ranks;
@@ -189,7 +213,8 @@ void EngineService::addRoutes()
         res.set_content(loads(req), "application/json");
     });
     m_server.Get("/metrics", [this](const httplib::Request &, httplib::Response &res) {
-        res.set_content(m_metrics.render(rankStats()), "text/plain; version=0.0.4; charset=utf-8");
+        res.set_content(m_metrics.render(metricsRankStats()),
+                        "text/plain; version=0.0.4; charset=utf-8");
     });
     m_server.Post(
         "/v1/chat/completions",

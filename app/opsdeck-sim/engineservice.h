@@ -38,7 +38,12 @@ public:
 private:
     void addRoutes();
     bool ready() const;
+    /// Live, for /v1/loads and /server_info.
     std::vector<RankStats> rankStats() const;
+    /// As /metrics shows them: the scheduler gauges as last written
+    /// (Scheduler::publishedSnapshot), the counters live.
+    std::vector<RankStats> metricsRankStats() const;
+    void addPdQueues(RankStats &stats) const;
     std::string serverInfo() const;
     std::string models() const;
     std::string loads(const httplib::Request &req) const;

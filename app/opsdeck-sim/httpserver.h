@@ -3,6 +3,7 @@
 #include <atomic>
 #include <httplib.h>
 #include <mutex>
+#include <openssl/ssl.h>
 #include <set>
 #include <string>
 #include <thread>
@@ -38,6 +39,13 @@ public:
         int readTimeoutS = 30;
         int writeTimeoutS = 30;
         bool logRequests = false;
+        /// As SGLang's --api-key: requests without `Authorization: Bearer <apiKey>`
+        /// get 401 {"error":"Unauthorized"}, except OPTIONS and paths starting with
+        /// /health or /metrics (SGLang's add_api_key_middleware). Empty: no check.
+        std::string apiKey;
+        /// PEM certificate chain and private key: serve HTTPS. Both empty: plain HTTP.
+        std::string tlsCertFile;
+        std::string tlsKeyFile;
     };
 
     explicit HttpServer(Settings settings);
@@ -53,6 +61,12 @@ public:
     /// Handlers blocked on something else must be released first by their owner.
     void shutdown();
     bool stopping() const { return m_stopping.load(); }
+    /// "https" when serving TLS, else "http" (for the "listening on" line).
+    std::string scheme() const { return m_tls ? "https" : "http"; }
+
+    /// httplib's pre-routing handler, run after the API-key check (which
+    /// answers 401 itself): hides httplib::Server's so the check cannot be replaced.
+    HttpServer &set_pre_routing_handler(HandlerWithResponse handler);
 
     /// 1-based index of the request being handled on its connection (1 = fresh
     /// connection, 2 = first reuse, ...). Only meaningful on a handler thread.
@@ -62,7 +76,9 @@ public:
 
 private:
     bool process_and_close_socket(socket_t sock) override;
-    bool waitForNextRequest(int sock) const;
+    bool waitForNextRequest(int sock, SSL *ssl) const;
+    bool authorized(const httplib::Request &request) const;
+    SSL *acceptTls(int sock);
 
     Settings m_settings;
     int m_port = 0;
@@ -70,6 +86,9 @@ private:
     std::atomic<bool> m_stopping{false};
     std::mutex m_connectionsMutex;
     std::set<int> m_connections;
+    SSL_CTX *m_tls = nullptr;
+    std::string m_tlsError; // why the certificate or key could not be loaded
+    HandlerWithResponse m_preRouting;
 };
 
 } // namespace opsdeck::sim

@@ -10,6 +10,8 @@ namespace opsdeck::sim {
 
 namespace {
 constexpr auto kMaxLag = std::chrono::milliseconds(200);
+// SGLang writes its scheduler gauges every 30 s while idle (check_memory).
+constexpr auto kIdleGaugeRefresh = std::chrono::seconds(30);
 
 double secondsBetween(SimRequest::Clock::time_point from, SimRequest::Clock::time_point to)
 {
@@ -64,12 +66,22 @@ void Scheduler::run()
     std::unique_lock lock(m_mutex);
     Clock::time_point stepStart = Clock::now();
     bool wasIdle = true;
+    publish(stepStart); // the gauges exist (at 0) from the start, as prometheus_client's do
     while (!m_stopping) {
         dropCancelled();
         admit(Clock::now());
         if (m_prefilling.empty() && m_decoding.empty()) {
             wasIdle = true;
-            m_cv.wait(lock, [&] { return m_stopping || !m_waiting.empty(); });
+            if (Clock::now() - m_lastPublish >= kIdleGaugeRefresh)
+                publish(Clock::now());
+            if (m_limits.stuck)
+                // Nothing will be admitted; wake now and then to drop requests whose
+                // client hung up, so the queue drains as SGLang's aborts drain it.
+                m_cv.wait_for(lock, std::chrono::milliseconds(100),
+                              [&] { return m_stopping.load(); });
+            else
+                m_cv.wait_until(lock, m_lastPublish + kIdleGaugeRefresh,
+                                [&] { return m_stopping || !m_waiting.empty(); });
             continue;
         }
         const auto now = Clock::now();
@@ -88,6 +100,11 @@ void Scheduler::run()
         if (m_stopping)
             break;
         apply(step, deadline);
+        // SGLang writes its gauges when it logs a batch: every prefill batch,
+        // every decode_log_interval-th decode batch.
+        const auto every = static_cast<std::uint64_t>(std::max(1, m_limits.decodeLogInterval));
+        if (step.prefill || ++m_decodeSteps % every == 0)
+            publish(deadline);
         maybeLog(step, deadline);
         stepStart = deadline;
     }
@@ -121,6 +138,8 @@ void Scheduler::dropCancelled()
 
 void Scheduler::admit(Clock::time_point now)
 {
+    if (m_limits.stuck)
+        return;
     while (!m_waiting.empty() && runningCount() < m_limits.maxRunning) {
         RequestPtr request = m_waiting.front();
         const int need = request->promptTokens() + request->maxTokens();

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -43,6 +44,10 @@ public:
         int chunkedPrefillSize = 8192; ///< tokens per prefill step
         int maxTotalTokens = 262144;   ///< KV pool, tokens
         double logIntervalS = 5.0;     ///< period of the "Decode batch." log line
+        /// --decode-log-interval: the /metrics scheduler gauges are written every N decode steps.
+        int decodeLogInterval = 40;
+        /// --fault scheduler-stuck: nothing is ever admitted from the waiting queue.
+        bool stuck = false;
     };
 
     /// `logTag`: prefix of this rank's log lines ("" or "[DP1] ").
@@ -55,8 +60,18 @@ public:
     void stop();
     /// Queues a request; false (and the request aborted) when stopping.
     bool submit(const std::shared_ptr<SimRequest> &request);
-    /// The batch part of RankStats (running, waiting, tokens, throughput).
+    /// The batch part of RankStats (running, waiting, tokens, throughput), live
+    /// (/v1/loads and /server_info read it).
     RankStats snapshot() const;
+    /// The gauges as /metrics shows them: the snapshot taken when they were last
+    /// written. As SGLang's scheduler (scheduler_metrics_mixin.py: log_prefill_stats,
+    /// log_decode_stats; check_memory when idle), they are written after each
+    /// prefill step, after every Limits::decodeLogInterval-th decode step (counted
+    /// since start), and every 30 s while idle; in between they hold their value.
+    RankStats publishedSnapshot() const;
+    /// Fills the PD queue gauges of a snapshot being written (called on the
+    /// scheduler thread with its lock held). Set before start().
+    void setGaugeHook(std::function<void(RankStats &)> hook) { m_gaugeHook = std::move(hook); }
 
 private:
     using Clock = SimRequest::Clock;
@@ -73,6 +88,9 @@ private:
     };
 
     void run();
+    RankStats snapshotLocked() const;
+    /// Writes the /metrics gauges (publishedSnapshot()).
+    void publish(Clock::time_point at);
     void dropCancelled();
     void admit(Clock::time_point now);
     Step plan() const;
@@ -102,6 +120,10 @@ private:
     /// Recent steps (end time, step ms, tokens emitted) for gen_throughput and utilization.
     std::deque<std::tuple<Clock::time_point, double, int>> m_recent;
     Clock::time_point m_lastDecodeLog{};
+    RankStats m_published; ///< /metrics gauges as last written
+    Clock::time_point m_lastPublish{};
+    std::uint64_t m_decodeSteps = 0; ///< SGLang's forward_ct_decode
+    std::function<void(RankStats &)> m_gaugeHook;
     Clock::time_point m_lastPrefillLog{};
 };
 

@@ -11,6 +11,25 @@ namespace opsdeck::sim {
 RankStats Scheduler::snapshot() const
 {
     std::lock_guard lock(m_mutex);
+    return snapshotLocked();
+}
+
+RankStats Scheduler::publishedSnapshot() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_published;
+}
+
+void Scheduler::publish(Clock::time_point at)
+{
+    m_published = snapshotLocked();
+    if (m_gaugeHook)
+        m_gaugeHook(m_published);
+    m_lastPublish = at;
+}
+
+RankStats Scheduler::snapshotLocked() const
+{
     RankStats stats;
     stats.dpRank = m_dpRank;
     stats.running = runningCount();

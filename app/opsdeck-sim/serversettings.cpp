@@ -12,6 +12,13 @@ HttpServer::Settings serverSettings(const SimOptions &options, std::string name,
     settings.readTimeoutS = options.readTimeoutS;
     settings.writeTimeoutS = options.writeTimeoutS;
     settings.logRequests = options.logRequests;
+    // The service's public server only: side servers (bootstrap, router
+    // metrics, traffic status) stay internal, as SGLang's do.
+    if (settings.name == "main" || settings.name == "proxy") {
+        settings.apiKey = options.apiKey;
+        settings.tlsCertFile = options.tlsCertFile;
+        settings.tlsKeyFile = options.tlsKeyFile;
+    }
     return settings;
 }
 

@@ -140,13 +140,19 @@ std::optional<SimOptions> SimOptions::parse(const std::vector<std::string> &args
                  return false;
              if (text == "none") {
                  o.faultStallS = 0;
+                 o.faultSchedulerStuck = false;
+                 return true;
+             }
+             if (text == "scheduler-stuck") {
+                 o.faultSchedulerStuck = true;
                  return true;
              }
              const std::string prefix = "reused-stall=";
              double seconds = 0;
              if (text.rfind(prefix, 0) != 0 || !toDouble(text.substr(prefix.size()), seconds) ||
                  seconds < 0) {
-                 error = "unknown --fault '" + text + "' (expected reused-stall=SECONDS or none)";
+                 error = "unknown --fault '" + text +
+                         "' (expected reused-stall=SECONDS, scheduler-stuck or none)";
                  return false;
              }
              o.faultStallS = seconds;
@@ -159,6 +165,9 @@ std::optional<SimOptions> SimOptions::parse(const std::vector<std::string> &args
              return true;
          }},
         {"--log-interval", doubleFlag(0.1, o.logIntervalS)},
+        {"--api-key", stringFlag(o.apiKey)},
+        {"--tls-cert", stringFlag(o.tlsCertFile)},
+        {"--tls-key", stringFlag(o.tlsKeyFile)},
         {"--served-model-name", stringFlag(o.servedModelName)},
         {"--model-path", stringFlag(o.servedModelName)},
         {"--ready-delay", doubleFlag(0, o.readyDelayS)},
@@ -167,6 +176,7 @@ std::optional<SimOptions> SimOptions::parse(const std::vector<std::string> &args
         {"--tp", intFlag(1, 64, o.tp)},
         {"--tp-size", intFlag(1, 64, o.tp)},
         {"--max-running-requests", intFlag(1, 1024, o.maxRunningRequests)},
+        {"--decode-log-interval", intFlag(1, 1000000, o.decodeLogInterval)},
         {"--chunked-prefill-size", intFlag(1, 1 << 24, o.chunkedPrefillSize)},
         {"--max-total-tokens", intFlag(1, 1 << 30, o.maxTotalTokens)},
         {"--transfer-backend", stringFlag(o.transferBackend)},
@@ -255,6 +265,10 @@ std::optional<SimOptions> SimOptions::parse(const std::vector<std::string> &args
         o.bootstrapPort = 0;
     if (o.port == 0 && !metricsSeen)
         o.metricsPort = 0;
+    if (o.tlsCertFile.empty() != o.tlsKeyFile.empty()) {
+        error = "--tls-cert and --tls-key go together";
+        return std::nullopt;
+    }
     if (o.transferBackend != "mooncake" && o.transferBackend != "nixl") {
         error = "--transfer-backend expects mooncake or nixl, got '" + o.transferBackend + "'";
         return std::nullopt;

@@ -52,7 +52,13 @@ struct SimOptions
     int upstreamTimeoutS = 600; ///< read timeout of forwarding clients (router, proxy)
     double faultStallS = 0.0;   ///< --fault reused-stall=S; 0 = no fault
     int faultAfter = 1;         ///< requests a connection serves before the stall applies
+    /// --fault scheduler-stuck (engines): requests join the waiting queue but are never
+    /// admitted, so waiting > 0 and running == 0 (the scheduler_stuck alert's condition).
+    bool faultSchedulerStuck = false;
     bool logRequests = false;
+    std::string apiKey;      ///< --api-key: as SGLang's, Bearer key of the public server
+    std::string tlsCertFile; ///< --tls-cert: PEM chain; with --tls-key the server speaks HTTPS
+    std::string tlsKeyFile;  ///< --tls-key: PEM private key
     double logIntervalS = 5.0;
 
     // --- prefill / decode / engine
@@ -61,6 +67,10 @@ struct SimOptions
     int dp = 1;
     int tp = 1;
     int maxRunningRequests = 64;
+    /// SGLang's --decode-log-interval: /metrics scheduler gauges (running, waiting,
+    /// token usage, PD queues) are written every N decode steps (and each prefill
+    /// step, and every 30 s when idle); /v1/loads stays live.
+    int decodeLogInterval = 40;
     int chunkedPrefillSize = 8192; ///< tokens per prefill step
     int maxTotalTokens = 262144;   ///< KV pool size in tokens (token_usage denominator)
     std::string transferBackend = "mooncake";

@@ -29,10 +29,19 @@ ALL ROLES
   --read-timeout S           server read timeout (default 30)
   --write-timeout S          server write timeout (default 30)
   --upstream-timeout S       read timeout of forwarding clients, router and proxy (default 600)
+  --api-key KEY              as SGLang's --api-key: the main (or proxy) server answers 401
+                             {"error":"Unauthorized"} unless "Authorization: Bearer KEY"; OPTIONS
+                             and paths starting with /health or /metrics stay open
+  --tls-cert FILE --tls-key FILE
+                             serve HTTPS on the main (or proxy) server with this PEM certificate
+                             chain and key; the "listening on" line then says https://
   --fault reused-stall=S     connection-scoped fault (router and proxy): a request arriving on a
                              client connection that already served N requests waits S seconds
                              before it is handled/forwarded; fresh connections pass at once.
                              "none" disables it (default none).
+  --fault scheduler-stuck    engines: requests are queued but the scheduler never admits one, so
+                             waiting > 0 and running == 0 until the client gives up (it is then
+                             dropped from the queue). Combines with reused-stall; repeat --fault.
   --fault-after N            N for the fault above (default 1: the 2nd request on a
                              connection stalls)
   --log-requests             one log line per HTTP request: server, method, path, status, client
@@ -49,6 +58,11 @@ ENGINES (--role prefill | decode | engine)
                              ranks; PD requests to rank bootstrap_room % N. (default 1)
   --tp N                     reported only (default 1)
   --max-running-requests N   per-rank batch limit; the rest wait in the queue (default 64)
+  --decode-log-interval N    as SGLang: the /metrics scheduler gauges (num_running_reqs,
+                             num_queue_reqs, num_used_tokens, token_usage, gen_throughput,
+                             utilization, the PD queue gauges) are written after each prefill step,
+                             every N decode steps and every 30 s when idle, and hold their value
+                             in between; counters, histograms and /v1/loads stay live (default 40)
   --chunked-prefill-size N   prompt tokens per prefill step (default 8192)
   --max-total-tokens N       KV pool size in tokens (default 262144): token_usage = used / N, and
                              a request is admitted only while prompt + max_tokens of all admitted

@@ -1,5 +1,6 @@
 #include "inventory.h"
 
+#include "alertschecker.h"
 #include "inventorychecker.h"
 #include "inventorydiagnostics.h"
 #include "inventoryreader.h"
@@ -186,6 +187,7 @@ LoadResult parseInventory(const QByteArray &yaml, const QString &path)
         Inventory read = reader.read(root);
         read.path = info.absoluteFilePath();
         detail::InventoryChecker(diagnostics, read).check();
+        detail::AlertsChecker(diagnostics, read).check();
         inventory = std::move(read);
     } catch (const YAML::ParserException &e) {
         diagnostics.add(detail::positionOf(e.mark), QString(),

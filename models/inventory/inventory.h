@@ -1,5 +1,7 @@
 #pragma once
 
+#include "alertrule.h"
+
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
@@ -48,6 +50,26 @@ QString roleName(Role role);
 /// Inverse of roleName(); exact lower-case match, nullopt for anything else.
 std::optional<Role> roleFromName(const QString &name);
 
+/// How OpsDeck's HTTP requests to one service are made (the service's `http:`
+/// block; README, inventory schema). Shared by the poller and the probes.
+/// Secrets never live here: `apiKeySecret` is the *name* of a secret-store key.
+struct HttpSettings
+{
+    /// Secret-store key of the API key sent as `Authorization: Bearer <key>`
+    /// (SGLang's --api-key): `api_key: secret` means `http/<service>/api-key`,
+    /// `api_key: "secret:<key name>"` names another key. Empty: no header.
+    QString apiKeySecret;
+    /// PEM file of the CA certificates trusted for https (absolute after loading;
+    /// relative paths resolve against the inventory's directory). Empty: the system roots.
+    QString caFile;
+    /// `false` turns TLS certificate and host-name verification off (on by default).
+    bool verifyTls = true;
+    /// Whole-request timeout for this service, ms; 0: the caller's default.
+    int timeoutMs = 0;
+    /// Forward proxy `http://HOST:PORT`; empty: direct. Never taken from the environment.
+    QUrl proxy;
+};
+
 /// One process serving HTTP. Commands run on `host` through its transport
 /// (bash -c); they are written by the operator and shown before being run.
 ///
@@ -69,9 +91,10 @@ struct Service
     QString start;
     QString stop;   ///< command that asks it to stop (SIGTERM); empty: `kill -TERM $(cat pid_file)`
     QString status; ///< command that exits 0 while it runs; empty: `kill -0 $(cat pid_file)`
-    QString pidFile;  ///< path on the host of the pid file `start` writes
-    QString log;      ///< path on the host of its log file
-    QStringList tags; ///< free labels; `production` makes load-generating checks ask first
+    QString pidFile;   ///< path on the host of the pid file `start` writes
+    QString log;       ///< path on the host of its log file
+    QStringList tags;  ///< free labels; `production` makes load-generating checks ask first
+    HttpSettings http; ///< API key, TLS, timeout and proxy of requests to it
 
     bool isProduction() const { return tags.contains(QStringLiteral("production")); }
     /// `url` with `healthPath` appended to its path (a trailing `/` of `url` is dropped
@@ -102,8 +125,9 @@ struct Inventory
     QVector<Host> hosts;
     QVector<Service> services;
     QVector<Cluster> clusters;
-    QUrl prometheus;    ///< optional Prometheus server for history (issue 3)
-    bool armed = false; ///< `armed: true` lets workflows change hosts; false is read-only
+    QUrl prometheus;      ///< optional Prometheus server for history (issue 3)
+    bool armed = false;   ///< `armed: true` lets workflows change hosts; false is read-only
+    AlertSettings alerts; ///< the `alerts:` section; without one, the default rules
 
     /// Lookups by name; nullptr when there is none. Pointers stay valid while
     /// the inventory is not modified.

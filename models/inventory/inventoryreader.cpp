@@ -1,5 +1,8 @@
 #include "inventoryreader.h"
 
+#include "alertsreader.h"
+
+#include <algorithm>
 #include <yaml-cpp/yaml.h>
 
 using namespace Qt::StringLiterals;
@@ -11,7 +14,7 @@ namespace {
 // Key lists are built per call, not held in globals: nothing is shared between loads.
 QStringList topKeys()
 {
-    return {u"armed"_s, u"prometheus"_s, u"hosts"_s, u"services"_s, u"clusters"_s};
+    return {u"armed"_s, u"prometheus"_s, u"hosts"_s, u"services"_s, u"clusters"_s, u"alerts"_s};
 }
 
 QStringList hostKeys()
@@ -23,7 +26,12 @@ QStringList serviceKeys()
 {
     return {u"name"_s,         u"role"_s,         u"host"_s,  u"url"_s,  u"health_path"_s,
             u"metrics_path"_s, u"serve_script"_s, u"start"_s, u"stop"_s, u"status"_s,
-            u"pid_file"_s,     u"log"_s,          u"tags"_s};
+            u"pid_file"_s,     u"log"_s,          u"tags"_s,  u"http"_s};
+}
+
+QStringList httpKeys()
+{
+    return {u"api_key"_s, u"ca_file"_s, u"verify_tls"_s, u"timeout_ms"_s, u"proxy"_s};
 }
 
 QStringList clusterKeys()
@@ -71,6 +79,8 @@ Inventory InventoryReader::read(const YAML::Node &root)
         readEntries<Service>(top, u"services"_s, serviceKeys(), &InventoryReader::readService);
     inventory.clusters =
         readEntries<Cluster>(top, u"clusters"_s, clusterKeys(), &InventoryReader::readCluster);
+    if (top.has(u"alerts"_s))
+        inventory.alerts = AlertsReader(m_diagnostics).read(root[std::string("alerts")]);
     return inventory;
 }
 
@@ -143,7 +153,70 @@ Service InventoryReader::readService(YamlMapping &fields)
     service.pidFile = readFilePath(fields, u"pid_file"_s);
     service.log = readFilePath(fields, u"log"_s);
     service.tags = fields.textList(u"tags"_s).value_or(QStringList());
+    service.http = readHttp(fields, service.name);
     return service;
+}
+
+HttpSettings InventoryReader::readHttp(YamlMapping &service, const QString &serviceName)
+{
+    HttpSettings http;
+    const std::optional<YAML::Node> node = service.mapping(u"http"_s);
+    if (!node)
+        return http;
+    YamlMapping fields(m_diagnostics, *node, service.path(u"http"_s), httpKeys());
+    http.apiKeySecret = readApiKeySecret(fields, serviceName);
+    http.caFile = readFilePath(fields, u"ca_file"_s);
+    http.verifyTls = fields.boolean(u"verify_tls"_s).value_or(true);
+    // Up to 10 minutes: a whole request, not a stream.
+    http.timeoutMs = fields.integer(u"timeout_ms"_s, 1, 600000).value_or(0);
+    http.proxy = readProxy(fields).value_or(QUrl());
+    return http;
+}
+
+QString InventoryReader::readApiKeySecret(YamlMapping &http, const QString &serviceName)
+{
+    const std::optional<QString> value = http.text(u"api_key"_s);
+    if (!value)
+        return {};
+    if (*value == u"secret"_s)
+        return u"http/%1/api-key"_s.arg(serviceName);
+    const QString prefix = u"secret:"_s;
+    if (value->startsWith(prefix)) {
+        const QString name = value->mid(prefix.size());
+        const bool printable = std::all_of(name.cbegin(), name.cend(), [](QChar c) {
+            return c.unicode() > 0x20 && c.unicode() < 0x7f;
+        });
+        if (!name.isEmpty() && printable)
+            return name;
+        http.error(u"api_key"_s, u"'secret:' must be followed by a key name without spaces, "
+                                 "e.g. secret:http/shared/api-key"_s);
+        return {};
+    }
+    // Never quote the value: it may be the key itself, and messages reach logs.
+    http.error(u"api_key"_s,
+               u"keys never live in the inventory: write 'secret' (the secret store's "
+               "http/%1/api-key) or 'secret:<key name>', and store the key with "
+               "'opsdeck-cli secret set http/%1/api-key'"_s.arg(serviceName));
+    return {};
+}
+
+std::optional<QUrl> InventoryReader::readProxy(YamlMapping &http)
+{
+    const std::optional<QUrl> proxy = readUrl(http, u"proxy"_s, Need::Optional, true);
+    if (!proxy)
+        return std::nullopt;
+    const QString shown = proxy->toDisplayString(QUrl::RemoveUserInfo);
+    if (proxy->scheme() != u"http"_s)
+        http.error(u"proxy"_s, u"'%1': a proxy is written http://HOST:PORT (https targets go "
+                               "through it with CONNECT)"_s.arg(shown));
+    else if (!proxy->userInfo().isEmpty())
+        http.error(u"proxy"_s, u"'%1': credentials never live in the inventory"_s.arg(shown));
+    else if (!proxy->path().isEmpty() && proxy->path() != u"/"_s)
+        http.error(u"proxy"_s,
+                   u"'%1': a proxy URL has no path (write http://HOST:PORT)"_s.arg(shown));
+    else
+        return proxy;
+    return std::nullopt;
 }
 
 Cluster InventoryReader::readCluster(YamlMapping &fields)

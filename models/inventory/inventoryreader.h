@@ -27,6 +27,9 @@ private:
     Host readHost(YamlMapping &fields);
     Service readService(YamlMapping &fields);
     Cluster readCluster(YamlMapping &fields);
+    HttpSettings readHttp(YamlMapping &service, const QString &serviceName);
+    QString readApiKeySecret(YamlMapping &http, const QString &serviceName);
+    std::optional<QUrl> readProxy(YamlMapping &http);
 
     std::optional<QUrl> readUrl(YamlMapping &fields, const QString &key, Need need, bool needsPort);
     QString readEndpoint(YamlMapping &fields, const QString &key, const QString &fallback);

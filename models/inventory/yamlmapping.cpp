@@ -229,6 +229,18 @@ std::optional<QStringList> YamlMapping::textList(const QString &key, Need need)
     return values;
 }
 
+std::optional<YAML::Node> YamlMapping::mapping(const QString &key)
+{
+    const Entry *entry = present(key);
+    if (!entry)
+        return std::nullopt;
+    if (!entry->value.IsMap()) {
+        error(key, u"expected a mapping, found %1"_s.arg(describe(entry->value)));
+        return std::nullopt;
+    }
+    return entry->value;
+}
+
 std::optional<YAML::Node> YamlMapping::sequence(const QString &key)
 {
     const Entry *entry = present(key);

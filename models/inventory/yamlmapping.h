@@ -50,6 +50,8 @@ public:
     std::optional<QStringList> textList(const QString &key, Need need = Need::Optional);
     /// A list node, for the hosts/services/clusters entries; nullopt when absent or not a list.
     std::optional<YAML::Node> sequence(const QString &key);
+    /// A nested mapping node (a service's `http:`); nullopt when absent or not a mapping.
+    std::optional<YAML::Node> mapping(const QString &key);
 
     /// An error about the value of `key` (at the value, or at the key when the value is empty).
     void error(const QString &key, const QString &message);

@@ -97,7 +97,7 @@ std::string Aggregation::groupKey(const Sample &sample)
     for (const Label *l : kept) {
         if (!key.empty())
             key += ',';
-        key += l->name + "=\"" + l->value + '"';
+        key.append(l->name).append("=\"").append(l->value).append("\"");
     }
     return key;
 }

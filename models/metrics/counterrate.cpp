@@ -133,7 +133,7 @@ std::optional<double> CounterRate::createdTime(const MetricPage &page, const Sam
 
 std::string CounterRate::seriesText(const Sample &sample)
 {
-    std::string text = sample.name;
+    std::string text(sample.name);
     if (sample.labels.empty())
         return text;
     text += '{';
@@ -142,7 +142,7 @@ std::string CounterRate::seriesText(const Sample &sample)
         if (!first)
             text += ',';
         first = false;
-        text += l.name + "=\"";
+        text.append(l.name).append("=\"");
         // Escaped as the exposition format writes it, so the text reads back.
         for (char c : l.value) {
             if (c == '\\' || c == '"')
@@ -160,7 +160,7 @@ std::string CounterRate::seriesText(const Sample &sample)
 
 std::string CounterRate::seriesIdentity(const Sample &sample)
 {
-    return sample.name + '\0' + labelSet(sample, false);
+    return std::string(sample.name) + '\0' + labelSet(sample, false);
 }
 
 std::vector<SeriesRate> CounterRate::perSeries(const Scrape &before, const Scrape &after)

@@ -36,10 +36,12 @@ bool almostEqual(double a, double b, double epsilon)
 /// (Aggregation rule 1) without `le`, so all its buckets reset together.
 std::string seriesGroup(const Sample &bucket)
 {
-    Sample copy;
+    std::vector<const Label *> kept;
     for (const Label &l : bucket.labels)
         if (l.name != "le")
-            copy.labels.push_back(l);
+            kept.push_back(&l);
+    Sample copy;
+    copy.labels = LabelList(kept);
     return Aggregation::groupKey(copy);
 }
 

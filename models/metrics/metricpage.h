@@ -8,17 +8,32 @@
 // 1.0 (https://github.com/OpenObservability/OpenMetrics/blob/main/specification/OpenMetrics.md);
 // both fill the same page, and MetricPage::format says which one was read.
 //
+// Memory: names and label values are views (std::string_view, LabelList), not
+// copies. On a parsed page they point into MetricPage::storage, which copies of
+// the page share; so they stay valid as long as the page or any copy of it
+// lives, and never point into the text that was parsed. A Sample or Label
+// copied out of the page does NOT keep them alive: copy the bytes
+// (std::string(sample.name)) to keep one past the page. Why views: a std::string
+// per name and value and a std::vector per sample cost a third of the parse
+// time (tests/bench/bench_parse.cpp).
+//
 // Thread-safety: a MetricPage is a value; const use from any number of threads
-// is safe, mutation needs the usual external synchronisation.
+// is safe (the shared storage is read-only once parsed, its count atomic),
+// mutation needs the usual external synchronisation.
+
+#include "labellist.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace opsdeck::metrics {
+
+class PageArena;
 
 /// The dialect a page was read as (see ExpositionParser for how it is chosen).
 enum class PageFormat
@@ -27,14 +42,6 @@ enum class PageFormat
     Text004,
     /// OpenMetrics 1.0 (`application/openmetrics-text; version=1.0.0`), ending in `# EOF`.
     OpenMetrics
-};
-
-/// One label pair, exactly as on the page after unescaping (`\\`, `\"`, `\n`).
-/// Values are valid UTF-8, kept byte-exact (no normalisation).
-struct Label
-{
-    std::string name;
-    std::string value;
 };
 
 /// Metric type from a `# TYPE` line. Unknown: the page gave no TYPE line for
@@ -65,10 +72,12 @@ std::optional<MetricType> typeFromName(std::string_view word);
 struct Sample
 {
     /// Full sample name as written (`x_bucket`, `x_sum`, `x_total`, ...),
-    /// never with a suffix stripped.
-    std::string name;
-    /// Labels in page order.
-    std::vector<Label> labels;
+    /// never with a suffix stripped. A view into the page's storage.
+    std::string_view name;
+    /// Labels in page order. A view into the page's storage (labellist.h);
+    /// consecutive samples with equal label sets (`x_sum`, `x_count`) may share
+    /// one array.
+    LabelList labels;
     /// Unit: whatever the metric's name says (seconds, bytes, tokens, ratio).
     /// May be NaN or +/-Inf as the page wrote it.
     double value = 0;
@@ -85,7 +94,7 @@ struct Sample
     int line = 0;
 
     /// Value of label `name`; "" when the sample has no such label. The view
-    /// lives as long as the sample.
+    /// lives as long as the page's storage.
     std::string_view label(std::string_view name) const;
 };
 
@@ -147,6 +156,10 @@ struct MetricPage
     std::vector<Sample> samples;
     /// Sorted by line.
     std::vector<ParseWarning> warnings;
+    /// Owns the bytes and label arrays the samples' views point into; shared
+    /// (not copied) by copies of the page. Null on a page built by hand, whose
+    /// views point wherever its builder keeps the bytes.
+    std::shared_ptr<const PageArena> storage;
 
     /// Family with exactly this name (as written on its TYPE line), or nullptr.
     /// Linear in the number of families.

@@ -13,14 +13,14 @@ namespace {
 
 std::string seriesText(const Sample &sample)
 {
-    std::string text = sample.name;
+    std::string text(sample.name);
     if (sample.labels.empty())
         return text;
     text += '{';
     for (const Label &l : sample.labels) {
         if (text.back() != '{')
             text += ',';
-        text += l.name + '=' + quoted(l.value);
+        text.append(l.name).append("=").append(quoted(l.value));
     }
     return text + '}';
 }
@@ -41,6 +41,7 @@ PageBuilder::PageBuilder(MetricPage &page, std::size_t maxWarnings, std::size_t 
 
 void PageBuilder::addHelp(std::string_view familyName, std::string text, int line)
 {
+    m_lastFamily = npos;
     std::size_t f = findFamily(familyName);
     if (f == npos)
         f = createFamily(familyName, line);
@@ -56,6 +57,7 @@ void PageBuilder::addHelp(std::string_view familyName, std::string text, int lin
 
 void PageBuilder::addType(std::string_view familyName, std::string_view typeWord, int line)
 {
+    m_lastFamily = npos;
     std::size_t f = findFamily(familyName);
     if (f == npos)
         f = createFamily(familyName, line);
@@ -81,6 +83,7 @@ void PageBuilder::addType(std::string_view familyName, std::string_view typeWord
 
 void PageBuilder::addUnit(std::string_view familyName, std::string_view unit, int line)
 {
+    m_lastFamily = npos;
     std::size_t f = findFamily(familyName);
     if (f == npos)
         f = createFamily(familyName, line);
@@ -158,8 +161,16 @@ void PageBuilder::finish()
 std::size_t PageBuilder::familyFor(const Sample &sample)
 {
     // Most samples continue the family of the line before; no lookup then.
-    if (m_current != npos && admits(m_current, sample.name))
+    // The same name view as the last sample filed there: admitted already.
+    if (m_current != npos && m_current == m_lastFamily && sample.name.data() == m_lastName.data() &&
+        sample.name.size() == m_lastName.size())
         return m_current;
+    m_lastFamily = npos;
+    if (m_current != npos && admits(m_current, sample.name)) {
+        m_lastFamily = m_current;
+        m_lastName = sample.name;
+        return m_current;
+    }
     // A TYPE/HELP line names its family as written, so an exact match wins:
     // gauge `x` and counter `x_total` stay two families.
     if (const std::size_t f = findFamily(sample.name); f != npos)

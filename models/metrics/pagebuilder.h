@@ -29,7 +29,8 @@ public:
     /// (OpenMetrics 1.0, "Metric name": the unit MUST be a suffix of the name).
     void addUnit(std::string_view familyName, std::string_view unit, int line);
     /// Files `sample` under its family, or drops it when its series is already
-    /// on the page (the first value wins).
+    /// on the page (the first value wins). Its labels must come from the
+    /// page's LabelInterner: series are compared by label identity (seriesindex.h).
     void addSample(Sample &&sample);
     void warn(int line, std::string reason);
     /// Merges implicit histogram pieces, reports split families, links
@@ -74,6 +75,10 @@ private:
     std::vector<FamilyState> m_state; // parallel to m_page.families
     std::unordered_map<std::string, std::size_t, StringHash, std::equal_to<>> m_familyIndex;
     std::size_t m_current = npos;
+    // familyFor() shortcut: the family the last sample name view was admitted
+    // to; npos after any TYPE/HELP/UNIT line (it may change what a family admits).
+    std::size_t m_lastFamily = npos;
+    std::string_view m_lastName;
     SeriesIndex m_series;
 };
 

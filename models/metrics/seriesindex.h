@@ -23,6 +23,10 @@ public:
 
     /// When `samples` already holds `sample`'s series: the index of that
     /// sample. Otherwise records `sample` as `samples[newIndex]` and returns npos.
+    /// Labels are compared by identity: every sample passed must take its
+    /// labels from one LabelInterner (equal pairs are the same Label object).
+    /// `newIndex` must stay below 2^32 - 1 (a page holds far fewer samples).
+    /// A table holds at most 2^32 slots, all addressed by the 32-bit tag.
     std::size_t findOrAdd(const Sample &sample, const std::vector<Sample> &samples,
                           std::size_t newIndex);
 
@@ -31,12 +35,15 @@ private:
     // label-set hash -> sample index per sample name. Per name, because a page
     // lists a name's series together, so the table being probed stays in
     // cache; one page-wide table (or a node-based map) missed the cache on
-    // every sample and cost a third of the parse. Equal hashes are compared
-    // label by label, so correctness never depends on the hash.
+    // every sample and cost a third of the parse. A slot is 8 bytes (hash tag,
+    // index), half of a 64-bit hash and index: less fresh memory to fault in
+    // per page. Equal tags are compared label by label, so correctness never
+    // depends on the hash.
+    static constexpr std::uint32_t emptySlot = 0xFFFFFFFFu;
     struct Slot
     {
-        std::uint64_t hash = 0;
-        std::size_t index = npos;
+        std::uint32_t tag = 0;
+        std::uint32_t index = emptySlot;
     };
     struct Table
     {
@@ -53,11 +60,12 @@ private:
         }
     };
 
-    Table &tableFor(const std::string &sampleName);
+    Table &tableFor(std::string_view sampleName);
 
     std::unordered_map<std::string, Table, StringHash, std::equal_to<>> m_tables;
     // Consecutive samples mostly share a name: skip the map lookup then.
-    const std::string *m_lastName = nullptr; // a key of m_tables (its nodes are stable)
+    std::string_view m_lastName; // a key of m_tables (its nodes are stable)
+    std::string_view m_lastView; // the sample name last asked for, as passed
     Table *m_lastTable = nullptr;
 };
 

@@ -8,8 +8,10 @@ class QNetworkReply;
 
 namespace opsdeck::probes {
 
+struct HttpRequestSettings;
+
 /// A GET that cannot run away: it is aborted when the whole request (connect,
-/// headers, body) takes longer than `timeoutMs`, or when the body passes
+/// TLS, headers, body) takes longer than its timeout, or when the body passes
 /// `maxBytes` — a server that sends headers a byte a second or an endless
 /// body costs at most that time and that memory. Redirects are not followed.
 /// The reply belongs to the caller (deleteLater it in its finished handler).
@@ -17,10 +19,22 @@ namespace opsdeck::probes {
 QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url, int timeoutMs,
                           qint64 maxBytes);
 
+/// The same with a service's HTTP settings (the inventory's `http:` block):
+/// `Authorization: Bearer <key>` when it has an API key; TLS verified against
+/// its CA certificates, or the system roots, unless verification is switched
+/// off (a failure names the service and the reason, see replyProblem());
+/// `settings.timeoutMs` when set, else `defaultTimeoutMs`. `network` must be
+/// the manager of the service's proxy (ProxyNetworks). When `settings.problem`
+/// is set no request is sent: the reply fails with that text.
+QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url,
+                          const HttpRequestSettings &settings, int defaultTimeoutMs,
+                          qint64 maxBytes);
+
 /// Why a finished reply from boundedGet() has no usable answer, in words for
 /// the operator ("no answer within 2000 ms", "body larger than 65536 bytes",
-/// "Connection refused"); empty when it answered. Never includes the URL's
-/// user info (a password in the URL stays out of logs).
+/// "Connection refused", "service decode: TLS verification failed: The host
+/// name did not match ..."); empty when it answered. Never includes the URL's
+/// user info (a password in the URL stays out of logs), nor the API key.
 QString replyProblem(QNetworkReply *reply);
 /// True when the reply was aborted at its deadline.
 bool replyTimedOut(QNetworkReply *reply);

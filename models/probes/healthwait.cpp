@@ -20,6 +20,7 @@ void HealthWait::start(const QVector<inventory::Service> &services, int deadline
     settings.timeoutMs = timeoutMs;
     settings.intervalMs = 250;
     settings.pollDecodeLoad = false;
+    settings.pollMetrics = false;
     settings.logTransitions = false;
     m_poller.setSettings(settings);
     m_poller.setServices(services);

@@ -2,7 +2,10 @@
 
 #include "boundedget.h"
 #include "expositionparser.h"
+#include "metricssampler.h"
 #include "pagesummary.h"
+#include "proxynetworks.h"
+#include "secretstore.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>
@@ -22,6 +25,10 @@ struct ServicePoller::Watched
     bool loadInFlight = false;
     bool watchLoad = false;
     bool loadsEndpointMissing = false; // learned: fall back to /metrics
+    bool metricsInFlight = false;
+    // Made at the first scrape (its window and kept pages are per service).
+    std::unique_ptr<MetricsSampler> sampler;
+    QString lastMetricsError; // logged once per change, not every second
     QElapsedTimer healthClock;
 };
 
@@ -29,6 +36,7 @@ ServicePoller::ServicePoller(QObject *parent) : QObject(parent)
 {
     qRegisterMetaType<ServiceStatus>();
     qRegisterMetaType<LoadSample>();
+    qRegisterMetaType<MetricsSnapshot>();
 }
 
 ServicePoller::~ServicePoller()
@@ -41,10 +49,28 @@ void ServicePoller::setSettings(const Settings &settings)
     m_settings = settings;
     if (m_timer)
         m_timer->setInterval(settings.intervalMs);
+    for (Watched *watched : std::as_const(m_watched)) {
+        if (watched->sampler) {
+            MetricsSampler::Settings sampling = watched->sampler->settings();
+            sampling.windowMs = settings.quantileWindowMs;
+            watched->sampler->setSettings(sampling);
+        }
+    }
 }
 
 void ServicePoller::setServices(const QVector<inventory::Service> &services)
 {
+    const quint64 call = ++m_servicesCall;
+    QHash<QString, HttpRequestSettings> http = resolveHttp(services);
+    if (call != m_servicesCall) {
+        // A newer list arrived while this one's keys were being read, and is in place.
+        for (HttpRequestSettings &settings : http)
+            settings.wipe();
+        return;
+    }
+    for (HttpRequestSettings &settings : m_http)
+        settings.wipe();
+    m_http = std::move(http);
     ++m_generation; // replies to the old list are dropped when they arrive
     qDeleteAll(m_watched);
     m_watched.clear();
@@ -86,12 +112,54 @@ void ServicePoller::pollNow()
         checkHealth(*watched);
         if (watched->watchLoad && m_settings.pollDecodeLoad)
             pollLoad(*watched);
+        if (m_settings.pollMetrics)
+            scrapeMetrics(*watched);
     }
+}
+
+QHash<QString, HttpRequestSettings>
+ServicePoller::resolveHttp(const QVector<inventory::Service> &services)
+{
+    QHash<QString, HttpRequestSettings> http;
+    for (const inventory::Service &service : services) {
+        HttpRequestSettings settings;
+        if (service.http.apiKeySecret.isEmpty()) {
+            settings = HttpRequestSettings::withoutSecrets(service);
+        } else {
+            // QtKeychain runs in one thread only: the shared store's (the main thread).
+            if (!m_secrets)
+                m_secrets = &secrets::SecretStore::shared();
+            settings = HttpRequestSettings::resolve(service, *m_secrets, std::chrono::seconds(10));
+        }
+        if (!settings.problem.isEmpty())
+            spdlog::warn("{}", settings.problem.toStdString());
+        http.insert(service.name, std::move(settings));
+    }
+    return http;
 }
 
 QNetworkReply *ServicePoller::get(const QUrl &url, qint64 maxBytes)
 {
-    return boundedGet(*m_network, url, m_settings.timeoutMs, maxBytes);
+    // Every URL polled is the service's base URL plus a path, so the service is
+    // the one whose base URL it extends (the longest, if several share a host).
+    const Watched *owner = nullptr;
+    for (const Watched *watched : std::as_const(m_watched)) {
+        const QUrl &base = watched->service.url;
+        const QString prefix =
+            base.path().endsWith(QLatin1Char('/')) ? base.path() : base.path() + QLatin1Char('/');
+        if (base.scheme() == url.scheme() && base.host() == url.host() &&
+            base.port() == url.port() &&
+            (url.path() == base.path() || url.path().startsWith(prefix) || base.path().isEmpty()) &&
+            (!owner || base.path().size() > owner->service.url.path().size()))
+            owner = watched;
+    }
+    const HttpRequestSettings settings =
+        owner ? m_http.value(owner->service.name) : HttpRequestSettings{};
+    if (!m_proxyNetworks)
+        m_proxyNetworks = std::make_unique<ProxyNetworks>(this);
+    QNetworkAccessManager &network =
+        settings.proxy.isEmpty() ? *m_network : m_proxyNetworks->forProxy(settings.proxy);
+    return boundedGet(network, url, settings, m_settings.timeoutMs, maxBytes);
 }
 
 void ServicePoller::checkHealth(Watched &watched)
@@ -226,6 +294,68 @@ void ServicePoller::loadAnswered(quint64 generation, const QString &name, QNetwo
     sample->service = name;
     sample->timeMs = QDateTime::currentMSecsSinceEpoch();
     Q_EMIT loadSampled(*sample);
+}
+
+} // namespace opsdeck::probes
+
+namespace opsdeck::probes {
+
+void ServicePoller::scrapeMetrics(Watched &watched)
+{
+    if (watched.metricsInFlight)
+        return;
+    watched.metricsInFlight = true;
+    QNetworkReply *reply = get(watched.service.metricsUrl(), m_settings.maxPageBytes);
+    const quint64 generation = m_generation;
+    const QString name = watched.service.name;
+    connect(reply, &QNetworkReply::finished, this,
+            [this, generation, name, reply] { metricsAnswered(generation, name, reply); });
+}
+
+void ServicePoller::metricsAnswered(quint64 generation, const QString &name, QNetworkReply *reply)
+{
+    reply->deleteLater();
+    Watched *watched = find(generation, name);
+    if (!watched)
+        return;
+    watched->metricsInFlight = false;
+    if (!watched->sampler) {
+        MetricsSampler::Settings sampling;
+        sampling.windowMs = m_settings.quantileWindowMs;
+        // The inventory names no profile yet: detect it from the page.
+        watched->sampler = std::make_unique<MetricsSampler>(name, metrics::Profile::Auto, sampling);
+    }
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const int httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    QString problem;
+    if (httpStatus != 0 && httpStatus != 200)
+        problem = QStringLiteral("HTTP %1 %2")
+                      .arg(httpStatus)
+                      .arg(reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString())
+                      .trimmed();
+    else
+        problem = replyProblem(reply); // timeout, too large, refused; cut mid-body too
+    MetricsSnapshot snapshot;
+    if (!problem.isEmpty()) {
+        snapshot = watched->sampler->failed(
+            QStringLiteral("%1 %2").arg(watched->service.metricsPath, problem), now);
+    } else {
+        const QByteArray body = reply->readAll();
+        metrics::ParseOptions options;
+        options.maxPageBytes = static_cast<std::size_t>(m_settings.maxPageBytes);
+        options.contentType =
+            reply->header(QNetworkRequest::ContentTypeHeader).toString().toStdString();
+        const metrics::MetricPage page = metrics::ExpositionParser::parse(
+            std::string_view(body.constData(), static_cast<std::size_t>(body.size())), options);
+        snapshot = watched->sampler->sample(page, now);
+    }
+    if (snapshot.error != watched->lastMetricsError) {
+        // Unreachable is already the health check's news; a bad page is not.
+        if (!snapshot.error.isEmpty() && httpStatus != 0 && m_settings.logTransitions)
+            spdlog::warn("{}", snapshot.error.toStdString());
+        watched->lastMetricsError = snapshot.error;
+    }
+    Q_EMIT metricsSampled(snapshot);
 }
 
 } // namespace opsdeck::probes

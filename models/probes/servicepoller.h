@@ -1,26 +1,40 @@
 #pragma once
 
+#include "httprequestsettings.h"
 #include "loadsample.h"
+#include "metricssnapshot.h"
 #include "servicestatus.h"
 
 #include <QHash>
 #include <QObject>
 #include <QVector>
+#include <memory>
 
 class QNetworkAccessManager;
 class QNetworkReply;
 class QTimer;
 
+namespace opsdeck::secrets {
+class SecretStore;
+}
+
 namespace opsdeck::probes {
 
-/// Polls every service's health URL once per interval, and the decode
-/// services' batch size (/v1/loads, else /metrics summed over dp ranks).
+class ProxyNetworks;
+
+/// Polls every service's health URL once per interval, every service's
+/// /metrics page (read by its own MetricsSampler into a MetricsSnapshot: gauges,
+/// counter rates, window quantiles, with their staleness), and the decode
+/// services' batch size (/v1/loads, else /metrics summed over dp ranks: the
+/// live batch size prefers /v1/loads, whose values SGLang does not cache).
 ///
 /// Thread: a worker object. Move it to its own thread (PollerThread does)
 /// and call its slots through queued connections; it emits compact results
-/// (one ServiceStatus per check, one LoadSample per decode poll), never whole
-/// pages. A check still in flight is not started again (no pile-up when a
-/// service hangs); results of a superseded service list are dropped.
+/// (one ServiceStatus per check, one LoadSample per decode poll, one
+/// MetricsSnapshot per /metrics scrape), never whole pages; pages are parsed
+/// and sampled on the poller's thread. A check still in flight is not started
+/// again (no pile-up when a service hangs); results of a superseded service
+/// list are dropped.
 class ServicePoller : public QObject
 {
     Q_OBJECT
@@ -33,6 +47,10 @@ public:
         bool pollDecodeLoad = true; ///< also read decode services' running/waiting requests
         bool logTransitions =
             true; ///< log state changes (the console's poller; not one-off checks)
+        /// Also scrape every service's /metrics and emit metricsSampled.
+        bool pollMetrics = true;
+        /// Window of the TTFT / ITL / E2E quantiles, ms (MetricsSampler; the 1 min).
+        qint64 quantileWindowMs = 60'000;
     };
 
     explicit ServicePoller(QObject *parent = nullptr);
@@ -41,6 +59,11 @@ public:
 public Q_SLOTS:
     /// Replaces the watched services (any thread, via a queued call).
     /// Decode services (role decode or engine) also have their load polled.
+    /// Each service's `http:` settings apply to its requests; API keys are read
+    /// from the secret store here, once per call (a local event loop on the
+    /// poller's thread, at most 10 s, while SecretStore::shared() reads them on
+    /// the main thread). A key that cannot be read makes every check of that
+    /// service fail with the reason (never sent without it).
     void setServices(const QVector<opsdeck::inventory::Service> &services);
     void setSettings(const opsdeck::probes::ServicePoller::Settings &settings);
     void start();
@@ -53,6 +76,10 @@ Q_SIGNALS:
     void loadSampled(const opsdeck::probes::LoadSample &sample);
     /// A decode service's load could not be read (bad page, no gauge...).
     void loadFailed(const QString &service, const QString &reason);
+    /// One /metrics scrape of one service; `error` set (naming the service and
+    /// why: HTTP status, timeout, too large, no metric families) when the page
+    /// could not be read. Stale results of a replaced service list are dropped.
+    void metricsSampled(const opsdeck::probes::MetricsSnapshot &snapshot);
 
 private:
     struct Watched;
@@ -60,7 +87,10 @@ private:
     void pollLoad(Watched &watched);
     void healthAnswered(quint64 generation, const QString &name, QNetworkReply *reply);
     void loadAnswered(quint64 generation, const QString &name, QNetworkReply *reply);
+    void scrapeMetrics(Watched &watched);
+    void metricsAnswered(quint64 generation, const QString &name, QNetworkReply *reply);
     QNetworkReply *get(const QUrl &url, qint64 maxBytes);
+    QHash<QString, HttpRequestSettings> resolveHttp(const QVector<inventory::Service> &services);
     Watched *find(quint64 generation, const QString &name) const;
 
     Settings m_settings;
@@ -68,6 +98,11 @@ private:
     QTimer *m_timer = nullptr;
     quint64 m_generation = 0;
     QVector<Watched *> m_watched;
+    // Per service name: its resolved `http:` settings (API key included).
+    QHash<QString, HttpRequestSettings> m_http;
+    secrets::SecretStore *m_secrets = nullptr; // SecretStore::shared(), taken on first need
+    std::unique_ptr<ProxyNetworks> m_proxyNetworks;
+    quint64 m_servicesCall = 0; // a newer setServices() wins over one still looking up keys
 };
 
 } // namespace opsdeck::probes

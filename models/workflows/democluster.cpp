@@ -82,12 +82,18 @@ DemoCluster::DemoCluster(QObject *parent)
                                     .arg(m_readyDeadlineMs / 1000)
                                     .arg(bad.join(u", "), logTails(names)));
                 }
-                if (m_options.trafficClients <= 0) {
+                QVector<ManagedProcess> helpers;
+                if (m_options.trafficClients > 0)
+                    helpers.append(DemoSetup::trafficProcess(m_options.dir, simProgram()));
+                // Recorded from healthy on: start-up noise is not history worth keeping.
+                if (!m_recorderProgram.isEmpty())
+                    helpers.append(recorderProcess(m_options.dir, m_recorderProgram));
+                if (helpers.isEmpty()) {
                     m_phase = Phase::Idle;
                     return Q_EMIT upFinished(true, m_inventoryPath);
                 }
                 m_phase = Phase::StartingTraffic;
-                m_control.startAll({DemoSetup::trafficProcess(m_options.dir, simProgram())});
+                m_control.startAll(helpers);
             });
 }
 
@@ -105,7 +111,29 @@ QVector<ManagedProcess> DemoCluster::processesIn(const QString &dir, QString *pr
     }
     QVector<ManagedProcess> processes = processesOf(loaded.inventory->services);
     processes.append(DemoSetup::trafficProcess(dir, simProgram()));
+    // Stopped whether or not this DemoCluster started it: the command line may have.
+    processes.append(recorderProcess(QFileInfo(path).absolutePath(),
+                                     m_recorderProgram.isEmpty() ? QStringLiteral("opsdeck-cli")
+                                                                 : m_recorderProgram));
     return processes;
+}
+
+ManagedProcess DemoCluster::recorderProcess(const QString &dir, const QString &program)
+{
+    ManagedProcess process;
+    process.program = QFileInfo(program).fileName();
+    process.name = QStringLiteral("recorder");
+    process.host = QStringLiteral("local");
+    // Beside run/, not in it: run/ holds the cluster's own processes.
+    process.pidFile = dir + QStringLiteral("/recorder.pid");
+    process.start =
+        QStringLiteral("setsid %1 record --inventory %2 --data-dir %3 --pid-file %4 </dev/null "
+                       ">>%5 2>&1 & echo $! >%4")
+            .arg(shellQuote(program), shellQuote(DemoSetup::inventoryPath(dir)), shellQuote(dir),
+                 shellQuote(process.pidFile),
+                 shellQuote(dir + QStringLiteral("/logs/recorder.log")));
+    process.deriveMissingCommands();
+    return process;
 }
 
 QString DemoCluster::simProgram() const

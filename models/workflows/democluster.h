@@ -20,9 +20,12 @@ namespace opsdeck::workflows {
 /// up(): stops a demo still running in the same folder (replaced cleanly),
 /// writes the folder, starts the services, waits until every one answers
 /// 200 on its health URL (deadline `readyDeadlineMs`), then starts the
-/// traffic generator. On failure it stops what it started.
+/// traffic generator and, when a recorder program is set, the history
+/// recorder (`opsdeck-cli record`, pid file `DIR/recorder.pid`, log
+/// `DIR/logs/recorder.log`, database `DIR/history.sqlite`). On failure it
+/// stops what it started.
 /// down(): stops every process of the demo in a folder and finishes only
-/// when each has exited (SIGKILL after the grace period).
+/// when each has exited (SIGKILL after the grace period), the recorder too.
 /// Thread: any thread with an event loop (the GUI thread); never blocks.
 class DemoCluster : public QObject
 {
@@ -32,6 +35,13 @@ public:
     ~DemoCluster() override;
 
     void setReadyDeadlineMs(int ms) { m_readyDeadlineMs = ms; }
+    /// opsdeck-cli to run as the demo's history recorder; empty (the
+    /// default): up() starts none (the console records through its own poller).
+    void setRecorderProgram(const QString &path) { m_recorderProgram = path; }
+    /// The recorder of the demo in `dir` as a managed process of its local
+    /// host; `program` is the opsdeck-cli to run (only its file name matters
+    /// for stopping).
+    static ManagedProcess recorderProcess(const QString &dir, const QString &program);
     void up(const DemoOptions &options);
     void down(const QString &dir);
     /// The inventory written by the last successful up().
@@ -64,6 +74,7 @@ private:
     QTimer *m_aliveTimer = nullptr; ///< while waiting for health: did a service die?
     DemoOptions m_options;
     QString m_inventoryPath;
+    QString m_recorderProgram;
     QVector<inventory::Service> m_services;
     int m_readyDeadlineMs = 60000;
     enum class Phase

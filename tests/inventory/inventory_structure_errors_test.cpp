@@ -109,7 +109,7 @@ colour: red
     EXPECT_TRUE(isError(result, 0, 2, 1, "servics", "unknown key 'servics'"));
     EXPECT_TRUE(result.errors[0].message.contains(u"did you mean 'services'?"_s));
     EXPECT_TRUE(isError(result, 1, 3, 1, "colour",
-                        "(expected armed, prometheus, hosts, services or clusters)"));
+                        "(expected armed, prometheus, hosts, services, clusters or alerts)"));
 }
 
 TEST(InventoryStructureErrors, UnknownHostKey)

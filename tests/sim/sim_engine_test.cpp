@@ -264,7 +264,15 @@ TEST(simEngine, MetricsPageHasSglangFamiliesAndOneSeriesPerDpRank)
             return bothRanksBusy;
         },
         5s);
-    const std::string busyPage = httpGet(sim.port(), "/metrics").body;
+    // /metrics gauges are written at each prefill step (and every 40 decode
+    // steps, as SGLang's): the rank's second prefill may still be running.
+    std::string busyPage;
+    waitUntil(
+        [&] {
+            busyPage = httpGet(sim.port(), "/metrics").body;
+            return metricValue(busyPage, "sglang:num_running_reqs", {"dp_rank=\"1\""}) == 2.0;
+        },
+        5s);
     for (auto &client : clients)
         client.join();
     EXPECT_TRUE(bothRanksBusy) << "each dp rank has its own scheduler and batch";

@@ -21,7 +21,7 @@ bool SimProcess::start(const QStringList &args, const QProcessEnvironment &env,
     m_process.setStandardInputFile(QProcess::nullDevice());
     m_process.start();
     static const QRegularExpression listening(
-        QStringLiteral("listening on http://[^:\\s]+:(\\d+)"));
+        QStringLiteral("listening on https?://[^:\\s]+:(\\d+)"));
     const bool ok = waitUntil(
         [&] {
             m_stderr += m_process.readAllStandardError();

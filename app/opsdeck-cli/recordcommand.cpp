@@ -1,0 +1,198 @@
+#include "recordcommand.h"
+
+#include "apppaths.h"
+#include "clioutput.h"
+#include "historyrecorder.h"
+#include "historystore.h"
+#include "historywriter.h"
+#include "inventory.h"
+#include "pollerthread.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QSocketNotifier>
+#include <csignal>
+#include <optional>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+namespace opsdeck::cli {
+
+namespace {
+
+// SIGTERM/SIGINT arrive on any thread at any time; the handler only writes a
+// byte to a pipe, and the event loop reads it (the self-pipe trick).
+int signalPipe[2] = {-1, -1};
+
+void onSignal(int)
+{
+    const char byte = 1;
+    [[maybe_unused]] const auto written = ::write(signalPipe[1], &byte, 1);
+}
+
+bool installSignalHandlers()
+{
+    if (::pipe(signalPipe) != 0)
+        return false;
+    struct sigaction action = {};
+    action.sa_handler = onSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return ::sigaction(SIGTERM, &action, nullptr) == 0 &&
+           ::sigaction(SIGINT, &action, nullptr) == 0;
+}
+
+qint64 pidIn(const QString &pidFile)
+{
+    QFile file(pidFile);
+    if (!file.open(QIODevice::ReadOnly))
+        return 0;
+    return file.read(64).trimmed().toLongLong();
+}
+
+// A pid file names a live recorder only when that pid runs opsdeck-cli: a
+// stale file whose pid was reused by another process must not block us.
+std::optional<qint64> liveRecorderIn(const QString &pidFile)
+{
+    const qint64 pid = pidIn(pidFile);
+    if (pid <= 0 || pid == QCoreApplication::applicationPid())
+        return std::nullopt;
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly) || status.readAll().contains("\nState:\tZ"))
+        return std::nullopt;
+    QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+    if (!cmdline.open(QIODevice::ReadOnly) || !cmdline.readAll().contains("opsdeck-cli"))
+        return std::nullopt;
+    return pid;
+}
+
+bool writePidFile(const QString &pidFile, QString *error)
+{
+    QSaveFile file(pidFile);
+    if (!file.open(QIODevice::WriteOnly) ||
+        file.write(QByteArray::number(QCoreApplication::applicationPid()) + '\n') < 0 ||
+        !file.commit()) {
+        *error =
+            QStringLiteral("cannot write the pid file %1: %2").arg(pidFile, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+std::optional<int> intervalOf(const QCommandLineParser &parser)
+{
+    if (!parser.isSet(QStringLiteral("interval-ms")))
+        return 1000;
+    bool ok = false;
+    const int ms = parser.value(QStringLiteral("interval-ms")).toInt(&ok);
+    if (!ok || ms < 100 || ms > 3600000)
+        return std::nullopt;
+    return ms;
+}
+
+} // namespace
+
+int runRecord(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Record the health, latency and decode batch of every service of an inventory into the "
+        "history database, without a window, until SIGTERM or SIGINT."));
+    parser.addOption({QStringLiteral("inventory"), QStringLiteral("Inventory file (YAML)."),
+                      QStringLiteral("file")});
+    parser.addOption(
+        {QStringLiteral("pid-file"),
+         QStringLiteral("Write this process's pid here; refuse to start while a live recorder "
+                        "holds it; removed on exit."),
+         QStringLiteral("file")});
+    parser.addOption(
+        {QStringLiteral("interval-ms"),
+         QStringLiteral("Polling interval per service, 100 to 3600000 (default 1000)."),
+         QStringLiteral("ms")});
+    parser.addOption(dataDirOption());
+    if (!parseArguments(parser, arguments))
+        return ExitBadInput;
+    if (!parser.isSet(QStringLiteral("inventory"))) {
+        printError(QStringLiteral("record needs --inventory FILE"));
+        return ExitBadInput;
+    }
+    const auto intervalMs = intervalOf(parser);
+    if (!intervalMs) {
+        printError(QStringLiteral("bad --interval-ms '%1': milliseconds from 100 to 3600000")
+                       .arg(parser.value(QStringLiteral("interval-ms"))));
+        return ExitBadInput;
+    }
+    const QString inventoryPath = parser.value(QStringLiteral("inventory"));
+    const auto loaded = inventory::loadInventory(inventoryPath);
+    if (!loaded.inventory) {
+        for (const auto &error : loaded.errors)
+            printError(error.toString());
+        return ExitBadInput;
+    }
+    const QString pidFile =
+        parser.isSet(QStringLiteral("pid-file"))
+            ? QFileInfo(parser.value(QStringLiteral("pid-file"))).absoluteFilePath()
+            : QString();
+    if (!pidFile.isEmpty()) {
+        if (const auto pid = liveRecorderIn(pidFile)) {
+            printError(QStringLiteral("a recorder is already running: pid %1 (pid file %2)")
+                           .arg(*pid)
+                           .arg(pidFile));
+            return ExitFailed;
+        }
+    }
+
+    const QString database = history::HistoryStore::pathIn(
+        workflows::AppPaths::dataDir(parser.value(QStringLiteral("data-dir"))));
+    history::HistoryWriter writer(database);
+    QString error;
+    if (!writer.start(&error)) {
+        printError(error);
+        return ExitFailed;
+    }
+    if (!pidFile.isEmpty() && !writePidFile(pidFile, &error)) {
+        printError(error);
+        return ExitFailed;
+    }
+    if (!installSignalHandlers()) {
+        printError(QStringLiteral("cannot install the SIGTERM handler"));
+        return ExitFailed;
+    }
+    QSocketNotifier stopRequested(signalPipe[0], QSocketNotifier::Read);
+    QObject::connect(&stopRequested, &QSocketNotifier::activated, &stopRequested,
+                     [] { QCoreApplication::quit(); });
+    QObject::connect(&writer, &history::HistoryWriter::writeFailed, &writer,
+                     [](const QString &reason) { printError(reason); });
+
+    int exitCode = ExitOk;
+    {
+        probes::PollerThread poller;
+        probes::ServicePoller::Settings settings;
+        settings.intervalMs = *intervalMs;
+        QMetaObject::invokeMethod(
+            poller.poller(), [p = poller.poller(), settings] { p->setSettings(settings); },
+            Qt::QueuedConnection);
+        history::HistoryRecorder recorder(poller.poller(), &writer, nullptr);
+        poller.setServices(loaded.inventory->services);
+        poller.start();
+        std::fprintf(stderr, "opsdeck-cli: recording %lld services of %s into %s (pid %lld)\n",
+                     static_cast<long long>(loaded.inventory->services.size()),
+                     inventoryPath.toLocal8Bit().constData(), database.toLocal8Bit().constData(),
+                     static_cast<long long>(QCoreApplication::applicationPid()));
+        std::fflush(stderr);
+        QCoreApplication::exec();
+        // The poller stops first (destroyed here); results already queued to
+        // the recorder are delivered before the final flush below.
+        QCoreApplication::processEvents();
+        spdlog::info("record: stopping, {} samples passed on", recorder.samplesRecorded());
+    }
+    writer.stop();
+    // Another recorder may have taken the pid file over: remove only ours.
+    if (!pidFile.isEmpty() && pidIn(pidFile) == QCoreApplication::applicationPid())
+        QFile::remove(pidFile);
+    return exitCode;
+}
+
+} // namespace opsdeck::cli

@@ -1,0 +1,80 @@
+#include "alertthread.h"
+
+#include "alertcenter.h"
+#include "servicepoller.h"
+
+namespace opsdeck::alerts {
+
+AlertThread::AlertThread() : m_evaluator(new AlertEvaluator)
+{
+    m_thread.setObjectName(QStringLiteral("alerts"));
+    m_evaluator->moveToThread(&m_thread);
+    QObject::connect(&m_thread, &QThread::finished, m_evaluator, &QObject::deleteLater);
+    m_thread.start();
+}
+
+AlertThread::~AlertThread()
+{
+    stopProbes();
+    m_thread.quit();
+    m_thread.wait();
+}
+
+void AlertThread::connectPoller(probes::ServicePoller *poller)
+{
+    // The evaluator is the context: each slot runs on the alert thread.
+    QObject::connect(poller, &probes::ServicePoller::statusChecked, m_evaluator,
+                     &AlertEvaluator::addStatus);
+    QObject::connect(poller, &probes::ServicePoller::loadSampled, m_evaluator,
+                     &AlertEvaluator::addLoad);
+    QObject::connect(poller, &probes::ServicePoller::metricsSampled, m_evaluator,
+                     &AlertEvaluator::addMetrics);
+}
+
+void AlertThread::connectCenter(AlertCenter *center)
+{
+    QObject::connect(m_evaluator, &AlertEvaluator::alertRaised, center, &AlertCenter::raise);
+    QObject::connect(m_evaluator, &AlertEvaluator::alertCleared, center, &AlertCenter::clear);
+}
+
+EndToEndProbe::Settings AlertThread::probeSettings(const inventory::Inventory &inventory)
+{
+    EndToEndProbe::Settings settings;
+    settings.intervalMs = inventory.alerts.e2eIntervalS * 1000;
+    settings.timeoutMs = inventory.alerts.e2eTimeoutS * 1000;
+    return settings;
+}
+
+void AlertThread::setInventory(const inventory::Inventory &inventory)
+{
+    const QVector<AlertWatch> watches = AlertWatch::fromInventory(inventory);
+    QMetaObject::invokeMethod(
+        m_evaluator, [evaluator = m_evaluator, watches] { evaluator->setWatches(watches); },
+        Qt::QueuedConnection);
+    stopProbes();
+    const EndToEndProbe::Settings settings = probeSettings(inventory);
+    if (settings.intervalMs <= 0)
+        return;
+    for (const AlertWatch &watch : watches) {
+        if (watch.kind != inventory::AlertKind::E2eFailing)
+            continue;
+        auto *probe = new EndToEndProbe(watch.target, watch.entry, settings);
+        probe->moveToThread(&m_thread);
+        QObject::connect(probe, &EndToEndProbe::probeFinished, m_evaluator,
+                         &AlertEvaluator::addProbeResult);
+        QObject::connect(&m_thread, &QThread::finished, probe, &QObject::deleteLater);
+        QMetaObject::invokeMethod(probe, &EndToEndProbe::start, Qt::QueuedConnection);
+        m_probes.append(probe);
+    }
+}
+
+void AlertThread::stopProbes()
+{
+    // deleteLater runs on the alert thread, where the probes' network objects live;
+    // a reply still in flight is deleted with them and its result never arrives.
+    for (EndToEndProbe *probe : std::as_const(m_probes))
+        probe->deleteLater();
+    m_probes.clear();
+}
+
+} // namespace opsdeck::alerts

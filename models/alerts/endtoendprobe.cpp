@@ -1,0 +1,236 @@
+#include "endtoendprobe.h"
+
+#include "boundedget.h"
+#include "secretstore.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSslConfiguration>
+#include <QTimer>
+#include <algorithm>
+#include <spdlog/spdlog.h>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::alerts {
+
+namespace {
+
+const char *const timedOutProperty = "opsdeck.e2eTimedOut";
+const char *const tooLargeProperty = "opsdeck.e2eTooLarge";
+constexpr qsizetype maxErrorChars = 200;
+
+// Why a finished reply has no usable answer, in words; never the URL's user info
+// nor the API key.
+QString problemOf(QNetworkReply *reply, int timeoutMs, qint64 maxBytes)
+{
+    if (reply->property(timedOutProperty).isValid())
+        return u"no answer within %1 ms"_s.arg(timeoutMs);
+    if (reply->property(tooLargeProperty).isValid())
+        return u"body larger than %1 bytes"_s.arg(maxBytes);
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status == 200 || (status == 0 && reply->error() == QNetworkReply::NoError))
+        return {};
+    if (status == 0)
+        // boundedGet's words for timeouts, TLS and unusable settings; Qt's otherwise.
+        return probes::replyProblem(reply).left(maxErrorChars);
+    // Servers say why in the body: OpenAI's {"error":{"message"}}, SGLang's own
+    // {"message"}, or {"error":"Unauthorized"} from its API-key check.
+    const QJsonObject body = QJsonDocument::fromJson(reply->readAll()).object();
+    const QJsonValue error = body.value(u"error"_s);
+    QString message =
+        error.isString() ? error.toString() : error.toObject().value(u"message"_s).toString();
+    if (message.isEmpty())
+        message = body.value(u"message"_s).toString();
+    const QString text =
+        message.isEmpty() ? u"HTTP %1"_s.arg(status) : u"HTTP %1: %2"_s.arg(status).arg(message);
+    return text.left(maxErrorChars);
+}
+
+} // namespace
+
+EndToEndProbe::EndToEndProbe(QString cluster, inventory::Service entry, Settings settings,
+                             QObject *parent)
+    : QObject(parent), m_cluster(std::move(cluster)), m_entry(std::move(entry)),
+      m_settings(settings)
+{
+    qRegisterMetaType<EndToEndResult>();
+}
+
+EndToEndProbe::~EndToEndProbe()
+{
+    m_http.wipe();
+}
+
+void EndToEndProbe::start()
+{
+    if (!m_network) {
+        // Resolved here, on the probe's thread: reading a key from the secret
+        // store waits on it (a local event loop), which the GUI thread must not.
+        if (m_entry.http.apiKeySecret.isEmpty()) {
+            m_http = probes::HttpRequestSettings::withoutSecrets(m_entry);
+        } else {
+            // The application's store: QtKeychain jobs must run in one thread.
+            m_http = probes::HttpRequestSettings::resolve(m_entry, secrets::SecretStore::shared(),
+                                                          std::chrono::seconds(10));
+        }
+        if (!m_http.problem.isEmpty())
+            spdlog::warn("end-to-end probe of cluster {}: {}", m_cluster.toStdString(),
+                         m_http.problem.toStdString());
+        // The entry's proxy, or none; never one from the environment.
+        m_network = &m_networks.forProxy(m_http.proxy);
+        m_timer = new QTimer(this);
+        connect(m_timer, &QTimer::timeout, this, &EndToEndProbe::probeNow);
+    }
+    if (m_settings.intervalMs > 0)
+        m_timer->start(m_settings.intervalMs);
+    probeNow();
+}
+
+void EndToEndProbe::stop()
+{
+    if (m_timer)
+        m_timer->stop();
+}
+
+QUrl EndToEndProbe::endpoint(const QString &path) const
+{
+    QUrl url = m_entry.url;
+    QString base = url.path();
+    while (base.endsWith(u'/'))
+        base.chop(1);
+    url.setPath(base + path);
+    return url;
+}
+
+int EndToEndProbe::timeoutMs() const
+{
+    return m_http.timeoutMs > 0 ? m_http.timeoutMs : m_settings.timeoutMs;
+}
+
+QNetworkReply *EndToEndProbe::post(const QUrl &url, const QByteArray &body)
+{
+    // boundedGet() has no POST twin yet; this applies the same settings to one.
+    QNetworkRequest request(url);
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
+                         QNetworkRequest::ManualRedirectPolicy);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, u"application/json"_s);
+    if (!m_http.apiKey.isEmpty())
+        request.setRawHeader(QByteArrayLiteral("Authorization"),
+                             QByteArrayLiteral("Bearer ") + m_http.apiKey);
+    if (url.scheme() == u"https"_s) {
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        if (!m_http.caCertificates.isEmpty())
+            tls.setCaCertificates(m_http.caCertificates);
+        tls.setPeerVerifyMode(m_http.verifyTls ? QSslSocket::VerifyPeer : QSslSocket::VerifyNone);
+        request.setSslConfiguration(tls);
+    }
+    QNetworkReply *reply = m_network->post(request, body);
+    // QNetworkRequest's transfer timeout restarts with every byte; this bound does not.
+    auto *deadline = new QTimer(reply);
+    deadline->setSingleShot(true);
+    connect(deadline, &QTimer::timeout, reply, [reply] {
+        if (!reply->isRunning())
+            return;
+        reply->setProperty(timedOutProperty, true);
+        reply->abort();
+    });
+    deadline->start(timeoutMs());
+    connect(reply, &QNetworkReply::downloadProgress, reply,
+            [reply, maxBytes = m_settings.maxBytes](qint64 received, qint64) {
+                if (received <= maxBytes || !reply->isRunning())
+                    return;
+                reply->setProperty(tooLargeProperty, true);
+                reply->abort();
+            });
+    return reply;
+}
+
+void EndToEndProbe::probeNow()
+{
+    if (!m_network || m_inFlight)
+        return;
+    m_inFlight = true;
+    if (!m_model.isEmpty()) {
+        postChat();
+        return;
+    }
+    QNetworkReply *reply = probes::boundedGet(*m_network, endpoint(u"/v1/models"_s), m_http,
+                                              m_settings.timeoutMs, m_settings.maxBytes);
+    connect(reply, &QNetworkReply::finished, this, [this, reply] { modelsAnswered(reply); });
+}
+
+void EndToEndProbe::modelsAnswered(QNetworkReply *reply)
+{
+    reply->deleteLater();
+    QString problem = problemOf(reply, timeoutMs(), m_settings.maxBytes);
+    if (problem.isEmpty()) {
+        const QJsonArray models =
+            QJsonDocument::fromJson(reply->readAll()).object().value(u"data"_s).toArray();
+        m_model =
+            models.isEmpty() ? QString() : models.first().toObject().value(u"id"_s).toString();
+        if (m_model.isEmpty())
+            problem = u"no model listed"_s;
+    }
+    if (!problem.isEmpty()) {
+        EndToEndResult result;
+        result.url = endpoint(u"/v1/chat/completions"_s).adjusted(QUrl::RemoveUserInfo);
+        result.httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        result.error = u"GET /v1/models: "_s + problem;
+        finish(result);
+        return;
+    }
+    postChat();
+}
+
+void EndToEndProbe::postChat()
+{
+    const QJsonObject message{{u"role"_s, u"user"_s}, {u"content"_s, u"Reply with one word."_s}};
+    const QJsonObject request{{u"model"_s, m_model},
+                              {u"messages"_s, QJsonArray{message}},
+                              {u"max_tokens"_s, 1},
+                              {u"stream"_s, false}};
+    const QByteArray body = QJsonDocument(request).toJson(QJsonDocument::Compact);
+    m_chatClock.start();
+    QNetworkReply *reply = post(endpoint(u"/v1/chat/completions"_s), body);
+    connect(reply, &QNetworkReply::finished, this, [this, reply] { chatAnswered(reply); });
+}
+
+void EndToEndProbe::chatAnswered(QNetworkReply *reply)
+{
+    reply->deleteLater();
+    EndToEndResult result;
+    result.url = reply->url().adjusted(QUrl::RemoveUserInfo);
+    result.ms = static_cast<double>(m_chatClock.nsecsElapsed()) / 1e6;
+    result.httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    result.model = m_model;
+    result.error = problemOf(reply, timeoutMs(), m_settings.maxBytes);
+    if (result.error.isEmpty()) {
+        const QJsonDocument document = QJsonDocument::fromJson(reply->readAll());
+        if (document.object().value(u"choices"_s).toArray().isEmpty())
+            result.error = u"HTTP 200 without a choices list"_s;
+    }
+    result.ok = result.error.isEmpty();
+    // A model that vanished (a redeploy under a new name) is learned again next time.
+    if (!result.ok)
+        m_model.clear();
+    finish(result);
+}
+
+void EndToEndProbe::finish(EndToEndResult result)
+{
+    result.cluster = m_cluster;
+    result.service = m_entry.name;
+    result.finishedAtMs = QDateTime::currentMSecsSinceEpoch();
+    m_inFlight = false;
+    if (!result.ok && m_settings.intervalMs > 0 && m_timer && m_timer->isActive())
+        QTimer::singleShot(std::min(m_settings.retryMs, m_settings.intervalMs), this,
+                           &EndToEndProbe::probeNow);
+    Q_EMIT probeFinished(result);
+}
+
+} // namespace opsdeck::alerts

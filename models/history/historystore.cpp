@@ -1,0 +1,239 @@
+#include "historystore.h"
+
+#include "sampleblockcodec.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QVariant>
+#include <algorithm>
+#include <atomic>
+
+namespace opsdeck::history {
+
+namespace {
+
+std::atomic<quint64> connectionCounter{0};
+
+const char *const schema[] = {
+    "CREATE TABLE IF NOT EXISTS series(id INTEGER PRIMARY KEY, service TEXT NOT NULL, "
+    "key TEXT NOT NULL, unit TEXT NOT NULL DEFAULT '', UNIQUE(service, key))",
+    "CREATE TABLE IF NOT EXISTS blocks(id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL, "
+    "start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, count INTEGER NOT NULL, "
+    "data BLOB NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS blocks_by_series ON blocks(series_id, end_ms)",
+    "CREATE INDEX IF NOT EXISTS blocks_by_end ON blocks(end_ms)",
+    "CREATE TABLE IF NOT EXISTS rollups_1m(series_id INTEGER NOT NULL, "
+    "minute_ms INTEGER NOT NULL, min REAL, max REAL, mean REAL, last REAL, "
+    "count INTEGER NOT NULL, PRIMARY KEY(series_id, minute_ms)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS rollups_by_minute ON rollups_1m(minute_ms)",
+    "CREATE TABLE IF NOT EXISTS markers(id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, "
+    "kind TEXT NOT NULL, text TEXT NOT NULL DEFAULT '', link TEXT NOT NULL DEFAULT '', "
+    "service TEXT NOT NULL DEFAULT '')",
+    "CREATE INDEX IF NOT EXISTS markers_by_time ON markers(time_ms)",
+    "PRAGMA user_version = 1",
+};
+
+} // namespace
+
+HistoryStore::HistoryStore(const QString &path)
+    : m_path(QFileInfo(path).absoluteFilePath()),
+      m_connection(QStringLiteral("opsdeck-history-%1").arg(connectionCounter++))
+{
+}
+
+HistoryStore::~HistoryStore()
+{
+    {
+        QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+        if (db.isValid())
+            db.close();
+    }
+    if (QSqlDatabase::contains(m_connection))
+        QSqlDatabase::removeDatabase(m_connection);
+}
+
+QString HistoryStore::pathIn(const QString &dataDir)
+{
+    return QDir(dataDir).absoluteFilePath(QStringLiteral("history.sqlite"));
+}
+
+bool HistoryStore::fail(const QString &what, const QString &reason)
+{
+    m_error = QStringLiteral("%1: %2: %3").arg(m_path, what, reason);
+    return false;
+}
+
+bool HistoryStore::exec(const QString &sql)
+{
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    if (!query.exec(sql))
+        return fail(sql.section(QLatin1Char(' '), 0, 2), query.lastError().text());
+    return true;
+}
+
+bool HistoryStore::open()
+{
+    if (!QDir().mkpath(QFileInfo(m_path).absolutePath()))
+        return fail(QStringLiteral("open"), QStringLiteral("cannot create its folder"));
+    QSqlDatabase db = QSqlDatabase::contains(m_connection)
+                          ? QSqlDatabase::database(m_connection, false)
+                          : QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
+    db.setDatabaseName(m_path);
+    db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
+    if (!db.open())
+        return fail(QStringLiteral("open"), db.lastError().text());
+    // WAL: the console reads while the recorder writes; NORMAL is safe in WAL
+    // (a crash loses at most the last transaction, never the file).
+    for (const char *pragma :
+         {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=5000"}) {
+        if (!exec(QString::fromLatin1(pragma)))
+            return false;
+    }
+    for (const char *statement : schema) {
+        if (!exec(QString::fromLatin1(statement)))
+            return false;
+    }
+    return true;
+}
+
+bool HistoryStore::isOpen() const
+{
+    return QSqlDatabase::database(m_connection, false).isOpen();
+}
+
+bool HistoryStore::beginBatch()
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+    return db.transaction() || fail(QStringLiteral("begin"), db.lastError().text());
+}
+
+bool HistoryStore::commitBatch()
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+    return db.commit() || fail(QStringLiteral("commit"), db.lastError().text());
+}
+
+void HistoryStore::rollbackBatch()
+{
+    QSqlDatabase::database(m_connection, false).rollback();
+}
+
+std::optional<qint64> HistoryStore::seriesId(const QString &service, const QString &key,
+                                             const QString &unit)
+{
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    query.prepare(
+        QStringLiteral("INSERT INTO series(service, key, unit) VALUES(?, ?, coalesce(?, '')) "
+                       "ON CONFLICT(service, key) DO UPDATE SET unit = excluded.unit"));
+    query.addBindValue(service);
+    query.addBindValue(key);
+    query.addBindValue(unit);
+    if (!query.exec()) {
+        fail(QStringLiteral("series %1/%2").arg(service, key), query.lastError().text());
+        return std::nullopt;
+    }
+    return findSeries(service, key);
+}
+
+std::optional<qint64> HistoryStore::findSeries(const QString &service, const QString &key)
+{
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    query.prepare(QStringLiteral("SELECT id FROM series WHERE service = ? AND key = ?"));
+    query.addBindValue(service);
+    query.addBindValue(key);
+    if (!query.exec()) {
+        fail(QStringLiteral("series %1/%2").arg(service, key), query.lastError().text());
+        return std::nullopt;
+    }
+    if (!query.next())
+        return std::nullopt;
+    return query.value(0).toLongLong();
+}
+
+std::optional<qint64> HistoryStore::writeBlock(qint64 seriesId, qint64 blockId,
+                                               const QVector<Sample> &samples)
+{
+    if (samples.isEmpty())
+        return blockId;
+    const auto [oldest, newest] =
+        std::minmax_element(samples.cbegin(), samples.cend(),
+                            [](const Sample &a, const Sample &b) { return a.timeMs < b.timeMs; });
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    query.prepare(blockId == 0 ? QStringLiteral("INSERT INTO blocks(start_ms, end_ms, count, data, "
+                                                "series_id) VALUES(?, ?, ?, ?, ?)")
+                               : QStringLiteral("UPDATE blocks SET start_ms = ?, end_ms = ?, "
+                                                "count = ?, data = ? WHERE id = ?"));
+    query.addBindValue(oldest->timeMs);
+    query.addBindValue(newest->timeMs);
+    query.addBindValue(static_cast<qint64>(samples.size()));
+    query.addBindValue(SampleBlockCodec::encode(samples));
+    query.addBindValue(blockId == 0 ? seriesId : blockId);
+    if (!query.exec()) {
+        fail(QStringLiteral("write block"), query.lastError().text());
+        return std::nullopt;
+    }
+    return blockId == 0 ? query.lastInsertId().toLongLong() : blockId;
+}
+
+bool HistoryStore::mergeRollup(qint64 seriesId, const Rollup &rollup)
+{
+    if (rollup.count <= 0)
+        return true;
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    query.prepare(QStringLiteral(
+        "INSERT INTO rollups_1m(series_id, minute_ms, min, max, mean, last, count) "
+        "VALUES(?, ?, ?, ?, ?, ?, ?) ON CONFLICT(series_id, minute_ms) DO UPDATE SET "
+        "min = min(min, excluded.min), max = max(max, excluded.max), "
+        "mean = (mean * count + excluded.mean * excluded.count) / (count + excluded.count), "
+        "last = excluded.last, count = count + excluded.count"));
+    for (const QVariant &value :
+         {QVariant(seriesId), QVariant(rollup.minuteMs), QVariant(rollup.min), QVariant(rollup.max),
+          QVariant(rollup.mean), QVariant(rollup.last), QVariant(rollup.count)})
+        query.addBindValue(value);
+    return query.exec() || fail(QStringLiteral("write rollup"), query.lastError().text());
+}
+
+std::optional<qint64> HistoryStore::addMarker(const Marker &marker)
+{
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    query.prepare(QStringLiteral(
+        "INSERT INTO markers(time_ms, kind, text, link, service) "
+        "VALUES(?, coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''))"));
+    query.addBindValue(marker.timeMs);
+    query.addBindValue(marker.kind);
+    query.addBindValue(marker.text);
+    query.addBindValue(marker.link);
+    query.addBindValue(marker.service);
+    if (!query.exec()) {
+        fail(QStringLiteral("add marker"), query.lastError().text());
+        return std::nullopt;
+    }
+    return query.lastInsertId().toLongLong();
+}
+
+std::optional<qint64> HistoryStore::prune(const Retention &retention, qint64 nowMs)
+{
+    qint64 deleted = 0;
+    const struct
+    {
+        const char *sql;
+        qint64 cutoff;
+    } steps[] = {{"DELETE FROM blocks WHERE end_ms < ?", nowMs - retention.rawMs},
+                 {"DELETE FROM rollups_1m WHERE minute_ms < ?", nowMs - retention.rollupMs}};
+    for (const auto &step : steps) {
+        QSqlQuery query(QSqlDatabase::database(m_connection, false));
+        query.prepare(QString::fromLatin1(step.sql));
+        query.addBindValue(step.cutoff);
+        if (!query.exec()) {
+            fail(QStringLiteral("prune"), query.lastError().text());
+            return std::nullopt;
+        }
+        deleted += query.numRowsAffected();
+    }
+    return deleted;
+}
+
+} // namespace opsdeck::history

@@ -1,0 +1,99 @@
+#pragma once
+
+#include "historypoint.h"
+#include "historysample.h"
+#include "marker.h"
+#include "retention.h"
+#include "rollup.h"
+#include "seriesinfo.h"
+
+#include <QString>
+#include <QVector>
+#include <optional>
+
+namespace opsdeck::history {
+
+/// The history database: one SQLite file (`history.sqlite` in the data dir)
+/// through Qt Sql (QSQLITE), in WAL mode (readers never wait for the
+/// writer), synchronous=NORMAL (a power cut may lose the last transaction,
+/// never corrupt the file), busy_timeout 5 s.
+///
+/// Schema (user_version 1):
+///   series(id, service, key, unit, UNIQUE(service, key))
+///   blocks(id, series_id, start_ms, end_ms, count, data BLOB)
+///       raw samples, up to a few hundred per row, SampleBlockCodec-encoded;
+///       start_ms/end_ms are the block's oldest/newest sample time (ms)
+///   rollups_1m(series_id, minute_ms, min, max, mean, last, count)
+///       per minute of finite samples; PRIMARY KEY(series_id, minute_ms)
+///   markers(id, time_ms, kind, text, link, service)
+/// All times are ms since the Unix epoch.
+///
+/// Only one HistoryWriter writes samples (it holds a lock file); any number
+/// of stores may read, and markers may be added from any store.
+/// Thread: each instance owns its own connection (a unique connection name)
+/// and must be created, used and destroyed on one thread. Errors: calls
+/// return false / nothing and lastError() names the file and SQLite's reason.
+class HistoryStore
+{
+public:
+    /// `path`: the database file; created with its schema by open().
+    explicit HistoryStore(const QString &path);
+    ~HistoryStore();
+    HistoryStore(const HistoryStore &) = delete;
+    HistoryStore &operator=(const HistoryStore &) = delete;
+
+    /// `<dataDir>/history.sqlite`.
+    static QString pathIn(const QString &dataDir);
+
+    bool open();
+    bool isOpen() const;
+    QString path() const { return m_path; }
+    QString lastError() const { return m_error; }
+
+    // Writing (the writer's thread). A batch is one transaction.
+    bool beginBatch();
+    bool commitBatch();
+    void rollbackBatch();
+    /// The id of (service, key), created when new; its unit is updated.
+    std::optional<qint64> seriesId(const QString &service, const QString &key, const QString &unit);
+    /// Writes a block of samples (ordered by time or not); `blockId` 0 inserts
+    /// a new row, else rewrites that row in place. Returns the row id.
+    std::optional<qint64> writeBlock(qint64 seriesId, qint64 blockId,
+                                     const QVector<Sample> &samples);
+    /// Adds a minute's summary, merged with what the row already holds (a
+    /// minute split across a restart is summarised once, from both parts).
+    bool mergeRollup(qint64 seriesId, const Rollup &rollup);
+    /// Returns the new marker's id.
+    std::optional<qint64> addMarker(const Marker &marker);
+    /// Deletes raw blocks and rollups past `retention`, measured back from
+    /// `nowMs`. Returns the number of rows deleted, or nothing on error.
+    std::optional<qint64> prune(const Retention &retention, qint64 nowMs);
+
+    // Reading.
+    /// Points of one series in [fromMs, toMs], oldest first: raw samples
+    /// where raw blocks are still kept, 1-minute rollups (mean, min, max)
+    /// before the oldest kept raw sample. Empty for an unknown series.
+    QVector<HistoryPoint> points(const QString &service, const QString &key, qint64 fromMs,
+                                 qint64 toMs);
+    /// Raw samples only, in [fromMs, toMs], oldest first.
+    QVector<Sample> rawSamples(const QString &service, const QString &key, qint64 fromMs,
+                               qint64 toMs);
+    /// 1-minute rollups whose minute starts in [fromMs, toMs], oldest first.
+    QVector<Rollup> rollups(const QString &service, const QString &key, qint64 fromMs, qint64 toMs);
+    /// Markers with time in [fromMs, toMs], oldest first.
+    QVector<Marker> markers(qint64 fromMs, qint64 toMs);
+    QVector<SeriesInfo> seriesList();
+
+private:
+    bool exec(const QString &sql);
+    bool fail(const QString &what, const QString &reason);
+    std::optional<qint64> findSeries(const QString &service, const QString &key);
+    QVector<Sample> rawOf(qint64 seriesId, qint64 fromMs, qint64 toMs);
+    QVector<Rollup> rollupsOf(qint64 seriesId, qint64 fromMs, qint64 toMs);
+
+    QString m_path;
+    QString m_connection; ///< unique Qt Sql connection name of this instance
+    QString m_error;
+};
+
+} // namespace opsdeck::history

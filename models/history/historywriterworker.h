@@ -1,0 +1,88 @@
+#pragma once
+
+#include "historysample.h"
+#include "historystore.h"
+#include "retention.h"
+#include "rollup.h"
+#include "serieskey.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QMutex>
+#include <QObject>
+#include <QVector>
+#include <memory>
+
+class QTimer;
+
+namespace opsdeck::history {
+
+/// One sample waiting to be written, with the series it belongs to.
+struct PendingSample
+{
+    SeriesKey series;
+    QString unit;
+    Sample sample;
+};
+
+/// Samples appended from any thread, taken by the worker at each flush.
+struct PendingQueue
+{
+    QMutex mutex;
+    QVector<PendingSample> samples;
+};
+
+/// HistoryWriter's worker: lives on the writer's thread and owns its
+/// HistoryStore connection. Each flush takes every pending sample and writes
+/// them in one transaction: open blocks (one per series) are rewritten in
+/// place until they hold `blockSamples`, then a new block starts; a minute's
+/// rollup is written when a sample of a later minute arrives (and, on the
+/// final flush, for the minutes still open). Internal to HistoryWriter.
+class HistoryWriterWorker : public QObject
+{
+    Q_OBJECT
+public:
+    struct Settings
+    {
+        int flushIntervalMs = 5000;
+        int blockSamples = 600;
+        int pruneIntervalMs = 10 * 60 * 1000;
+        Retention retention;
+    };
+
+    HistoryWriterWorker(const QString &path, const Settings &settings,
+                        std::shared_ptr<PendingQueue> queue);
+    ~HistoryWriterWorker() override;
+
+    /// Opens the store and starts the flush timer; false with `error` set.
+    bool open(QString *error);
+    /// Writes what is pending; `final` also writes the open minutes' rollups.
+    bool flush(bool final);
+
+Q_SIGNALS:
+    void writeFailed(const QString &error);
+
+private:
+    struct OpenSeries
+    {
+        qint64 id = 0;
+        QVector<Sample> block;
+        qint64 blockId = 0; ///< row of the open block, 0 before its first write
+        bool dirty = false;
+        Rollup minute;
+        bool hasMinute = false;
+    };
+    bool add(const PendingSample &pending);
+    bool closeMinute(OpenSeries &series);
+    bool writeOpenBlocks();
+
+    QString m_path;
+    Settings m_settings;
+    std::shared_ptr<PendingQueue> m_queue;
+    std::unique_ptr<HistoryStore> m_store;
+    QTimer *m_timer = nullptr;
+    QHash<SeriesKey, OpenSeries> m_series;
+    QElapsedTimer m_sincePrune;
+};
+
+} // namespace opsdeck::history

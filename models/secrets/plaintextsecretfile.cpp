@@ -1,0 +1,109 @@
+#include "plaintextsecretfile.h"
+
+#include "secretstore.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::secrets {
+
+namespace {
+
+using Status = SecretResult::Status;
+
+SecretResult failure(const QString &error)
+{
+    return {Status::Failed, {}, error};
+}
+
+// Reads the whole map; a missing file is an empty map.
+bool load(const QString &path, QJsonObject &map, QString &error)
+{
+    QFile file(path);
+    if (!file.exists())
+        return true;
+    if (!file.open(QIODevice::ReadOnly)) {
+        error = u"cannot open the secrets file %1: %2"_s.arg(path, file.errorString());
+        return false;
+    }
+    QByteArray text = file.readAll();
+    QJsonParseError parseError{};
+    const QJsonDocument document = QJsonDocument::fromJson(text, &parseError);
+    SecretStore::wipe(text);
+    if (!document.isObject()) {
+        error =
+            u"the secrets file %1 is not a JSON object (%2)"_s.arg(path, parseError.errorString());
+        return false;
+    }
+    map = document.object();
+    return true;
+}
+
+bool save(const QString &path, const QJsonObject &map, QString &error)
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QSaveFile file(path);
+    // The temp file gets these permissions before a byte is written.
+    if (!file.open(QIODevice::WriteOnly) ||
+        !file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner)) {
+        error = u"cannot write the secrets file %1: %2"_s.arg(path, file.errorString());
+        return false;
+    }
+    QByteArray text = QJsonDocument(map).toJson(QJsonDocument::Compact);
+    file.write(text);
+    SecretStore::wipe(text);
+    if (!file.commit()) {
+        error = u"cannot write the secrets file %1: %2"_s.arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+PlaintextSecretFile::PlaintextSecretFile(QString path) : m_path(std::move(path)) {}
+
+SecretResult PlaintextSecretFile::read(const QString &key) const
+{
+    QJsonObject map;
+    QString error;
+    if (!load(m_path, map, error))
+        return failure(error);
+    if (!map.contains(key))
+        return {Status::NotFound, {}, u"%1 is not in the secrets file"_s.arg(key)};
+    return {Status::Ok, QByteArray::fromBase64(map.value(key).toString().toLatin1()), {}};
+}
+
+SecretResult PlaintextSecretFile::write(const QString &key, const QByteArray &value)
+{
+    QJsonObject map;
+    QString error;
+    if (!load(m_path, map, error))
+        return failure(error);
+    map.insert(key, QString::fromLatin1(value.toBase64()));
+    if (!save(m_path, map, error))
+        return failure(error);
+    return {Status::Ok, {}, {}};
+}
+
+SecretResult PlaintextSecretFile::remove(const QString &key)
+{
+    QJsonObject map;
+    QString error;
+    if (!load(m_path, map, error))
+        return failure(error);
+    if (!map.contains(key))
+        return {Status::NotFound, {}, u"%1 is not in the secrets file"_s.arg(key)};
+    map.remove(key);
+    if (!save(m_path, map, error))
+        return failure(error);
+    return {Status::Ok, {}, {}};
+}
+
+} // namespace opsdeck::secrets

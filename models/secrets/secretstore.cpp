@@ -1,0 +1,272 @@
+#include "secretstore.h"
+
+#include "plaintextsecretfile.h"
+
+#include <QCoreApplication>
+#include <QEventLoop>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QThread>
+#include <QTimer>
+#include <cstring>
+#include <mutex>
+#include <qt6keychain/keychain.h>
+#include <spdlog/spdlog.h>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::secrets {
+
+namespace {
+
+using Status = SecretResult::Status;
+
+QString operationWord(bool read, bool write)
+{
+    return read ? u"read"_s : write ? u"write"_s : u"delete"_s;
+}
+
+// Only these mean "there is no keychain here"; a refusal (access denied) is
+// an answer and must not send the secret to a file instead.
+bool keychainMissing(QKeychain::Error error)
+{
+    return error == QKeychain::NoBackendAvailable || error == QKeychain::NotImplemented ||
+           error == QKeychain::OtherError;
+}
+
+} // namespace
+
+SecretStore::Settings SecretStore::Settings::fromQSettings()
+{
+    // One file shared by the window and the CLI, whatever their application names.
+    QSettings settings(QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) +
+                           u"/opsdeck/opsdeck.conf"_s,
+                       QSettings::IniFormat);
+    Settings result;
+    result.plaintextFallback = settings.value(u"secrets/plaintext_fallback"_s, false).toBool();
+    result.plaintextFile = settings.value(u"secrets/plaintext_file"_s).toString();
+    return result;
+}
+
+SecretStore::SecretStore(QObject *parent) : SecretStore(Settings::fromQSettings(), parent) {}
+
+SecretStore::SecretStore(Settings settings, QObject *parent)
+    : QObject(parent), m_settings(std::move(settings))
+{
+    qRegisterMetaType<SecretResult>();
+    if (m_settings.plaintextFile.isEmpty())
+        m_settings.plaintextFile =
+            QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
+            u"/opsdeck/secrets.json"_s;
+}
+
+QString SecretStore::serviceId()
+{
+    return u"opsdeck"_s;
+}
+
+QString SecretStore::httpApiKeyName(const QString &service)
+{
+    return u"http/%1/api-key"_s.arg(service);
+}
+
+QString SecretStore::sshKeyName(const QString &host, const QString &user)
+{
+    return u"ssh/%1/%2"_s.arg(host, user);
+}
+
+QString SecretStore::keyProblem(const QString &key)
+{
+    if (key.isEmpty())
+        return u"a secret's key must not be empty"_s;
+    if (key.size() > 256)
+        return u"a secret's key must be at most 256 characters"_s;
+    for (const QChar c : key) {
+        if (c.unicode() <= 0x20 || c.unicode() >= 0x7f)
+            return u"a secret's key must be printable ASCII without spaces (e.g. "
+                   "http/decode/api-key)"_s;
+    }
+    return {};
+}
+
+void SecretStore::wipe(QByteArray &buffer)
+{
+    // A shared buffer's bytes belong to its other owners too, who wipe them when
+    // they are done; writing through data() would detach and wipe only a copy.
+    if (buffer.isDetached()) {
+        volatile char *bytes = buffer.data();
+        for (qsizetype i = 0; i < buffer.size(); ++i)
+            bytes[i] = 0;
+    }
+    buffer.clear();
+}
+
+quint64 SecretStore::read(const QString &key)
+{
+    return start(Operation::Read, key, {});
+}
+
+quint64 SecretStore::write(const QString &key, const QByteArray &value)
+{
+    return start(Operation::Write, key, value);
+}
+
+quint64 SecretStore::remove(const QString &key)
+{
+    return start(Operation::Remove, key, {});
+}
+
+SecretStore &SecretStore::shared()
+{
+    static std::mutex creating;
+    static SecretStore *store = nullptr;
+    const std::lock_guard lock(creating);
+    if (!store) {
+        QCoreApplication *app = QCoreApplication::instance();
+        store = new SecretStore(Settings::fromQSettings(), nullptr);
+        // Pushed from the creating thread to the main thread, where QtKeychain runs;
+        // deleted with the application.
+        store->moveToThread(app->thread());
+        store->setParent(app);
+    }
+    return *store;
+}
+
+quint64 SecretStore::start(Operation operation, const QString &key, const QByteArray &value)
+{
+    const quint64 id = ++m_nextId;
+    if (QThread::currentThread() == thread())
+        run(operation, id, key, value);
+    else
+        QMetaObject::invokeMethod(
+            this, [this, operation, id, key, value] { run(operation, id, key, value); },
+            Qt::QueuedConnection);
+    return id;
+}
+
+void SecretStore::run(Operation operation, quint64 id, const QString &key, const QByteArray &value)
+{
+    if (const QString problem = keyProblem(key); !problem.isEmpty()) {
+        // Queued so the caller always gets its id before the signal.
+        QMetaObject::invokeMethod(
+            this,
+            [this, operation, id, key, problem] {
+                finish(operation, id, key, {Status::Failed, {}, problem});
+            },
+            Qt::QueuedConnection);
+        return;
+    }
+    QKeychain::Job *job = nullptr;
+    if (operation == Operation::Read) {
+        job = new QKeychain::ReadPasswordJob(serviceId(), this);
+    } else if (operation == Operation::Write) {
+        auto *writeJob = new QKeychain::WritePasswordJob(serviceId(), this);
+        writeJob->setBinaryData(value);
+        job = writeJob;
+    } else {
+        job = new QKeychain::DeletePasswordJob(serviceId(), this);
+    }
+    job->setAutoDelete(true);
+    job->setKey(key);
+    // The fallback needs the value after the job is gone; it is wiped when done.
+    QByteArray kept = m_settings.plaintextFallback ? value : QByteArray();
+    connect(job, &QKeychain::Job::finished, this,
+            [this, operation, id, key, kept](QKeychain::Job *done) mutable {
+                SecretResult result;
+                const QKeychain::Error error = done->error();
+                if (error == QKeychain::NoError) {
+                    result.status = Status::Ok;
+                    if (operation == Operation::Read)
+                        result.value =
+                            static_cast<QKeychain::ReadPasswordJob *>(done)->binaryData();
+                } else if (error == QKeychain::EntryNotFound) {
+                    result = {Status::NotFound, {}, u"%1 is not in the secret store"_s.arg(key)};
+                } else if (m_settings.plaintextFallback && keychainMissing(error)) {
+                    result = fallback(operation, key, kept, done->errorString());
+                } else {
+                    result = {Status::Failed,
+                              {},
+                              u"the keychain could not %1 %2: %3"_s.arg(
+                                  operationWord(operation == Operation::Read,
+                                                operation == Operation::Write),
+                                  key, done->errorString())};
+                }
+                wipe(kept);
+                finish(operation, id, key, std::move(result));
+            });
+    job->start();
+}
+
+SecretResult SecretStore::fallback(Operation operation, const QString &key, const QByteArray &value,
+                                   const QString &keychainError)
+{
+    PlaintextSecretFile file(m_settings.plaintextFile);
+    spdlog::warn("secrets: no keychain ({}); using the plaintext file {} (mode 0600) as the "
+                 "settings allow, for {}",
+                 keychainError.toStdString(), file.path().toStdString(), key.toStdString());
+    if (operation == Operation::Read)
+        return file.read(key);
+    if (operation == Operation::Write)
+        return file.write(key, value);
+    return file.remove(key);
+}
+
+void SecretStore::finish(Operation operation, quint64 id, const QString &key, SecretResult result)
+{
+    if (operation == Operation::Read)
+        Q_EMIT readFinished(id, key, result);
+    else if (operation == Operation::Write)
+        Q_EMIT writeFinished(id, key, result);
+    else
+        Q_EMIT removeFinished(id, key, result);
+    wipe(result.value);
+}
+
+SecretResult SecretStore::wait(Operation operation, const QString &key, const QByteArray &value,
+                               std::chrono::milliseconds deadline)
+{
+    QEventLoop loop;
+    std::optional<SecretResult> answer;
+    quint64 wanted = 0;
+    auto take = [&](quint64 id, const QString &, const SecretResult &result) {
+        if (id != wanted || answer)
+            return;
+        answer = result;
+        loop.quit();
+    };
+    // Connected before start(): a result can only arrive from the event loop,
+    // so `wanted` is set before any signal is delivered.
+    if (operation == Operation::Read)
+        connect(this, &SecretStore::readFinished, &loop, take);
+    else if (operation == Operation::Write)
+        connect(this, &SecretStore::writeFinished, &loop, take);
+    else
+        connect(this, &SecretStore::removeFinished, &loop, take);
+    wanted = start(operation, key, value);
+    QTimer::singleShot(deadline, &loop, &QEventLoop::quit);
+    if (!answer)
+        loop.exec();
+    if (answer)
+        return *answer;
+    return {Status::TimedOut,
+            {},
+            u"the keychain did not answer within %1 ms (%2)"_s.arg(deadline.count()).arg(key)};
+}
+
+SecretResult SecretStore::readBlocking(const QString &key, std::chrono::milliseconds deadline)
+{
+    return wait(Operation::Read, key, {}, deadline);
+}
+
+SecretResult SecretStore::writeBlocking(const QString &key, const QByteArray &value,
+                                        std::chrono::milliseconds deadline)
+{
+    return wait(Operation::Write, key, value, deadline);
+}
+
+SecretResult SecretStore::removeBlocking(const QString &key, std::chrono::milliseconds deadline)
+{
+    return wait(Operation::Remove, key, {}, deadline);
+}
+
+} // namespace opsdeck::secrets

@@ -1,0 +1,148 @@
+// HistoryWriter: one writer per database, open blocks rewritten in place
+// until full, the periodic flush, and appends from other threads.
+#include "historystore.h"
+#include "historywriter.h"
+#include "testsupport.h"
+
+#include <QCoreApplication>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <gtest/gtest.h>
+#include <thread>
+
+using namespace opsdeck::history;
+using opsdeck::test::waitUntil;
+
+namespace {
+
+constexpr qint64 t0 = 1'700'000'040'000;
+
+HistoryWriter::Settings settings(int blockSamples = 600, int flushMs = 60000)
+{
+    HistoryWriter::Settings s;
+    s.blockSamples = blockSamples;
+    s.flushIntervalMs = flushMs;
+    s.retention.rawMs = s.retention.rollupMs = std::numeric_limits<qint64>::max() / 4;
+    return s;
+}
+
+// (id, count) of every block row, by id: what the writer did to the table.
+QVector<QPair<qint64, qint64>> blockRows(const QString &path)
+{
+    QVector<QPair<qint64, qint64>> rows;
+    {
+        QSqlDatabase db =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("blockRows"));
+        db.setDatabaseName(path);
+        EXPECT_TRUE(db.open());
+        QSqlQuery query(db);
+        EXPECT_TRUE(query.exec(QStringLiteral("SELECT id, count FROM blocks ORDER BY id")));
+        while (query.next())
+            rows.append({query.value(0).toLongLong(), query.value(1).toLongLong()});
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("blockRows"));
+    return rows;
+}
+
+} // namespace
+
+TEST(HistoryWriter, ASecondWriterIsRefusedAndNamesTheFirst)
+{
+    QTemporaryDir dir;
+    const QString path = HistoryStore::pathIn(dir.path());
+    HistoryWriter first(path, settings());
+    QString error;
+    ASSERT_TRUE(first.start(&error)) << error.toStdString();
+    HistoryWriter second(path, settings());
+    EXPECT_FALSE(second.start(&error));
+    EXPECT_TRUE(error.contains(QStringLiteral("history is being recorded by pid %1")
+                                   .arg(QCoreApplication::applicationPid())))
+        << error.toStdString();
+    EXPECT_FALSE(second.isRecording());
+    second.append(QStringLiteral("decode"), QStringLiteral("running"), QString(), t0, 1);
+    first.append(QStringLiteral("decode"), QStringLiteral("running"), QString(), t0 + 1000, 2);
+    first.stop();
+
+    HistoryStore store(path);
+    ASSERT_TRUE(store.open());
+    const auto samples =
+        store.rawSamples(QStringLiteral("decode"), QStringLiteral("running"), 0, t0 + 5000);
+    ASSERT_EQ(samples.size(), 1) << "the refused writer wrote nothing";
+    EXPECT_EQ(samples[0].value, 2);
+
+    // Once the first has stopped, the lock is free again.
+    EXPECT_TRUE(second.start(&error)) << error.toStdString();
+}
+
+TEST(HistoryWriter, RewritesTheOpenBlockInPlaceUntilItIsFull)
+{
+    QTemporaryDir dir;
+    const QString path = HistoryStore::pathIn(dir.path());
+    HistoryWriter writer(path, settings(10));
+    QString error;
+    ASSERT_TRUE(writer.start(&error)) << error.toStdString();
+    int next = 0;
+    auto append = [&](int n) {
+        for (int i = 0; i < n; ++i, ++next)
+            writer.append(QStringLiteral("decode"), QStringLiteral("running"), QString(),
+                          t0 + next * 1000LL, next);
+    };
+    append(5);
+    ASSERT_TRUE(writer.flush());
+    const auto once = blockRows(path);
+    ASSERT_EQ(once.size(), 1);
+    EXPECT_EQ(once[0].second, 5);
+    append(3);
+    ASSERT_TRUE(writer.flush());
+    const auto twice = blockRows(path);
+    ASSERT_EQ(twice.size(), 1) << "the open block is rewritten, not a new row per flush";
+    EXPECT_EQ(twice[0].first, once[0].first);
+    EXPECT_EQ(twice[0].second, 8);
+    append(7);
+    writer.stop();
+    const auto rows = blockRows(path);
+    ASSERT_EQ(rows.size(), 2);
+    EXPECT_EQ(rows[0].second, 10);
+    EXPECT_EQ(rows[1].second, 5);
+    HistoryStore store(path);
+    ASSERT_TRUE(store.open());
+    const auto samples =
+        store.rawSamples(QStringLiteral("decode"), QStringLiteral("running"), 0, t0 + 100'000);
+    ASSERT_EQ(samples.size(), 15);
+    for (int i = 0; i < 15; ++i)
+        EXPECT_EQ(samples[i].value, i);
+}
+
+TEST(HistoryWriter, FlushesOnItsIntervalAndTakesAppendsFromAnyThread)
+{
+    QTemporaryDir dir;
+    const QString path = HistoryStore::pathIn(dir.path());
+    HistoryWriter writer(path, settings(600, 200));
+    QString error;
+    ASSERT_TRUE(writer.start(&error)) << error.toStdString();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([&writer, t] {
+            for (int i = 0; i < 500; ++i)
+                writer.append(QStringLiteral("svc%1").arg(t), QStringLiteral("running"),
+                              QStringLiteral("requests"), t0 + i * 1000LL, i);
+        });
+    }
+    for (auto &thread : threads)
+        thread.join();
+    HistoryStore store(path);
+    ASSERT_TRUE(store.open());
+    // No flush() and no stop(): only the writer's own timer can make these visible.
+    EXPECT_TRUE(waitUntil(
+        [&] {
+            for (int t = 0; t < 4; ++t)
+                if (store
+                        .rawSamples(QStringLiteral("svc%1").arg(t), QStringLiteral("running"), 0,
+                                    t0 + 600'000)
+                        .size() != 500)
+                    return false;
+            return true;
+        },
+        std::chrono::seconds(10)));
+}

@@ -1,0 +1,206 @@
+// `opsdeck-cli record` against a real opsdeck-sim engine with traffic: it
+// writes its pid file, refuses a second recorder and a second writer,
+// records health and batch series, and on SIGTERM flushes, removes its pid
+// file and exits 0. Then `demo up` starts the demo's recorder and `demo down`
+// stops it.
+#include "clitest.h"
+#include "historystore.h"
+#include "simprocess.h"
+#include "testsupport.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <algorithm>
+#include <csignal>
+#include <gtest/gtest.h>
+
+using namespace opsdeck;
+using opsdeck::history::HistoryStore;
+using opsdeck::test::processAlive;
+using opsdeck::test::runCli;
+using opsdeck::test::waitUntil;
+
+namespace {
+
+qint64 pidIn(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll().trimmed().toLongLong() : 0;
+}
+
+QString writeFile(const QString &path, const QByteArray &text)
+{
+    QFile file(path);
+    EXPECT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(text);
+    return path;
+}
+
+QVector<double> valuesOf(HistoryStore &store, const QString &service, const QString &key)
+{
+    QVector<double> values;
+    for (const auto &sample : store.rawSamples(service, key, 0, std::numeric_limits<qint64>::max()))
+        values.append(sample.value);
+    return values;
+}
+
+} // namespace
+
+TEST(RecordCommand, RecordsARealEngineUntilSigterm)
+{
+    test::SimProcess engine;
+    ASSERT_TRUE(
+        engine.start({QStringLiteral("--role"), QStringLiteral("engine"), QStringLiteral("--port"),
+                      QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("0")}))
+        << engine.errorText().toStdString();
+    test::SimProcess traffic;
+    ASSERT_TRUE(traffic.start({QStringLiteral("--role"), QStringLiteral("traffic"),
+                               QStringLiteral("--target"), engine.url(),
+                               QStringLiteral("--clients"), QStringLiteral("8")}))
+        << traffic.errorText().toStdString();
+
+    QTemporaryDir dir;
+    const QString inventory =
+        writeFile(dir.filePath(QStringLiteral("inv.yaml")),
+                  QStringLiteral("hosts:\n  - {name: local, kind: local}\nservices:\n"
+                                 "  - name: engine\n    role: engine\n    host: local\n"
+                                 "    url: %1\n")
+                      .arg(engine.url())
+                      .toUtf8());
+    const QString data = dir.filePath(QStringLiteral("data"));
+    const QString pidFile = dir.filePath(QStringLiteral("recorder.pid"));
+
+    QProcess recorder;
+    recorder.setStandardInputFile(QProcess::nullDevice());
+    recorder.start(test::binPath(QStringLiteral("opsdeck-cli")),
+                   {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                    QStringLiteral("--data-dir"), data, QStringLiteral("--pid-file"), pidFile,
+                    QStringLiteral("--interval-ms"), QStringLiteral("200")});
+    ASSERT_TRUE(recorder.waitForStarted());
+    ASSERT_TRUE(
+        waitUntil([&] { return pidIn(pidFile) == recorder.processId(); }, std::chrono::seconds(15)))
+        << recorder.readAllStandardError().toStdString();
+
+    // A second recorder on the same pid file, or into the same database, is refused.
+    const auto samePid =
+        runCli({QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                QStringLiteral("--data-dir"), data, QStringLiteral("--pid-file"), pidFile});
+    EXPECT_EQ(samePid.exitCode, 1);
+    EXPECT_TRUE(samePid.standardError.contains(
+        QStringLiteral("already running: pid %1").arg(recorder.processId()).toUtf8()))
+        << samePid.standardError.toStdString();
+    const auto sameData = runCli({QStringLiteral("record"), QStringLiteral("--inventory"),
+                                  inventory, QStringLiteral("--data-dir"), data});
+    EXPECT_EQ(sameData.exitCode, 1);
+    EXPECT_TRUE(sameData.standardError.contains(
+        QStringLiteral("history is being recorded by pid %1").arg(recorder.processId()).toUtf8()))
+        << sameData.standardError.toStdString();
+    EXPECT_EQ(pidIn(pidFile), recorder.processId()) << "the refused one left the pid file alone";
+
+    // Readable while it records (WAL): wait for a busy batch in a flushed block.
+    HistoryStore store(HistoryStore::pathIn(data));
+    ASSERT_TRUE(store.open()) << store.lastError().toStdString();
+    const QString svc = QStringLiteral("engine");
+    EXPECT_TRUE(waitUntil(
+        [&] {
+            const auto running = valuesOf(store, svc, QStringLiteral("live_running"));
+            return running.size() >= 5 && *std::max_element(running.cbegin(), running.cend()) > 0;
+        },
+        std::chrono::seconds(30)))
+        << "no busy decode batch recorded";
+
+    ::kill(static_cast<pid_t>(recorder.processId()), SIGTERM);
+    ASSERT_TRUE(recorder.waitForFinished(15000));
+    EXPECT_EQ(recorder.exitStatus(), QProcess::NormalExit);
+    EXPECT_EQ(recorder.exitCode(), 0) << recorder.readAllStandardError().toStdString();
+    EXPECT_FALSE(QFile::exists(pidFile));
+
+    const auto running = valuesOf(store, svc, QStringLiteral("live_running"));
+    const auto waiting = valuesOf(store, svc, QStringLiteral("live_waiting"));
+    const auto latency = valuesOf(store, svc, QStringLiteral("health_latency_ms"));
+    const auto up = valuesOf(store, svc, QStringLiteral("up"));
+    ASSERT_GE(running.size(), 5);
+    EXPECT_EQ(waiting.size(), running.size());
+    for (const double value : running) {
+        EXPECT_GE(value, 0);
+        EXPECT_LE(value, 8) << "8 traffic clients can never run more than 8 requests";
+        EXPECT_EQ(value, std::floor(value));
+    }
+    ASSERT_GE(latency.size(), 5);
+    for (const double ms : latency) {
+        EXPECT_GT(ms, 0);
+        EXPECT_LT(ms, 2000);
+    }
+    ASSERT_FALSE(up.isEmpty());
+    EXPECT_EQ(up.back(), 1);
+    // The /metrics scrape's series too: the batch as the engine's gauge reports it.
+    const auto gauge = valuesOf(store, svc, QStringLiteral("running"));
+    ASSERT_FALSE(gauge.isEmpty());
+    for (const double value : gauge) {
+        EXPECT_GE(value, 0);
+        EXPECT_LE(value, 8);
+    }
+    const auto rollups = store.rollups(svc, QStringLiteral("health_latency_ms"), 0,
+                                       std::numeric_limits<qint64>::max());
+    ASSERT_FALSE(rollups.isEmpty()) << "the last minute's rollup is written on stop";
+}
+
+TEST(RecordCommand, RefusesABadInventoryWithItsLine)
+{
+    QTemporaryDir dir;
+    const QString inventory = writeFile(dir.filePath(QStringLiteral("bad.yaml")),
+                                        "services:\n  - name: decode\n    role: decoder\n"
+                                        "    host: local\n    url: http://127.0.0.1:1\n");
+    const auto run = runCli({QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                             QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("d"))});
+    EXPECT_EQ(run.exitCode, 2);
+    EXPECT_TRUE(run.standardError.contains((inventory + QStringLiteral(":3:")).toUtf8()))
+        << run.standardError.toStdString();
+    EXPECT_FALSE(QFile::exists(dir.filePath(QStringLiteral("d/history.sqlite"))));
+    EXPECT_EQ(runCli({QStringLiteral("record")}).exitCode, 2);
+    EXPECT_EQ(runCli({QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                      QStringLiteral("--interval-ms"), QStringLiteral("5")})
+                  .exitCode,
+              2);
+}
+
+TEST(RecordCommand, DemoUpStartsTheRecorderAndDemoDownStopsIt)
+{
+    QTemporaryDir home;
+    const QString demo = home.filePath(QStringLiteral("demo"));
+    const auto up = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"),
+                            demo, QStringLiteral("--traffic"), QStringLiteral("2")},
+                           home.path(), std::chrono::seconds(90));
+    ASSERT_EQ(up.exitCode, 0) << up.standardError.toStdString();
+    const QString pidFile = demo + QStringLiteral("/recorder.pid");
+    qint64 pid = 0;
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            pid = pidIn(pidFile);
+            return pid > 0 && processAlive(pid);
+        },
+        std::chrono::seconds(10)));
+    QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+    ASSERT_TRUE(cmdline.open(QIODevice::ReadOnly));
+    const QByteArray command = cmdline.readAll();
+    EXPECT_TRUE(command.contains("opsdeck-cli")) << command.toStdString();
+    EXPECT_TRUE(command.contains("record")) << command.toStdString();
+
+    HistoryStore store(HistoryStore::pathIn(demo));
+    ASSERT_TRUE(waitUntil([&] { return QFile::exists(store.path()); }, std::chrono::seconds(10)));
+    ASSERT_TRUE(store.open()) << store.lastError().toStdString();
+    EXPECT_TRUE(waitUntil(
+        [&] { return !valuesOf(store, QStringLiteral("decode"), QStringLiteral("up")).isEmpty(); },
+        std::chrono::seconds(20)))
+        << "the demo's recorder wrote nothing";
+
+    const auto down =
+        runCli({QStringLiteral("demo"), QStringLiteral("down"), QStringLiteral("--dir"), demo},
+               home.path());
+    EXPECT_EQ(down.exitCode, 0) << down.standardError.toStdString();
+    EXPECT_FALSE(processAlive(pid)) << "recorder still runs";
+    EXPECT_FALSE(QFile::exists(pidFile));
+    EXPECT_TRUE(down.standardError.contains("recorder stopped"))
+        << down.standardError.toStdString();
+}

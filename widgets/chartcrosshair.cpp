@@ -1,0 +1,110 @@
+#include "chartcrosshair.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+
+namespace {
+constexpr qreal padding = 6;
+constexpr qreal swatch = 9;
+constexpr qreal gap = 10; // between the line and the label
+} // namespace
+
+ChartCrosshair::ChartCrosshair(QGraphicsItem *parent) : QGraphicsItem(parent)
+{
+    setVisible(false);
+    // Above the series and the markers: the label must never be hidden by data.
+    setZValue(20);
+    setAcceptedMouseButtons(Qt::NoButton);
+}
+
+void ChartCrosshair::setColors(const QColor &line, const QColor &text,
+                               const QColor &labelBackground, const QColor &labelBorder)
+{
+    m_lineColor = line;
+    m_textColor = text;
+    m_labelBackground = labelBackground;
+    m_labelBorder = labelBorder;
+    update();
+}
+
+void ChartCrosshair::setFont(const QFont &font)
+{
+    prepareGeometryChange();
+    m_font = font;
+}
+
+void ChartCrosshair::showAt(const QRectF &plotArea, QPointF cursor, const QString &header,
+                            const QList<Line> &lines)
+{
+    prepareGeometryChange();
+    m_plotArea = plotArea;
+    m_cursor = cursor;
+    m_header = header;
+    m_lines = lines;
+    setVisible(true);
+    update();
+}
+
+QString ChartCrosshair::text() const
+{
+    if (!isVisible())
+        return {};
+    QString result = m_header;
+    for (const Line &line : m_lines)
+        result += QLatin1Char('\n') + line.text;
+    return result;
+}
+
+QRectF ChartCrosshair::labelRect() const
+{
+    const QFontMetricsF metrics(m_font);
+    qreal width = metrics.horizontalAdvance(m_header);
+    for (const Line &line : m_lines)
+        width = std::max(width, swatch + 4 + metrics.horizontalAdvance(line.text));
+    const QSizeF size(width + 2 * padding,
+                      metrics.lineSpacing() * (1 + m_lines.size()) + 2 * padding);
+    qreal left = m_cursor.x() + gap;
+    if (left + size.width() > m_plotArea.right())
+        left = m_cursor.x() - gap - size.width();
+    left = std::max(left, m_plotArea.left());
+    // Just below the cursor, so the line under the pointer stays visible.
+    qreal top = std::clamp(m_cursor.y() + gap, m_plotArea.top(),
+                           std::max(m_plotArea.top(), m_plotArea.bottom() - size.height()));
+    return QRectF(QPointF(left, top), size);
+}
+
+QRectF ChartCrosshair::boundingRect() const
+{
+    return m_plotArea.adjusted(-1, -1, 1, 1).united(labelRect().adjusted(-1, -1, 1, 1));
+}
+
+void ChartCrosshair::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+{
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing, false);
+    painter->setPen(QPen(m_lineColor, 1));
+    painter->drawLine(QPointF(m_cursor.x(), m_plotArea.top()),
+                      QPointF(m_cursor.x(), m_plotArea.bottom()));
+
+    const QRectF box = labelRect();
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    painter->setPen(QPen(m_labelBorder, 1));
+    painter->setBrush(m_labelBackground);
+    painter->drawRoundedRect(box, 3, 3);
+
+    const QFontMetricsF metrics(m_font);
+    painter->setFont(m_font);
+    painter->setPen(m_textColor);
+    qreal baseline = box.top() + padding + metrics.ascent();
+    painter->drawText(QPointF(box.left() + padding, baseline), m_header);
+    for (const Line &line : m_lines) {
+        baseline += metrics.lineSpacing();
+        if (line.color.isValid()) {
+            const QRectF square(box.left() + padding, baseline - metrics.ascent() / 2 - swatch / 2,
+                                swatch, swatch);
+            painter->fillRect(square, line.color);
+        }
+        painter->drawText(QPointF(box.left() + padding + swatch + 4, baseline), line.text);
+    }
+    painter->restore();
+}

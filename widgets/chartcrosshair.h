@@ -1,0 +1,50 @@
+#pragma once
+
+#include <QColor>
+#include <QFont>
+#include <QGraphicsItem>
+#include <QList>
+#include <QString>
+
+/// The hover crosshair of a TimeSeriesChart: a vertical line across the plot
+/// at the cursor and a label box near it with a header line (the time) and
+/// one line per value, each with a colour swatch. The label is kept inside
+/// the plot area (it flips to the left of the line near the right edge).
+/// A scene item owned by the chart; GUI thread.
+class ChartCrosshair : public QGraphicsItem
+{
+public:
+    struct Line
+    {
+        QColor color; ///< swatch colour; invalid for no swatch
+        QString text;
+    };
+
+    explicit ChartCrosshair(QGraphicsItem *parent = nullptr);
+
+    void setColors(const QColor &line, const QColor &text, const QColor &labelBackground,
+                   const QColor &labelBorder);
+    void setFont(const QFont &font);
+    /// Shows the line at x (chart coordinates) across `plotArea`, the label
+    /// near the cursor height y.
+    void showAt(const QRectF &plotArea, QPointF cursor, const QString &header,
+                const QList<Line> &lines);
+    /// The label's text, lines joined with '\n'; empty while hidden.
+    QString text() const;
+
+    QRectF boundingRect() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+
+private:
+    QRectF labelRect() const;
+
+    QRectF m_plotArea;
+    QPointF m_cursor;
+    QString m_header;
+    QList<Line> m_lines;
+    QFont m_font;
+    QColor m_lineColor;
+    QColor m_textColor;
+    QColor m_labelBackground;
+    QColor m_labelBorder;
+};
