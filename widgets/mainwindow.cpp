@@ -1,19 +1,32 @@
 #include "mainwindow.h"
 
+#include "alertcenter.h"
+#include "alertthread.h"
 #include "decodebatchpanel.h"
 #include "democluster.h"
+#include "desktopnotifier.h"
+#include "historyrangeloader.h"
+#include "historyrecorder.h"
+#include "historystore.h"
+#include "historywriter.h"
+#include "hotwindow.h"
 #include "loadhistory.h"
 #include "logdock.h"
 #include "logrelay.h"
+#include "metricsdashboard.h"
 #include "pollerthread.h"
 #include "servicespanel.h"
 #include "servicestatusmodel.h"
 
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QFileDialog>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
+#include <QStackedWidget>
 #include <QStatusBar>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <spdlog/spdlog.h>
 
@@ -22,32 +35,48 @@ using namespace opsdeck;
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_logRelay(std::make_unique<logging::LogRelay>()),
       m_poller(std::make_unique<probes::PollerThread>()),
+      m_alerts(std::make_unique<alerts::AlertThread>()),
       m_statusModel(new probes::ServiceStatusModel(this)),
-      m_loadHistory(new probes::LoadHistory(this)),
+      m_loadHistory(new probes::LoadHistory(this)), m_hotWindow(new history::HotWindow(this)),
+      m_rangeLoader(new history::HistoryRangeLoader(this)),
+      m_alertCenter(new alerts::AlertCenter(this)), m_notifier(new alerts::DesktopNotifier(this)),
       m_servicesPanel(new ServicesPanel(m_statusModel)),
-      m_decodePanel(new DecodeBatchPanel(m_loadHistory)), m_logDock(new LogDock(this)),
-      m_banner(new QLabel), m_refreshLabel(new QLabel)
+      m_dashboard(new MetricsDashboard(m_hotWindow)), m_dashboards(new QStackedWidget),
+      m_logDock(new LogDock(this)), m_banner(new QLabel), m_alertBanner(new QLabel),
+      m_refreshLabel(new QLabel), m_historyLabel(new QLabel), m_markerTimer(new QTimer(this))
 {
     setWindowTitle(QStringLiteral("OpsDeck"));
-    resize(1180, 760);
+    resize(1280, 860);
 
-    m_banner->setWordWrap(true);
-    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_banner->setContentsMargins(10, 6, 10, 6);
-    m_banner->setAutoFillBackground(true);
-    m_banner->hide();
+    for (QLabel *banner : {m_banner, m_alertBanner}) {
+        banner->setWordWrap(true);
+        banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        banner->setContentsMargins(10, 6, 10, 6);
+        banner->setAutoFillBackground(true);
+        banner->hide();
+    }
+    // Alerts always in the error colours.
+    QPalette alertPalette = m_alertBanner->palette();
+    alertPalette.setColor(QPalette::Window, QColor(0xff, 0xeb, 0xee));
+    alertPalette.setColor(QPalette::WindowText, QColor(0xb7, 0x1c, 0x1c));
+    m_alertBanner->setPalette(alertPalette);
+    m_alertBanner->setObjectName(QStringLiteral("alertBanner"));
 
+    m_dashboards->addWidget(m_dashboard);
     auto *central = new QWidget;
     auto *layout = new QVBoxLayout(central);
     layout->setContentsMargins(10, 10, 10, 6);
-    layout->setSpacing(10);
+    layout->setSpacing(8);
     layout->addWidget(m_banner);
+    layout->addWidget(m_alertBanner);
     layout->addWidget(m_servicesPanel);
-    layout->addWidget(m_decodePanel, 1);
+    layout->addWidget(buildRangeBar());
+    layout->addWidget(m_dashboards, 1);
     setCentralWidget(central);
 
     m_logDock->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
     addDockWidget(Qt::BottomDockWidgetArea, m_logDock);
+    statusBar()->addPermanentWidget(m_historyLabel);
     statusBar()->addPermanentWidget(m_refreshLabel);
     m_refreshLabel->setText(QStringLiteral("no refresh yet"));
     buildMenus();
@@ -57,6 +86,41 @@ MainWindow::MainWindow(QWidget *parent)
         [this](const QString &level, const QString &line) { m_logDock->appendLine(level, line); });
     logging::installDefaultLogger(m_logRelay->sink());
 
+    connectPoller();
+    m_alerts->connectPoller(m_poller->poller());
+    m_alerts->connectCenter(m_alertCenter);
+    connect(m_alertCenter, &alerts::AlertCenter::changed, this, &MainWindow::showAlerts);
+    // The center re-emits a raise when an alert's text is updated: notify once per raise.
+    connect(m_alertCenter, &alerts::AlertCenter::alertRaised, this,
+            [this](const alerts::Alert &alert) {
+                if (!m_notified.contains(alert.key())) {
+                    m_notified.insert(alert.key());
+                    m_notifier->notify(alert);
+                }
+            });
+    connect(m_alertCenter, &alerts::AlertCenter::alertCleared, this,
+            [this](const alerts::Alert &alert) {
+                if (m_notified.remove(alert.key()))
+                    m_notifier->resolve(alert);
+            });
+    connect(m_rangeLoader, &history::HistoryRangeLoader::loaded, this, &MainWindow::rangeLoaded);
+    connect(m_markerTimer, &QTimer::timeout, this, [this] {
+        tryRecording();
+        refreshMarkers();
+    });
+    m_markerTimer->start(5000);
+    m_poller->start();
+}
+
+MainWindow::~MainWindow()
+{
+    stopBackgroundWork();
+    // The relay's sink stays in the default logger; make it drop messages.
+    logging::installDefaultLogger();
+}
+
+void MainWindow::connectPoller()
+{
     probes::ServicePoller *poller = m_poller->poller();
     connect(poller, &probes::ServicePoller::statusChecked, this,
             [this](const probes::ServiceStatus &status) {
@@ -67,17 +131,38 @@ MainWindow::MainWindow(QWidget *parent)
             });
     connect(poller, &probes::ServicePoller::loadSampled, m_loadHistory,
             &probes::LoadHistory::append);
-    connect(poller, &probes::ServicePoller::loadFailed, this,
-            [this](const QString &service, const QString &reason) {
-                m_decodePanel->showProblem(service, reason);
-            });
-    m_poller->start();
+    connect(poller, &probes::ServicePoller::loadSampled, m_dashboard, &MetricsDashboard::noteLoad);
+    connect(poller, &probes::ServicePoller::metricsSampled, m_dashboard,
+            &MetricsDashboard::noteSnapshot);
+    connect(poller, &probes::ServicePoller::loadFailed, m_dashboard,
+            &MetricsDashboard::showProblem);
 }
 
-MainWindow::~MainWindow()
+QWidget *MainWindow::buildRangeBar()
 {
-    // The relay's sink stays in the default logger; make it drop messages.
-    logging::installDefaultLogger();
+    auto *bar = new QWidget;
+    auto *row = new QHBoxLayout(bar);
+    row->setContentsMargins(0, 0, 0, 0);
+    auto *title = new QLabel(QStringLiteral("History range"));
+    m_rangeBox = new QComboBox;
+    m_rangeBox->addItem(QStringLiteral("Live"), qint64(0));
+    for (int hours : {1, 6, 24})
+        m_rangeBox->addItem(QStringLiteral("%1 h").arg(hours), qint64(hours) * 3600 * 1000);
+    m_rangeBox->setToolTip(QStringLiteral(
+        "Live: the last minutes, polled now. 1 h / 6 h / 24 h: read from the inventory's "
+        "Prometheus server when it names one, else from the history database."));
+    m_rangeLabel = new QLabel;
+    row->addWidget(title);
+    row->addWidget(m_rangeBox);
+    row->addWidget(m_rangeLabel, 1);
+    connect(m_rangeBox, &QComboBox::activated, this,
+            [this](int index) { showHistoryRange(m_rangeBox->itemData(index).toLongLong()); });
+    return bar;
+}
+
+DecodeBatchPanel *MainWindow::decodePanel() const
+{
+    return m_dashboard->decodePanel();
 }
 
 void MainWindow::buildMenus()
@@ -95,7 +180,18 @@ void MainWindow::buildMenus()
 
 QString MainWindow::bannerText() const
 {
-    return m_banner->isVisible() ? m_banner->text() : QString();
+    QStringList lines;
+    for (const QLabel *banner : {m_banner, m_alertBanner})
+        if (!banner->isHidden() && !banner->text().isEmpty())
+            lines << banner->text();
+    return lines.join(QLatin1Char('\n'));
+}
+
+void MainWindow::showAlerts()
+{
+    const QString text = m_alertCenter->bannerText();
+    m_alertBanner->setText(text);
+    m_alertBanner->setVisible(!text.isEmpty());
 }
 
 void MainWindow::showBanner(const QString &text, bool error)
@@ -132,12 +228,22 @@ bool MainWindow::openInventory(const QString &path)
         return false;
     }
     m_inventoryPath = loaded.inventory->path;
+    m_inventory = *loaded.inventory;
     const auto &services = loaded.inventory->services;
     m_statusModel->setServices(services);
     const inventory::Service *decode = loaded.inventory->firstDecode();
     m_loadHistory->setService(decode ? decode->name : QString());
+    // History first: the preload must reach the hot window before new samples.
+    openHistory(history::HistoryStore::pathIn(historyDir()));
+    m_rangeLoader->setSources(*m_inventory, databasePath());
+    m_dashboard->setInventory(*m_inventory);
+    if (m_rangeDashboard)
+        m_rangeDashboard->setInventory(*m_inventory);
+    if (m_alerts)
+        m_alerts->setInventory(*m_inventory);
     m_poller->setServices(services);
     m_poller->start();
+    refreshMarkers();
     showBanner({}, false);
     statusBar()->showMessage(
         QStringLiteral("Inventory %1 · %2 services").arg(m_inventoryPath).arg(services.size()));
@@ -211,6 +317,8 @@ void MainWindow::closeEvent(QCloseEvent *event)
     case DemoState::Running:
         event->ignore();
         m_demoState = DemoState::Stopping;
+        // Services going down on purpose must not raise alerts or notifications.
+        m_alerts.reset();
         showBanner(QStringLiteral("Stopping every process of the demo cluster …"), false);
         m_demo->down(m_demoDir);
         return;
@@ -218,7 +326,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
     case DemoState::Stopped:
         break;
     }
-    m_poller.reset(); // stop polling before the window goes
+    stopBackgroundWork(); // stop polling and flush history before the window goes
     event->accept();
     Q_EMIT shutdownFinished();
 }

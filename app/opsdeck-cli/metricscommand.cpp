@@ -45,7 +45,7 @@ Fetched fetchUrl(const QUrl &url, int timeoutMs, qint64 maxBytes)
             shown, problem.isEmpty() ? QStringLiteral("HTTP %1").arg(status) : problem));
         fetched.exitCode = probes::replyTimedOut(reply) ? ExitUnknown : ExitFailed;
     } else {
-        fetched.body = reply->readAll();
+        fetched.body = probes::boundedBody(reply);
     }
     return fetched;
 }

@@ -36,8 +36,11 @@ int main(int argc, char **argv)
         QStringLiteral("fault"),
         QStringLiteral("Demo fault: proxy-reused-stall=S or router-reused-stall=S."),
         QStringLiteral("fault"));
-    const QCommandLineOption dataDir(QStringLiteral("data-dir"), QStringLiteral("State folder."),
-                                     QStringLiteral("dir"));
+    const QCommandLineOption dataDir(
+        QStringLiteral("data-dir"),
+        QStringLiteral("State folder: history.sqlite and the demo folder (default "
+                       "~/.local/share/opsdeck). A demo records its history in its own folder."),
+        QStringLiteral("dir"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Save the window as a PNG, then quit."),
                                         QStringLiteral("png"));
@@ -49,6 +52,7 @@ int main(int argc, char **argv)
     parser.process(app);
 
     MainWindow window;
+    window.setDataDir(parser.value(dataDir));
     if (parser.isSet(demo)) {
         opsdeck::workflows::DemoOptions options;
         options.dir = parser.isSet(dir)

@@ -1,5 +1,6 @@
 #include "alertevaluator.h"
 
+#include <cmath>
 #include <spdlog/spdlog.h>
 
 using namespace Qt::StringLiterals;
@@ -22,9 +23,16 @@ struct AlertEvaluator::Tracked
 
 namespace {
 
+// "3", "1.5", "2.62": whole numbers as such, others to two decimals, never
+// the exponent form that 'g' gives large counts ("1.234e+04 requests").
 QString number(double value)
 {
-    return QString::number(value, 'g', 4);
+    if (std::abs(value - std::round(value)) < 1e-9)
+        return QString::number(static_cast<qint64>(std::llround(value)));
+    QString text = QString::number(value, 'f', 2);
+    while (text.endsWith(u'0'))
+        text.chop(1);
+    return text;
 }
 
 QString seconds(qint64 ms)

@@ -40,7 +40,7 @@ QString problemOf(QNetworkReply *reply, int timeoutMs, qint64 maxBytes)
         return probes::replyProblem(reply).left(maxErrorChars);
     // Servers say why in the body: OpenAI's {"error":{"message"}}, SGLang's own
     // {"message"}, or {"error":"Unauthorized"} from its API-key check.
-    const QJsonObject body = QJsonDocument::fromJson(reply->readAll()).object();
+    const QJsonObject body = QJsonDocument::fromJson(probes::boundedBody(reply)).object();
     const QJsonValue error = body.value(u"error"_s);
     QString message =
         error.isString() ? error.toString() : error.toObject().value(u"message"_s).toString();
@@ -170,7 +170,7 @@ void EndToEndProbe::modelsAnswered(QNetworkReply *reply)
     QString problem = problemOf(reply, timeoutMs(), m_settings.maxBytes);
     if (problem.isEmpty()) {
         const QJsonArray models =
-            QJsonDocument::fromJson(reply->readAll()).object().value(u"data"_s).toArray();
+            QJsonDocument::fromJson(probes::boundedBody(reply)).object().value(u"data"_s).toArray();
         m_model =
             models.isEmpty() ? QString() : models.first().toObject().value(u"id"_s).toString();
         if (m_model.isEmpty())
@@ -210,7 +210,7 @@ void EndToEndProbe::chatAnswered(QNetworkReply *reply)
     result.model = m_model;
     result.error = problemOf(reply, timeoutMs(), m_settings.maxBytes);
     if (result.error.isEmpty()) {
-        const QJsonDocument document = QJsonDocument::fromJson(reply->readAll());
+        const QJsonDocument document = QJsonDocument::fromJson(probes::boundedBody(reply));
         if (document.object().value(u"choices"_s).toArray().isEmpty())
             result.error = u"HTTP 200 without a choices list"_s;
     }

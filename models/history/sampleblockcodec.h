@@ -24,9 +24,11 @@ namespace opsdeck::history {
 ///           NaN payloads and ±Inf round-trip bit for bit.
 /// The whole is then qCompress()ed (zlib level 6, 4-byte size prefix).
 ///
-/// Measured on series recorded from the demo cluster (README, "History"):
-/// about 0.4 bytes/sample for request counts and up/down, about 3.5 for
-/// health latencies (noisy doubles), in 600-sample blocks.
+/// Measured on 45 series recorded at 1 s from opsdeck-sim engines, busy and
+/// idle, in full 600-sample blocks (README, "History"): 0.9-1.2 bytes/sample
+/// for constant series, 1.7-1.8 for request counts under load, 3.4 for KV
+/// usage, up to 8.8 for noisy doubles (health latency, token rates);
+/// 2.76 on average (16 uncompressed).
 /// Thread: any (pure functions).
 class SampleBlockCodec
 {

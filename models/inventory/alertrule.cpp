@@ -41,17 +41,4 @@ int AlertRule::defaultForS(AlertKind kind)
     return 30;
 }
 
-QVector<AlertRule> AlertSettings::defaultRules()
-{
-    QVector<AlertRule> rules;
-    for (AlertKind kind :
-         {AlertKind::SchedulerStuck, AlertKind::E2eFailing, AlertKind::FailuresRising}) {
-        AlertRule rule;
-        rule.kind = kind;
-        rule.forS = AlertRule::defaultForS(kind);
-        rules.append(rule);
-    }
-    return rules;
-}
-
 } // namespace opsdeck::inventory

@@ -88,8 +88,9 @@ AlertRule AlertsReader::readRule(YamlMapping &fields)
                      u"%1 watches a cluster: write 'cluster', not 'service'"_s.arg(name));
     if (*kind == AlertKind::E2eFailing) {
         if (fields.has(u"for_s"_s))
-            fields.error(u"for_s"_s,
-                         u"e2e_failing fires on the last end-to-end probe; it takes no for_s"_s);
+            fields.error(
+                u"for_s"_s,
+                u"e2e_failing fires on its end-to-end probes' outcomes; it takes no for_s"_s);
     } else {
         rule.forS = fields.integer(u"for_s"_s, 1, maxHoldS).value_or(rule.forS);
     }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "alertrule.h"
+#include "alertsettings.h"
 #include "yamlmapping.h"
 
 namespace opsdeck::inventory::detail {

@@ -89,6 +89,10 @@ QUrl Service::healthUrl() const
 
 QUrl Service::metricsUrl() const
 {
+    if (!metricsUrlOverride.isEmpty())
+        return metricsUrlOverride;
+    if (metricsPath.isEmpty())
+        return {};
     return withPath(url, metricsPath);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "alertrule.h"
+#include "alertsettings.h"
 
 #include <QByteArray>
 #include <QString>
@@ -85,7 +85,13 @@ struct Service
     /// Base URL with an explicit port, e.g. http://127.0.0.1:30000; may carry a path prefix.
     QUrl url;
     QString healthPath = QStringLiteral("/health");
+    /// Appended to `url` for /metrics; empty (`metrics_path: none` or empty in the file)
+    /// when the service's metrics are not scraped (a plain proxy has none).
     QString metricsPath = QStringLiteral("/metrics");
+    /// `metrics_url`: absolute URL of the metrics page when it is not under `url`
+    /// (the SGLang router serves /metrics on its own --prometheus-port); overrides
+    /// url + metricsPath. Empty: url + metricsPath.
+    QUrl metricsUrlOverride;
     QString serveScript; ///< path on the host of the script that sets knobs and execs the server
     /// Command that starts the service detached (setsid, stdin /dev/null, output to `log`).
     QString start;
@@ -100,8 +106,11 @@ struct Service
     /// `url` with `healthPath` appended to its path (a trailing `/` of `url` is dropped
     /// first; a `?query` in the path becomes the URL's query).
     QUrl healthUrl() const;
-    /// Same with `metricsPath`.
+    /// `metricsUrlOverride` when set, else `url` with `metricsPath` appended;
+    /// an empty QUrl when the service's metrics are not scraped (see hasMetrics()).
     QUrl metricsUrl() const;
+    /// False when the inventory says `metrics_path: none` (or empty): nothing to scrape.
+    bool hasMetrics() const { return !metricsUrlOverride.isEmpty() || !metricsPath.isEmpty(); }
 };
 
 /// Services that serve one model together: a PD pair (or more), its router

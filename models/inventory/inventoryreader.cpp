@@ -26,7 +26,7 @@ QStringList serviceKeys()
 {
     return {u"name"_s,         u"role"_s,         u"host"_s,  u"url"_s,  u"health_path"_s,
             u"metrics_path"_s, u"serve_script"_s, u"start"_s, u"stop"_s, u"status"_s,
-            u"pid_file"_s,     u"log"_s,          u"tags"_s,  u"http"_s};
+            u"pid_file"_s,     u"log"_s,          u"tags"_s,  u"http"_s, u"metrics_url"_s};
 }
 
 QStringList httpKeys()
@@ -145,7 +145,7 @@ Service InventoryReader::readService(YamlMapping &fields)
     service.host = fields.text(u"host"_s, Need::Required).value_or(QString());
     service.url = readUrl(fields, u"url"_s, Need::Required, true).value_or(QUrl());
     service.healthPath = readEndpoint(fields, u"health_path"_s, service.healthPath);
-    service.metricsPath = readEndpoint(fields, u"metrics_path"_s, service.metricsPath);
+    readMetricsEndpoint(fields, service);
     service.serveScript = readFilePath(fields, u"serve_script"_s);
     service.start = fields.text(u"start"_s).value_or(QString());
     service.stop = fields.text(u"stop"_s).value_or(QString());
@@ -237,7 +237,7 @@ Cluster InventoryReader::readCluster(YamlMapping &fields)
 }
 
 std::optional<QUrl> InventoryReader::readUrl(YamlMapping &fields, const QString &key, Need need,
-                                             bool needsPort)
+                                             bool needsPort, bool allowQuery)
 {
     const std::optional<QString> text = fields.text(key, need);
     if (!text || text->isEmpty())
@@ -257,7 +257,7 @@ std::optional<QUrl> InventoryReader::readUrl(YamlMapping &fields, const QString 
                   url.host() + u":30000)"_s;
     else if (url.port() == 0)
         problem = quoted + u" has port 0 (expected 1 to 65535)"_s;
-    else if (url.hasQuery() || url.hasFragment())
+    else if (url.hasFragment() || (url.hasQuery() && !allowQuery))
         // health_path and metrics_path are appended to the URL's path.
         problem = quoted + u" must not have a query or fragment"_s;
     if (problem.isEmpty())
@@ -277,6 +277,29 @@ QString InventoryReader::readEndpoint(YamlMapping &fields, const QString &key,
         return fallback;
     }
     return *path;
+}
+
+void InventoryReader::readMetricsEndpoint(YamlMapping &fields, Service &service)
+{
+    // A plain proxy (or any server without /metrics) says `metrics_path: none`
+    // (or leaves it empty), so the poller does not fetch a 404 every second.
+    if (fields.has(u"metrics_path"_s)) {
+        const QString path = fields.text(u"metrics_path"_s).value_or(QString());
+        if (path.isEmpty() || path == u"none"_s)
+            service.metricsPath.clear();
+        else
+            service.metricsPath = readEndpoint(fields, u"metrics_path"_s, service.metricsPath);
+    }
+    const std::optional<QUrl> url =
+        readUrl(fields, u"metrics_url"_s, Need::Optional, true, /*allowQuery=*/true);
+    if (!url)
+        return;
+    if (service.metricsPath.isEmpty())
+        fields.error(u"metrics_url"_s,
+                     u"'%1' contradicts metrics_path: none (keep one of the two)"_s.arg(
+                         url->toDisplayString()));
+    else
+        service.metricsUrlOverride = *url;
 }
 
 QString InventoryReader::readFilePath(YamlMapping &fields, const QString &key)

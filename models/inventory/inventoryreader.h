@@ -31,8 +31,11 @@ private:
     QString readApiKeySecret(YamlMapping &http, const QString &serviceName);
     std::optional<QUrl> readProxy(YamlMapping &http);
 
-    std::optional<QUrl> readUrl(YamlMapping &fields, const QString &key, Need need, bool needsPort);
+    /// `allowQuery`: only for a URL used as is (metrics_url); base URLs get paths appended.
+    std::optional<QUrl> readUrl(YamlMapping &fields, const QString &key, Need need, bool needsPort,
+                                bool allowQuery = false);
     QString readEndpoint(YamlMapping &fields, const QString &key, const QString &fallback);
+    void readMetricsEndpoint(YamlMapping &fields, Service &service);
     QString readFilePath(YamlMapping &fields, const QString &key);
 
     InventoryDiagnostics &m_diagnostics;

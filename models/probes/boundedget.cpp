@@ -7,6 +7,7 @@
 #include <QSslConfiguration>
 #include <QSslError>
 #include <QTimer>
+#include <utility>
 
 namespace opsdeck::probes {
 
@@ -16,6 +17,30 @@ const char *const tooLargeProperty = "opsdeck.tooLargeBytes";
 const char *const tlsErrorsProperty = "opsdeck.tlsErrors";
 const char *const settingsProblemProperty = "opsdeck.settingsProblem";
 const char *const serviceProperty = "opsdeck.service";
+
+// Qt's HTTP thread reads the socket ahead of the reply's thread; without a
+// read buffer limit a busy poller thread finds a whole 100 MB body buffered
+// before its size check runs. A small buffer gives back-pressure, and the
+// body is moved into this collector as it arrives, so memory stays within
+// maxBytes + readBufferBytes.
+constexpr qint64 readBufferBytes = 256 * 1024;
+
+class BodyCollector : public QObject
+{
+public:
+    explicit BodyCollector(QNetworkReply *reply) : QObject(reply) {}
+    QByteArray body;
+};
+
+BodyCollector *collector(QNetworkReply *reply)
+{
+    // Not findChild<>: BodyCollector has no meta-object of its own, so
+    // qobject_cast would take the deadline timer for it.
+    for (QObject *child : reply->children())
+        if (auto *body = dynamic_cast<BodyCollector *>(child))
+            return body;
+    return nullptr;
+}
 
 void bound(QNetworkReply *reply, int timeoutMs, qint64 maxBytes)
 {
@@ -29,13 +54,19 @@ void bound(QNetworkReply *reply, int timeoutMs, qint64 maxBytes)
         reply->abort();
     });
     deadline->start(timeoutMs);
-    QObject::connect(reply, &QNetworkReply::downloadProgress, reply,
-                     [reply, maxBytes](qint64 received, qint64) {
-                         if (received <= maxBytes || !reply->isRunning())
-                             return;
-                         reply->setProperty(tooLargeProperty, maxBytes);
-                         reply->abort();
-                     });
+    reply->setReadBufferSize(readBufferBytes);
+    auto *body = new BodyCollector(reply);
+    QObject::connect(reply, &QNetworkReply::readyRead, body, [reply, body, maxBytes] {
+        if (reply->property(tooLargeProperty).isValid())
+            return;
+        body->body.append(reply->readAll());
+        if (body->body.size() <= maxBytes)
+            return;
+        reply->setProperty(tooLargeProperty, maxBytes);
+        body->body.clear();
+        body->body.squeeze();
+        reply->abort();
+    });
 }
 
 QNetworkRequest plainRequest(const QUrl &url)
@@ -94,6 +125,28 @@ QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url,
     return reply;
 }
 
+QByteArray boundedBody(QNetworkReply *reply)
+{
+    BodyCollector *body = collector(reply);
+    if (!body)
+        return reply->isOpen() ? reply->readAll() : QByteArray();
+    if (reply->property(tooLargeProperty).isValid())
+        return {};
+    if (reply->isOpen())
+        body->body.append(reply->readAll());
+    return std::exchange(body->body, QByteArray());
+}
+
+bool replyCut(QNetworkReply *reply)
+{
+    // Network-layer errors are 1..99 in QNetworkReply::NetworkError; HTTP
+    // status errors (404, 500...) are 200 and above and are not a cut.
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const auto error = reply->error();
+    return status != 0 && error != QNetworkReply::NoError &&
+           error < QNetworkReply::ProxyConnectionRefusedError;
+}
+
 bool replyTimedOut(QNetworkReply *reply)
 {
     return reply->property(timedOutProperty).isValid();
@@ -114,13 +167,15 @@ QString replyProblem(QNetworkReply *reply)
     if (reply->error() == QNetworkReply::NoError)
         return {};
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    if (status != 0)
+    if (status != 0 && !replyCut(reply))
         return QStringLiteral("HTTP %1").arg(status);
     // Qt's error strings quote the URL, user info included: use our own words.
     QString text = reply->errorString();
     const QString withUser = reply->url().toString();
     if (!reply->url().userInfo().isEmpty())
         text.replace(withUser, reply->url().toDisplayString(QUrl::RemoveUserInfo));
+    if (status != 0)
+        return QStringLiteral("HTTP %1, then %2").arg(status).arg(text);
     return text;
 }
 

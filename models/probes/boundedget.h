@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QByteArray>
 #include <QString>
 #include <QUrl>
 
@@ -36,6 +37,16 @@ QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url,
 /// name did not match ..."); empty when it answered. Never includes the URL's
 /// user info (a password in the URL stays out of logs), nor the API key.
 QString replyProblem(QNetworkReply *reply);
+/// The body of a finished reply from boundedGet(), read as it arrived (use
+/// this, not readAll(): the reply's own buffer is kept small so that a huge
+/// body costs at most `maxBytes` plus 256 KiB). Empty when it was too large.
+/// Call once; it hands the bytes over.
+QByteArray boundedBody(QNetworkReply *reply);
+/// True when a status line came but the answer then broke (the connection
+/// closed before Content-Length, aborted at the size limit or the deadline):
+/// a 200 that must not count as an answer. replyProblem() then says
+/// "HTTP 200, then <reason>".
+bool replyCut(QNetworkReply *reply);
 /// True when the reply was aborted at its deadline.
 bool replyTimedOut(QNetworkReply *reply);
 

@@ -195,11 +195,15 @@ void ServicePoller::healthAnswered(quint64 generation, const QString &name, QNet
     watched->healthInFlight = false;
     ServiceStatus &status = watched->status;
     const int httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const ServiceState next = classifyHealth(status.state, httpStatus);
+    // A status line followed by a broken body is not an answer: a 200 then a
+    // closed connection is a service in trouble, never "healthy".
+    const bool cut = replyCut(reply);
+    const ServiceState next =
+        cut ? ServiceState::Unhealthy : classifyHealth(status.state, httpStatus);
     status.latencyMs = static_cast<double>(watched->healthClock.nsecsElapsed()) / 1e6;
     status.httpStatus = httpStatus;
     status.detail =
-        httpStatus == 0
+        httpStatus == 0 || cut
             ? replyProblem(reply)
             : QStringLiteral("HTTP %1 %2")
                   .arg(httpStatus)
@@ -220,6 +224,11 @@ void ServicePoller::pollLoad(Watched &watched)
 {
     if (watched.loadInFlight)
         return;
+    if (watched.loadsEndpointMissing && !watched.service.hasMetrics()) {
+        Q_EMIT loadFailed(watched.service.name,
+                          QStringLiteral("no /v1/loads and metrics_path: none in the inventory"));
+        return;
+    }
     watched.loadInFlight = true;
     QUrl url = watched.service.metricsUrl();
     if (!watched.loadsEndpointMissing) {
@@ -245,11 +254,13 @@ void ServicePoller::loadAnswered(quint64 generation, const QString &name, QNetwo
         return;
     watched->loadInFlight = false;
     const int httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const QByteArray body = reply->isOpen() ? reply->readAll() : QByteArray();
+    const QByteArray body = boundedBody(reply);
     const bool fromMetrics = watched->loadsEndpointMissing;
     std::optional<LoadSample> sample;
     QString failure;
-    if (httpStatus != 200) {
+    if (replyCut(reply)) {
+        failure = replyProblem(reply); // a partial page could drop dp ranks from the sum
+    } else if (httpStatus != 200) {
         if (!fromMetrics && (httpStatus == 404 || httpStatus == 405)) {
             watched->loadsEndpointMissing = true; // older servers: read the gauges instead
             pollLoad(*watched);
@@ -275,7 +286,7 @@ void ServicePoller::loadAnswered(quint64 generation, const QString &name, QNetwo
         } else {
             failure =
                 QStringLiteral("%1 has no running-requests gauge (%2 warnings%3)")
-                    .arg(watched->service.metricsPath)
+                    .arg(watched->service.metricsUrl().path())
                     .arg(page.warnings.size())
                     .arg(page.warnings.empty()
                              ? QString()
@@ -302,7 +313,8 @@ namespace opsdeck::probes {
 
 void ServicePoller::scrapeMetrics(Watched &watched)
 {
-    if (watched.metricsInFlight)
+    // `metrics_path: none` in the inventory: a plain proxy has no page to read.
+    if (watched.metricsInFlight || !watched.service.hasMetrics())
         return;
     watched.metricsInFlight = true;
     QNetworkReply *reply = get(watched.service.metricsUrl(), m_settings.maxPageBytes);
@@ -338,9 +350,9 @@ void ServicePoller::metricsAnswered(quint64 generation, const QString &name, QNe
     MetricsSnapshot snapshot;
     if (!problem.isEmpty()) {
         snapshot = watched->sampler->failed(
-            QStringLiteral("%1 %2").arg(watched->service.metricsPath, problem), now);
+            QStringLiteral("%1 %2").arg(watched->service.metricsUrl().path(), problem), now);
     } else {
-        const QByteArray body = reply->readAll();
+        const QByteArray body = boundedBody(reply);
         metrics::ParseOptions options;
         options.maxPageBytes = static_cast<std::size_t>(m_settings.maxPageBytes);
         options.contentType =

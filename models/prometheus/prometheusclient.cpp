@@ -90,28 +90,17 @@ void PrometheusClient::answered(quint64 id, QNetworkReply *reply)
 {
     reply->deleteLater();
     const int httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    // Qt keeps the status of a status line even when the body then fails
-    // (closed before Content-Length, aborted at the deadline or size limit):
-    // codes below 100 are such network-layer failures, and they win.
-    const QNetworkReply::NetworkError error = reply->error();
-    const bool cut =
-        error != QNetworkReply::NoError && error < QNetworkReply::ProxyConnectionRefusedError;
-    if (httpStatus == 0 || cut) {
-        QString problem = probes::replyProblem(reply);
-        if (httpStatus != 0 && problem == QStringLiteral("HTTP %1").arg(httpStatus)) {
-            // Qt's own text may quote the URL: never with its user info.
-            QString text = reply->errorString();
-            text.replace(reply->url().toString(),
-                         reply->url().toDisplayString(QUrl::RemoveUserInfo));
-            problem = QStringLiteral("HTTP %1, then %2").arg(httpStatus).arg(text);
-        }
+    // A status line followed by a broken body (closed early, aborted at the
+    // deadline or the size limit) is a failure, whatever the status said.
+    if (httpStatus == 0 || probes::replyCut(reply)) {
         QueryResult result;
-        result.error = QStringLiteral("Prometheus at %1: %2").arg(serverName(), problem);
+        result.error =
+            QStringLiteral("Prometheus at %1: %2").arg(serverName(), probes::replyProblem(reply));
         Q_EMIT queryFinished(id, result);
         return;
     }
-    Q_EMIT queryFinished(id,
-                         QueryResponseParser::parse(reply->readAll(), httpStatus, serverName()));
+    Q_EMIT queryFinished(
+        id, QueryResponseParser::parse(probes::boundedBody(reply), httpStatus, serverName()));
 }
 
 void PrometheusClient::failLater(quint64 id, const QString &text)

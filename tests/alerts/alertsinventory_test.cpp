@@ -119,8 +119,8 @@ alerts:
         QStringLiteral("alerts.yaml:12:14: alerts.rules[0].kind: unknown alert kind "
                        "'scheduler_stuk' (expected scheduler_stuck, e2e_failing or "
                        "failures_rising)"),
-        QStringLiteral("alerts.yaml:13:46: alerts.rules[1].for_s: e2e_failing fires on the last "
-                       "end-to-end probe; it takes no for_s"),
+        QStringLiteral("alerts.yaml:13:46: alerts.rules[1].for_s: e2e_failing fires on its "
+                       "end-to-end probes' outcomes; it takes no for_s"),
         QStringLiteral("alerts.yaml:14:40: alerts.rules[2].service: failures_rising watches a "
                        "cluster: write 'cluster', not 'service'"),
         QStringLiteral("alerts.yaml:15:40: alerts.rules[3].cluster: scheduler_stuck watches a "

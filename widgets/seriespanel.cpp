@@ -1,0 +1,271 @@
+#include "seriespanel.h"
+
+#include "hotwindow.h"
+#include "seriessources.h"
+#include "timeserieschart.h"
+
+#include <QDateTime>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QStackedLayout>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <cmath>
+
+namespace {
+
+QString watchKey(const QString &service, const QString &key)
+{
+    return service + QLatin1Char('\n') + key;
+}
+
+} // namespace
+
+SeriesPanel::SeriesPanel(const QString &title, opsdeck::history::HotWindow *window,
+                         const SeriesSources *sources, QWidget *parent)
+    : QWidget(parent), m_window(window), m_sources(sources), m_title(new QLabel(title)),
+      m_latest(new QLabel), m_placeholder(new QLabel), m_header(new QHBoxLayout),
+      m_stack(new QStackedLayout)
+{
+    QFont titleFont = m_title->font();
+    titleFont.setBold(true);
+    m_title->setFont(titleFont);
+    m_latest->setTextFormat(Qt::PlainText);
+    m_latest->setWordWrap(true);
+    m_placeholder->setTextFormat(Qt::PlainText);
+    m_placeholder->setWordWrap(true);
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setForegroundRole(QPalette::PlaceholderText);
+    m_placeholder->setFrameShape(QFrame::StyledPanel);
+    // Opaque over the chart: the chart stays laid out underneath (StackAll),
+    // so its plot has its size the moment data arrives.
+    m_placeholder->setAutoFillBackground(true);
+    m_stack->setStackingMode(QStackedLayout::StackAll);
+    m_emptyText = QStringLiteral("no samples in the last 5 min");
+
+    m_header->addWidget(m_title);
+    m_header->addStretch();
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(4);
+    layout->addLayout(m_header);
+    layout->addWidget(m_latest);
+    layout->addLayout(m_stack, 1);
+    m_stack->addWidget(m_placeholder);
+    rebuildChart();
+
+    connect(window, &opsdeck::history::HotWindow::appended, this,
+            [this](const QString &service, const QString &key) {
+                if (!m_dirty && m_watched.contains(watchKey(service, key)))
+                    m_dirty = true;
+            });
+    auto *frameTimer = new QTimer(this);
+    connect(frameTimer, &QTimer::timeout, this, &SeriesPanel::tick);
+    frameTimer->start(250);
+}
+
+SeriesPanel::~SeriesPanel() = default;
+
+void SeriesPanel::setSeries(const QVector<PanelSeries> &series)
+{
+    bool sameLines = series.size() == m_series.size();
+    for (qsizetype i = 0; sameLines && i < series.size(); ++i)
+        sameLines = series[i].label == m_series[i].label && series[i].color == m_series[i].color;
+    m_series = series;
+    m_watched.clear();
+    for (const PanelSeries &s : series)
+        m_watched.insert(watchKey(s.service, s.key));
+    if (!sameLines)
+        rebuildChart();
+    m_dirty = true;
+}
+
+void SeriesPanel::rebuildChart()
+{
+    // TimeSeriesChart has no removeSeries(); a new chart is as cheap and
+    // starts with a clean view and y range.
+    if (m_chart) {
+        m_stack->removeWidget(m_chart);
+        m_chart->deleteLater();
+    }
+    m_chart = new TimeSeriesChart;
+    m_chart->setMinimumHeight(200);
+    for (const PanelSeries &s : std::as_const(m_series))
+        m_chart->addSeries(s.label, s.color);
+    m_chart->setUnit(m_unit);
+    m_chart->setWindowMs(m_windowMs);
+    m_chart->setMarkers(m_markers);
+    m_stack->insertWidget(0, m_chart);
+    m_placeholder->raise();
+}
+
+void SeriesPanel::setUnit(const QString &unit)
+{
+    m_unit = unit;
+    m_chart->setUnit(unit);
+}
+
+void SeriesPanel::setWindowMs(qint64 windowMs)
+{
+    m_windowMs = windowMs;
+    m_chart->setWindowMs(windowMs);
+}
+
+void SeriesPanel::setMarkers(const QVector<ChartMarker> &markers)
+{
+    m_markers = markers;
+    m_chart->setMarkers(markers);
+}
+
+void SeriesPanel::setEmptyText(const QString &text)
+{
+    m_emptyText = text;
+    refreshText();
+}
+
+QString SeriesPanel::title() const
+{
+    return m_title->text();
+}
+
+void SeriesPanel::setTitle(const QString &title)
+{
+    m_title->setText(title);
+}
+
+QString SeriesPanel::latestText() const
+{
+    return m_latest->text();
+}
+
+bool SeriesPanel::isShowingPlaceholder() const
+{
+    return !m_placeholder->isHidden();
+}
+
+QString SeriesPanel::placeholderText() const
+{
+    return m_placeholder->text();
+}
+
+void SeriesPanel::tick()
+{
+    ++m_ticks;
+    if (m_dirty)
+        redraw();
+    else if (m_ticks % 4 == 0) {
+        chooseSeries();
+        if (m_dirty)
+            redraw();
+        else
+            refreshText();
+    }
+}
+
+void SeriesPanel::redraw()
+{
+    chooseSeries();
+    m_dirty = false;
+    for (const PanelSeries &s : std::as_const(m_series)) {
+        const QVector<opsdeck::history::Sample> samples = m_window->points(s.service, s.key);
+        QList<QPointF> points;
+        points.reserve(samples.size());
+        for (const opsdeck::history::Sample &sample : samples)
+            points.append({double(sample.timeMs), sample.value * s.scale});
+        m_chart->setPoints(s.label, points);
+    }
+    refreshText();
+}
+
+void SeriesPanel::refreshText()
+{
+    const qint64 since = nowMs() - m_windowMs;
+    bool anyInWindow = false;
+    for (const PanelSeries &s : std::as_const(m_series)) {
+        const auto last = latest(s);
+        anyInWindow = anyInWindow || (last && last->timeMs >= since);
+    }
+    m_placeholder->setText(m_emptyText);
+    m_placeholder->setVisible(!anyInWindow);
+    if (!anyInWindow)
+        m_placeholder->raise();
+    m_latest->setText(latestLine());
+
+    QStringList lines{m_title->text()};
+    for (const PanelSeries &s : std::as_const(m_series))
+        lines << sourceLine(s);
+    const QString tip = lines.join(QLatin1Char('\n'));
+    setToolTip(tip);
+    m_chart->setSourceTooltip(tip);
+}
+
+std::optional<opsdeck::history::Sample> SeriesPanel::latest(const QString &service,
+                                                            const QString &key) const
+{
+    // The ring is in arrival order, so the newest sample is the last one.
+    const QVector<opsdeck::history::Sample> samples = m_window->points(service, key);
+    if (samples.isEmpty())
+        return std::nullopt;
+    return samples.back();
+}
+
+std::optional<opsdeck::history::Sample> SeriesPanel::latest(const PanelSeries &series) const
+{
+    return latest(series.service, series.key);
+}
+
+QString SeriesPanel::latestLine() const
+{
+    QStringList parts;
+    const qint64 now = nowMs();
+    for (const PanelSeries &s : std::as_const(m_series)) {
+        const auto last = latest(s);
+        if (!last)
+            continue;
+        QString part =
+            QStringLiteral("%1 %2 %3").arg(s.label, formatValue(last->value * s.scale), m_unit);
+        if (now - last->timeMs > staleAfterMs)
+            part += QStringLiteral(" (%1 ago)").arg(formatAge(now - last->timeMs));
+        parts << part;
+    }
+    return parts.isEmpty() ? QStringLiteral("no sample yet") : parts.join(QStringLiteral("  ·  "));
+}
+
+QString SeriesPanel::sourceLine(const PanelSeries &series) const
+{
+    const SeriesSources::Entry *entry = m_sources->find(series.service, series.key);
+    if (!entry)
+        return QStringLiteral("%1: %2 of %3 (not read yet)")
+            .arg(series.label, series.key, series.service);
+    QString line =
+        QStringLiteral("%1: %2 of %3").arg(series.label, entry->value.source, series.service);
+    if (!entry->value.refresh.isEmpty())
+        line += QStringLiteral(", refreshed ") + entry->value.refresh;
+    return line;
+}
+
+QString SeriesPanel::formatValue(double value)
+{
+    if (!std::isfinite(value))
+        return QString::number(value);
+    const double magnitude = std::abs(value);
+    // Request and worker counts are whole numbers: no ".00" after them.
+    const bool whole = value == std::round(value);
+    const int decimals = whole || magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : 2;
+    return QString::number(value, 'f', decimals);
+}
+
+QString SeriesPanel::formatAge(qint64 ms)
+{
+    const qint64 s = std::max<qint64>(0, ms / 1000);
+    if (s < 120)
+        return QStringLiteral("%1 s").arg(s);
+    if (s < 2 * 3600)
+        return QStringLiteral("%1 min").arg(s / 60);
+    return QStringLiteral("%1 h").arg(s / 3600);
+}
+
+qint64 SeriesPanel::nowMs()
+{
+    return QDateTime::currentMSecsSinceEpoch();
+}
