@@ -32,6 +32,7 @@ DecodeBatchPanel::DecodeBatchPanel(opsdeck::history::HotWindow *window,
                                               "num_running_reqs / num_queue_reqs gauges"));
     m_rankSelector->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     header()->addWidget(m_rankSelector);
+    m_rankSelector->hide(); // until the page has per-rank gauges
     connect(m_rankSelector, &QComboBox::activated, this,
             [this](int index) { selectRank(m_rankSelector->itemData(index).toInt()); });
     setUnit(QStringLiteral("requests"));
@@ -117,6 +118,7 @@ void DecodeBatchPanel::updateRanks()
     for (int rank : std::as_const(ranks))
         m_rankSelector->addItem(QStringLiteral("dp %1").arg(rank), rank);
     m_rankSelector->setCurrentIndex(std::max(0, m_rankSelector->findData(m_rank)));
+    m_rankSelector->setVisible(!ranks.isEmpty());
 }
 
 void DecodeBatchPanel::chooseSeries()

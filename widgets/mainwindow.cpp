@@ -76,6 +76,8 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_logDock->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
     addDockWidget(Qt::BottomDockWidgetArea, m_logDock);
+    // The panels are what a person looks at first; the log is a few lines tall.
+    resizeDocks({m_logDock}, {140}, Qt::Vertical);
     statusBar()->addPermanentWidget(m_historyLabel);
     statusBar()->addPermanentWidget(m_refreshLabel);
     m_refreshLabel->setText(QStringLiteral("no refresh yet"));

@@ -103,6 +103,8 @@ public:
     void showHistoryRange(qint64 spanMs);
     /// The dashboard of the last range loaded, nullptr while live.
     MetricsDashboard *rangeDashboard() const { return m_rangeDashboard; }
+    /// The points of the last range loaded (the range dashboard's source).
+    opsdeck::history::HotWindow *rangeWindow() const { return m_rangeWindow; }
     bool isShowingRange() const;
 
 Q_SIGNALS:

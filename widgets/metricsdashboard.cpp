@@ -18,6 +18,8 @@ using opsdeck::inventory::Role;
 namespace {
 
 constexpr int twoColumnWidthPx = 1200;
+// Title, latest line and a chart whose plot is ~200 px high: lines stay apart.
+constexpr int panelHeightPx = 340;
 
 QVector<opsdeck::inventory::Service> withRoles(const opsdeck::inventory::Inventory &inventory,
                                                std::initializer_list<Role> roles)
@@ -54,8 +56,7 @@ MetricsDashboard::MetricsDashboard(opsdeck::history::HotWindow *window, QWidget 
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_scroll);
     for (SeriesPanel *panel : panels())
-        panel->setMinimumHeight(panel->parent() == nullptr ? 280 : 230);
-    m_pdQueues->setMinimumHeight(2 * 230 + 8);
+        panel->setMinimumHeight(panelHeightPx);
     arrange(2);
 }
 
@@ -73,14 +74,32 @@ void MetricsDashboard::arrange(int columns)
     if (columns == m_columns)
         return;
     m_columns = columns;
-    const QList<QWidget *> order{m_decode,  m_throughput, m_kvUsage,
-                                 m_latency, m_pdQueues,   m_routerHealth};
-    for (QWidget *w : order)
-        m_grid->removeWidget(w);
-    for (int i = 0; i < order.size(); ++i)
-        m_grid->addWidget(order[i], i / columns, i % columns);
+    struct Place
+    {
+        QWidget *panel;
+        int row, column, span;
+    };
+    // Wide: the decode batch across the top (the number an incident turns
+    // on), pairs below, the PD queues and failures side by side at the end.
+    const QList<Place> places =
+        columns == 2
+            ? QList<Place>{{m_decode, 0, 0, 2},  {m_throughput, 1, 0, 1},   {m_latency, 1, 1, 1},
+                           {m_kvUsage, 2, 0, 1}, {m_routerHealth, 2, 1, 1}, {m_pdQueues, 3, 0, 2}}
+            : QList<Place>{{m_decode, 0, 0, 1},   {m_throughput, 1, 0, 1},
+                           {m_latency, 2, 0, 1},  {m_kvUsage, 3, 0, 1},
+                           {m_pdQueues, 4, 0, 1}, {m_routerHealth, 5, 0, 1}};
+    for (const Place &place : places)
+        m_grid->removeWidget(place.panel);
+    for (const Place &place : places)
+        m_grid->addWidget(place.panel, place.row, place.column, 1, place.span);
+    m_pdQueues->setOrientation(columns == 2 ? Qt::Horizontal : Qt::Vertical);
+    m_pdQueues->setMinimumHeight(columns == 2 ? panelHeightPx : 2 * panelHeightPx + 16);
     for (int c = 0; c < 2; ++c)
         m_grid->setColumnStretch(c, c < columns ? 1 : 0);
+    // Spare height goes below the last row, not into stretched charts.
+    for (int r = 0; r < 7; ++r)
+        m_grid->setRowStretch(r, 0);
+    m_grid->setRowStretch(columns == 2 ? 4 : 6, 1);
 }
 
 void MetricsDashboard::resizeEvent(QResizeEvent *event)

@@ -2,14 +2,15 @@
 
 #include "seriespanel.h"
 
-#include <QVBoxLayout>
+#include <QBoxLayout>
 
 using opsdeck::inventory::Role;
 
 PdQueuesPanel::PdQueuesPanel(opsdeck::history::HotWindow *window, const SeriesSources *sources,
                              QWidget *parent)
     : QWidget(parent), m_queues(new SeriesPanel(QStringLiteral("PD queues"), window, sources)),
-      m_failures(new SeriesPanel(QStringLiteral("PD failures"), window, sources))
+      m_failures(new SeriesPanel(QStringLiteral("PD failures"), window, sources)),
+      m_layout(new QBoxLayout(QBoxLayout::TopToBottom, this))
 {
     m_queues->setUnit(QStringLiteral("requests"));
     m_queues->setEmptyText(
@@ -18,11 +19,10 @@ PdQueuesPanel::PdQueuesPanel(opsdeck::history::HotWindow *window, const SeriesSo
     m_failures->setUnit(QStringLiteral("failures/min"));
     m_failures->setEmptyText(
         QStringLiteral("no bootstrap or transfer failure counters read in the last 5 min"));
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(8);
-    layout->addWidget(m_queues, 3);
-    layout->addWidget(m_failures, 2);
+    m_layout->setContentsMargins(0, 0, 0, 0);
+    m_layout->setSpacing(16);
+    m_layout->addWidget(m_queues, 1);
+    m_layout->addWidget(m_failures, 1);
 }
 
 void PdQueuesPanel::setServices(const QVector<opsdeck::inventory::Service> &services)
@@ -56,4 +56,10 @@ void PdQueuesPanel::setMarkers(const QVector<ChartMarker> &markers)
 {
     m_queues->setMarkers(markers);
     m_failures->setMarkers(markers);
+}
+
+void PdQueuesPanel::setOrientation(Qt::Orientation orientation)
+{
+    m_layout->setDirection(orientation == Qt::Vertical ? QBoxLayout::TopToBottom
+                                                       : QBoxLayout::LeftToRight);
 }

@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+class QBoxLayout;
 class SeriesPanel;
 class SeriesSources;
 
@@ -27,10 +28,13 @@ public:
     /// Prefill and decode services; others are ignored.
     void setServices(const QVector<opsdeck::inventory::Service> &services);
     void setMarkers(const QVector<ChartMarker> &markers);
+    /// Queues above failures (Qt::Vertical, the default) or beside them.
+    void setOrientation(Qt::Orientation orientation);
     SeriesPanel *queues() const { return m_queues; }
     SeriesPanel *failures() const { return m_failures; }
 
 private:
     SeriesPanel *m_queues;
     SeriesPanel *m_failures;
+    QBoxLayout *m_layout;
 };

@@ -16,10 +16,11 @@ void RouterHealthPanel::setServices(const QVector<opsdeck::inventory::Service> &
     for (const auto &s : services) {
         if (s.role != Role::Router)
             continue;
-        series.append({s.name, QStringLiteral("workers_healthy"),
-                       QStringLiteral("healthy · %1").arg(s.name), QColor(0x2e, 0x7d, 0x32), 1});
+        // Total first, so healthy is drawn over it where they are equal.
         series.append({s.name, QStringLiteral("workers_total"),
                        QStringLiteral("total · %1").arg(s.name), QColor(0x75, 0x75, 0x75), 1});
+        series.append({s.name, QStringLiteral("workers_healthy"),
+                       QStringLiteral("healthy · %1").arg(s.name), QColor(0x2e, 0x7d, 0x32), 1});
     }
     setSeries(series);
 }

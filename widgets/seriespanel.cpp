@@ -6,6 +6,7 @@
 
 #include <QDateTime>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QLabel>
 #include <QStackedLayout>
 #include <QTimer>
@@ -89,7 +90,7 @@ void SeriesPanel::rebuildChart()
         m_chart->deleteLater();
     }
     m_chart = new TimeSeriesChart;
-    m_chart->setMinimumHeight(200);
+    m_chart->setMinimumHeight(240);
     for (const PanelSeries &s : std::as_const(m_series))
         m_chart->addSeries(s.label, s.color);
     m_chart->setUnit(m_unit);
@@ -216,19 +217,29 @@ std::optional<opsdeck::history::Sample> SeriesPanel::latest(const PanelSeries &s
 
 QString SeriesPanel::latestLine() const
 {
-    QStringList parts;
+    // Grouped by service, the unit once per group:
+    // "prefill-0: bootstrap 0 · inflight 1 requests   decode-0: prealloc 0 …".
+    QStringList services;
+    QHash<QString, QStringList> values;
     const qint64 now = nowMs();
     for (const PanelSeries &s : std::as_const(m_series)) {
         const auto last = latest(s);
         if (!last)
             continue;
-        QString part =
-            QStringLiteral("%1 %2 %3").arg(s.label, formatValue(last->value * s.scale), m_unit);
+        const QString suffix = QStringLiteral(" · ") + s.service;
+        const QString what = s.label.endsWith(suffix) ? s.label.chopped(suffix.size()) : s.label;
+        QString part = QStringLiteral("%1 %2").arg(what, formatValue(last->value * s.scale));
         if (now - last->timeMs > staleAfterMs)
             part += QStringLiteral(" (%1 ago)").arg(formatAge(now - last->timeMs));
-        parts << part;
+        if (!services.contains(s.service))
+            services << s.service;
+        values[s.service] << part;
     }
-    return parts.isEmpty() ? QStringLiteral("no sample yet") : parts.join(QStringLiteral("  ·  "));
+    QStringList groups;
+    for (const QString &service : std::as_const(services))
+        groups << QStringLiteral("%1: %2 %3")
+                      .arg(service, values[service].join(QStringLiteral(" · ")), m_unit);
+    return groups.isEmpty() ? QStringLiteral("no sample yet") : groups.join(QStringLiteral("    "));
 }
 
 QString SeriesPanel::sourceLine(const PanelSeries &series) const
@@ -250,7 +261,8 @@ QString SeriesPanel::formatValue(double value)
         return QString::number(value);
     const double magnitude = std::abs(value);
     // Request and worker counts are whole numbers: no ".00" after them.
-    const bool whole = value == std::round(value);
+    // (within rounding noise: a p99 of 0.099 s shown in ms is 99, not 99.0).
+    const bool whole = std::abs(value - std::round(value)) < 1e-9 * std::max(1.0, magnitude);
     const int decimals = whole || magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : 2;
     return QString::number(value, 'f', decimals);
 }

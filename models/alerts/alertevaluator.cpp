@@ -32,6 +32,8 @@ QString number(double value)
     QString text = QString::number(value, 'f', 2);
     while (text.endsWith(u'0'))
         text.chop(1);
+    if (text.endsWith(u'.')) // 9.999 rounds to "10.00"
+        text.chop(1);
     return text;
 }
 

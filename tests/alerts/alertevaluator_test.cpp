@@ -178,14 +178,16 @@ TEST(AlertEvaluator, FailuresRisingFor30sRaisesAndTenQuietSecondsClear)
                      {{"transfer_failures_per_s", 2}, {"bootstrap_failures_per_s", 0}}));
     }
     EXPECT_TRUE(recorder.raised.isEmpty()) << "failing for 29 s (1.1 .. 30.1) is not yet 30";
-    evaluator.addMetrics(snapshot(decode, at(31.1), {{"transfer_failures_per_s", 1.5}}));
+    evaluator.addMetrics(snapshot(
+        decode, at(31.1),
+        {{"transfer_failures_per_s", 1.5}, {"bootstrap_failures_per_s", 9.9999}})); // prints as 10
     ASSERT_EQ(recorder.raised.size(), 1);
     const Alert &alert = recorder.raised.first();
     EXPECT_EQ(alert.kind, AlertKind::FailuresRising);
     EXPECT_EQ(alert.target, cluster);
     EXPECT_EQ(alert.sinceMs, at(1.1));
     EXPECT_EQ(alert.text, QStringLiteral("cluster main: decode counts 1.5 KV transfer failures/s "
-                                         "and 0 bootstrap failures/s; failing for 30 s"));
+                                         "and 10 bootstrap failures/s; failing for 30 s"));
 
     // Quiet seconds between failures do not clear it...
     for (int s = 32; s <= 40; ++s)

@@ -267,3 +267,60 @@ TEST(EndToEndProbe, AnswersOkFromAnEngineAndIsBoundedWhenItHangs)
     EXPECT_TRUE(results[2].error.contains(QStringLiteral("refused"), Qt::CaseInsensitive))
         << results[2].error.toStdString();
 }
+
+TEST(AlertsWithSim, BootstrapFailuresUnderTrafficRaiseFailuresRisingAndQuietClearsIt)
+{
+    SimProcess prefill, decode, router, traffic;
+    ASSERT_TRUE(prefill.start(simArgs(QStringLiteral("prefill"))))
+        << prefill.errorText().toStdString();
+    ASSERT_TRUE(decode.start(simArgs(QStringLiteral("decode"))))
+        << decode.errorText().toStdString();
+    // The router is told a bootstrap port nobody listens on: every request it
+    // forwards makes the decode count a KV bootstrap failure.
+    ASSERT_TRUE(router.start(
+        {QStringLiteral("--role"), QStringLiteral("router"), QStringLiteral("--port"),
+         QStringLiteral("0"), QStringLiteral("--metrics-port"), QStringLiteral("0"),
+         QStringLiteral("--prefill"), prefill.url(), QString::number(test::freeTcpPort()),
+         QStringLiteral("--decode"), decode.url(), QStringLiteral("--health-check-interval"),
+         QStringLiteral("0.2")}))
+        << router.errorText().toStdString();
+    const inventory::Inventory inventory =
+        inventoryOf(QStringLiteral(R"(
+hosts: [{name: local, kind: local}]
+services:
+  - {name: prefill, role: prefill, host: local, url: '%1'}
+  - {name: decode, role: decode, host: local, url: '%2'}
+  - {name: router, role: router, host: local, url: '%3'}
+clusters:
+  - {name: pd, prefill: [prefill], decode: [decode], router: router}
+alerts:
+  e2e_interval_s: 0
+  rules:
+    - {kind: failures_rising, cluster: pd, for_s: 2}
+)")
+                        .arg(prefill.url(), decode.url(), router.url()));
+    Console console(inventory);
+    QSignalSpy raised(&console.center, &alerts::AlertCenter::alertRaised);
+    QSignalSpy cleared(&console.center, &alerts::AlertCenter::alertCleared);
+
+    ASSERT_TRUE(
+        traffic.start({QStringLiteral("--role"), QStringLiteral("traffic"),
+                       QStringLiteral("--target"), router.url(), QStringLiteral("--clients"),
+                       QStringLiteral("2"), QStringLiteral("--idle-gap-ms"), QStringLiteral("100"),
+                       QStringLiteral("--max-tokens"), QStringLiteral("2")}))
+        << traffic.errorText().toStdString();
+    ASSERT_TRUE(waitUntil([&] { return raised.count() > 0; }, 30s));
+    const alerts::Alert alert = console.center.active().first();
+    EXPECT_EQ(alert.kind, AlertKind::FailuresRising);
+    EXPECT_EQ(alert.target, QStringLiteral("pd"));
+    EXPECT_TRUE(alert.text.startsWith(QStringLiteral("cluster pd: decode counts 0 KV transfer "
+                                                     "failures/s and ")))
+        << alert.text.toStdString();
+    EXPECT_GE(alert.atMs - alert.sinceMs, 2000) << "for_s: 2";
+
+    // The traffic stops: ten seconds without a failure clear it.
+    traffic.stop();
+    ASSERT_TRUE(waitUntil([&] { return cleared.count() > 0; }, 30s));
+    EXPECT_TRUE(console.center.isEmpty());
+    EXPECT_EQ(raised.count(), 1) << "raised once while failing";
+}

@@ -200,6 +200,14 @@ QVector<Fed> realisticPd()
     };
 }
 
+// Keeps a screenshot for a look when OPSDECK_DASHBOARD_PNG_DIR is set.
+void keepScreenshot(QWidget *widget, const QString &name)
+{
+    const QString dir = qEnvironmentVariable("OPSDECK_DASHBOARD_PNG_DIR");
+    if (!dir.isEmpty())
+        widget->grab().save(QDir(dir).filePath(QStringLiteral("dashboard-%1.png").arg(name)));
+}
+
 } // namespace
 
 TEST(MetricsDashboard, EachPanelDrawsItsSeriesWithTheirCountsAndLastValues)
@@ -329,6 +337,7 @@ TEST(MetricsDashboard, DecodePanelShowsTheGaugesAgeWhenOnlyMetricsExist)
                        "s, refreshed every 40 decode steps, 30 s when idle$"));
     EXPECT_TRUE(age.match(panel->latestText()).hasMatch()) << panel->latestText().toStdString();
     EXPECT_TRUE(panel->toolTip().contains(QStringLiteral("--decode-log-interval")));
+    keepScreenshot(panel, QStringLiteral("decode-gauge"));
 }
 
 TEST(MetricsDashboard, DecodeDrillDownToOneRankDrawsThatRank)
@@ -346,6 +355,7 @@ TEST(MetricsDashboard, DecodeDrillDownToOneRankDrawsThatRank)
     d.drawNow();
     QComboBox *ranks = panel->rankSelector();
     ASSERT_EQ(ranks->count(), 3);
+    EXPECT_TRUE(ranks->isVisibleTo(panel));
     EXPECT_EQ(ranks->itemText(0), QStringLiteral("all ranks"));
     EXPECT_EQ(ranks->itemText(2), QStringLiteral("dp 1"));
 
@@ -375,6 +385,7 @@ TEST(MetricsDashboard, EmptyPanelsShowAPlaceholderNotABlankChart)
         EXPECT_TRUE(panel->isShowingPlaceholder());
         EXPECT_FALSE(panel->placeholderText().isEmpty());
     }
+    keepScreenshot(d.dashboard->findChild<QScrollArea *>()->widget(), QStringLiteral("empty"));
     LatencyPanel *latency = d.dashboard->latencyPanel();
     EXPECT_EQ(latency->placeholderText(),
               QStringLiteral("no TTFT observations in the last minute"));
@@ -436,23 +447,25 @@ TEST(MetricsDashboard, UsesTwoColumnsWhenWideAndOneAt1000Px)
         d.drawNow();
         QCoreApplication::processEvents();
         d.drawNow();
-        const int decodeX = d.dashboard->decodePanel()->mapTo(d.dashboard.get(), QPoint()).x();
-        const int throughputX =
-            d.dashboard->throughputPanel()->mapTo(d.dashboard.get(), QPoint()).x();
-        if (width >= 1200)
-            EXPECT_GT(throughputX, decodeX + 500);
-        else
-            EXPECT_EQ(throughputX, decodeX);
+        const auto xOf = [&](QWidget *panel) {
+            return panel->mapTo(d.dashboard.get(), QPoint()).x();
+        };
+        const int throughputX = xOf(d.dashboard->throughputPanel());
+        const int latencyX = xOf(d.dashboard->latencyPanel());
+        if (width >= 1200) {
+            EXPECT_GT(latencyX, throughputX + 500);
+            // PD queues and failures side by side under the pairs.
+            EXPECT_GT(xOf(d.dashboard->pdQueuesPanel()->failures()),
+                      xOf(d.dashboard->pdQueuesPanel()->queues()) + 500);
+        } else {
+            EXPECT_EQ(latencyX, throughputX);
+        }
         // Every plot keeps a readable width.
         for (SeriesPanel *panel : d.dashboard->panels())
             EXPECT_GT(panel->chart()->plotWidthPx(), 400) << panel->title().toStdString();
         const QPixmap shot = d.dashboard->grab();
         EXPECT_FALSE(shot.isNull());
-        const QString dir = qEnvironmentVariable("OPSDECK_DASHBOARD_PNG_DIR");
-        if (!dir.isEmpty()) {
-            // The whole content, not just the scrolled viewport.
-            QWidget *content = d.dashboard->findChild<QScrollArea *>()->widget();
-            content->grab().save(QDir(dir).filePath(QStringLiteral("dashboard-%1.png").arg(width)));
-        }
+        // The whole content, not just the scrolled viewport.
+        keepScreenshot(d.dashboard->findChild<QScrollArea *>()->widget(), QString::number(width));
     }
 }
