@@ -21,14 +21,42 @@ constexpr int twoColumnWidthPx = 1200;
 // Title, latest line and a chart whose plot is ~200 px high: lines stay apart.
 constexpr int panelHeightPx = 340;
 
-QVector<opsdeck::inventory::Service> withRoles(const opsdeck::inventory::Inventory &inventory,
-                                               std::initializer_list<Role> roles)
+// A chart stays readable, and cheap to redraw, with a few lines per service;
+// a fleet of 64 engines would be 128 tangled lines redrawn every second.
+constexpr qsizetype maxServicesPerPanel = 8;
+
+struct Chosen
 {
-    QVector<opsdeck::inventory::Service> services;
-    for (const auto &s : inventory.services)
-        if (std::find(roles.begin(), roles.end(), s.role) != roles.end())
-            services.append(s);
-    return services;
+    QVector<opsdeck::inventory::Service> services; ///< at most maxServicesPerPanel
+    qsizetype total = 0;                           ///< how many had the roles
+};
+
+Chosen withRoles(const opsdeck::inventory::Inventory &inventory, std::initializer_list<Role> roles)
+{
+    Chosen chosen;
+    for (const auto &s : inventory.services) {
+        if (std::find(roles.begin(), roles.end(), s.role) == roles.end())
+            continue;
+        ++chosen.total;
+        if (chosen.services.size() < maxServicesPerPanel)
+            chosen.services.append(s);
+    }
+    return chosen;
+}
+
+void noteCoverage(SeriesPanel *panel, const Chosen &chosen)
+{
+    if (chosen.total > chosen.services.size())
+        panel->setTitle(QStringLiteral("%1 · first %2 of %3 services (inventory order)")
+                            .arg(panel->title())
+                            .arg(chosen.services.size())
+                            .arg(chosen.total));
+}
+
+template <typename Panel> void showServices(Panel *panel, const Chosen &chosen)
+{
+    panel->setServices(chosen.services);
+    noteCoverage(panel, chosen);
 }
 
 } // namespace
@@ -110,14 +138,17 @@ void MetricsDashboard::resizeEvent(QResizeEvent *event)
 
 void MetricsDashboard::setInventory(const opsdeck::inventory::Inventory &inventory)
 {
-    m_decode->setServices(withRoles(inventory, {Role::Decode, Role::Engine}));
+    showServices(m_decode, withRoles(inventory, {Role::Decode, Role::Engine}));
     const auto engines = withRoles(inventory, {Role::Prefill, Role::Decode, Role::Engine});
-    m_throughput->setServices(engines);
-    m_kvUsage->setServices(engines);
-    m_latency->setServices(
-        withRoles(inventory, {Role::Prefill, Role::Decode, Role::Engine, Role::Router}));
-    m_pdQueues->setServices(withRoles(inventory, {Role::Prefill, Role::Decode}));
-    m_routerHealth->setServices(withRoles(inventory, {Role::Router}));
+    showServices(m_throughput, engines);
+    showServices(m_kvUsage, engines);
+    showServices(m_latency,
+                 withRoles(inventory, {Role::Prefill, Role::Decode, Role::Engine, Role::Router}));
+    const auto pd = withRoles(inventory, {Role::Prefill, Role::Decode});
+    m_pdQueues->setServices(pd.services);
+    noteCoverage(m_pdQueues->queues(), pd);
+    noteCoverage(m_pdQueues->failures(), pd);
+    showServices(m_routerHealth, withRoles(inventory, {Role::Router}));
 }
 
 void MetricsDashboard::setMarkers(const QVector<ChartMarker> &markers)

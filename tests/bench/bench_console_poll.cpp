@@ -43,8 +43,7 @@ double procStatusMb(const QByteArray &field)
         return 0;
     for (const QByteArray &line : status.readAll().split('\n'))
         if (line.startsWith(field) && line.mid(field.size(), 1) == ":")
-            return line.mid(field.size() + 1).trimmed().split(' ').value(0).toDouble() * 1024 /
-                   1e6;
+            return line.mid(field.size() + 1).trimmed().split(' ').value(0).toDouble() * 1024 / 1e6;
     return 0;
 }
 
@@ -54,9 +53,8 @@ int main(int argc, char **argv)
 {
     QApplication app(argc, argv);
     QCommandLineParser parser;
-    const QCommandLineOption inventory(QStringLiteral("inventory"),
-                                       QStringLiteral("Inventory to watch."),
-                                       QStringLiteral("file"));
+    const QCommandLineOption inventory(
+        QStringLiteral("inventory"), QStringLiteral("Inventory to watch."), QStringLiteral("file"));
     const QCommandLineOption seconds(QStringLiteral("seconds"),
                                      QStringLiteral("Measured span (default 60)."),
                                      QStringLiteral("s"), QStringLiteral("60"));
@@ -115,8 +113,8 @@ int main(int argc, char **argv)
         std::printf("{\"seconds\":%.1f,\"cpu_s\":%.3f,\"cpu_share\":%.4f,\"rss_mb\":%.1f,"
                     "\"rss_peak_mb\":%.1f,\"stall_worst_ms\":%.1f,\"stall_p99_ms\":%.1f,"
                     "\"ticks\":%zu}\n",
-                    wallS, cpuS, cpuS / wallS, procStatusMb("VmRSS"), procStatusMb("VmHWM"),
-                    worst, p99, stallsMs.size());
+                    wallS, cpuS, cpuS / wallS, procStatusMb("VmRSS"), procStatusMb("VmHWM"), worst,
+                    p99, stallsMs.size());
         std::fflush(stdout);
         window.close();
     });

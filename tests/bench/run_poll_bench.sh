@@ -48,7 +48,7 @@ PY
 targets=$(printf "'127.0.0.1:%s'," "${ports[@]}")
 
 for i in "${!ports[@]}"; do
-  "$bin/opsdeck-sim" --role engine --port "${ports[$i]}" \
+  "$bin/opsdeck-sim" --role engine --threads 16 --port "${ports[$i]}" \
     >"$work/sim-$i.log" 2>&1 &
   pids+=($!)
 done
