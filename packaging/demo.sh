@@ -17,4 +17,4 @@ if [[ -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]]; then
 fi
 packaging/install-deps.sh --test # Xvfb
 echo "demo: no display here; rendering the console under Xvfb to $PWD/opsdeck-demo.png" >&2
-exec xvfb-run -a build/bin/opsdeck --demo --screenshot opsdeck-demo.png --after 12 "$@"
+exec xvfb-run -a -s "-screen 0 1920x1200x24" build/bin/opsdeck --demo --screenshot opsdeck-demo.png --after 30 "$@"

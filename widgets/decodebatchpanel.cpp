@@ -20,6 +20,17 @@ QString rankKey(const char *name, int rank)
     return QStringLiteral("%1{dp_rank=\"%2\"}").arg(QLatin1String(name)).arg(rank);
 }
 
+// The series key of one gauge ("running" or "waiting"): the selected dp
+// rank's, else the live batch's `liveKey` when `live`, else the polled gauge.
+QString gaugeKey(const char *gauge, const QString &liveKey, int rank, bool live)
+{
+    if (rank >= 0)
+        return rankKey(gauge, rank);
+    if (live)
+        return liveKey;
+    return QLatin1String(gauge);
+}
+
 } // namespace
 
 DecodeBatchPanel::DecodeBatchPanel(opsdeck::history::HotWindow *window,
@@ -129,12 +140,8 @@ void DecodeBatchPanel::chooseSeries()
     for (const QString &service : std::as_const(m_services)) {
         const bool live = m_rank < 0 && liveUsable(service);
         m_live.insert(service, live);
-        const QString running = m_rank >= 0 ? rankKey("running", m_rank)
-                                : live      ? liveRunning
-                                            : QStringLiteral("running");
-        const QString waiting = m_rank >= 0 ? rankKey("waiting", m_rank)
-                                : live      ? liveWaiting
-                                            : QStringLiteral("waiting");
+        const QString running = gaugeKey("running", liveRunning, m_rank, live);
+        const QString waiting = gaugeKey("waiting", liveWaiting, m_rank, live);
         const QString suffix = several ? QStringLiteral(" · ") + service : QString();
         const int colour = several ? int(wanted.size()) : 0;
         wanted.append(
@@ -183,12 +190,8 @@ QString DecodeBatchPanel::latestLine() const
     QStringList lines;
     for (const QString &service : m_services) {
         const bool live = showsLiveLoads(service);
-        const QString running = m_rank >= 0 ? rankKey("running", m_rank)
-                                : live      ? liveRunning
-                                            : QStringLiteral("running");
-        const QString waiting = m_rank >= 0 ? rankKey("waiting", m_rank)
-                                : live      ? liveWaiting
-                                            : QStringLiteral("waiting");
+        const QString running = gaugeKey("running", liveRunning, m_rank, live);
+        const QString waiting = gaugeKey("waiting", liveWaiting, m_rank, live);
         QString line = gaugeLine(service, running, waiting);
         if (line.isEmpty())
             line = QStringLiteral("no sample yet");

@@ -2,6 +2,9 @@
 
 #include <QPlainTextEdit>
 #include <QScrollBar>
+#include <QTextBlock>
+#include <QTextCursor>
+#include <QTextDocument>
 
 LogDock::LogDock(QWidget *parent)
     : QDockWidget(QStringLiteral("Log"), parent), m_text(new QPlainTextEdit)
@@ -20,14 +23,18 @@ LogDock::LogDock(QWidget *parent)
 
 void LogDock::appendLine(const QString &level, const QString &line)
 {
+    // Each line gets its own whole format: appendPlainText() would carry the
+    // colour of a warning above it over to the lines that follow.
+    QTextCharFormat format;
     if (level == u"error" || level == u"critical")
-        m_text->appendHtml(
-            QStringLiteral("<span style=\"color:#c62828\">%1</span>").arg(line.toHtmlEscaped()));
+        format.setForeground(QColor(0xc6, 0x28, 0x28));
     else if (level == u"warning")
-        m_text->appendHtml(
-            QStringLiteral("<span style=\"color:#e65100\">%1</span>").arg(line.toHtmlEscaped()));
-    else
-        m_text->appendPlainText(line);
+        format.setForeground(QColor(0xe6, 0x51, 0x00));
+    QTextCursor cursor(m_text->document());
+    cursor.movePosition(QTextCursor::End);
+    if (!m_text->document()->isEmpty())
+        cursor.insertBlock(QTextBlockFormat(), format);
+    cursor.insertText(line, format);
     if (m_follow) {
         // To the start of the last line: the newest line shows from its time stamp on.
         m_text->moveCursor(QTextCursor::End);
@@ -39,4 +46,14 @@ void LogDock::appendLine(const QString &level, const QString &line)
 QString LogDock::text() const
 {
     return m_text->toPlainText();
+}
+
+QColor LogDock::lineColor(int index) const
+{
+    const QTextBlock block = m_text->document()->findBlockByNumber(index);
+    if (!block.isValid() || block.begin().atEnd())
+        return {};
+    const QTextCharFormat format = block.begin().fragment().charFormat();
+    return format.hasProperty(QTextFormat::ForegroundBrush) ? format.foreground().color()
+                                                            : QColor();
 }

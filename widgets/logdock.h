@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QColor>
 #include <QDockWidget>
 
 class QPlainTextEdit;
@@ -13,6 +14,10 @@ public:
     explicit LogDock(QWidget *parent = nullptr);
     void appendLine(const QString &level, const QString &line);
     QString text() const;
+    /// Colour line `index` (0 = oldest kept) is drawn in: red for errors,
+    /// orange for warnings, the palette's text colour (an invalid QColor:
+    /// none set) for the rest.
+    QColor lineColor(int index) const;
 
 private:
     QPlainTextEdit *m_text;

@@ -21,13 +21,16 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QFileDialog>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
+#include <QScreen>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <spdlog/spdlog.h>
 
 using namespace opsdeck;
@@ -46,7 +49,11 @@ MainWindow::MainWindow(QWidget *parent)
       m_refreshLabel(new QLabel), m_historyLabel(new QLabel), m_markerTimer(new QTimer(this))
 {
     setWindowTitle(QStringLiteral("OpsDeck"));
-    resize(1280, 860);
+    // Room for the dashboard's two columns and three rows of panels when the
+    // screen has it; never smaller than a laptop's 1280 × 860.
+    const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+    resize(std::clamp(screen.width() * 9 / 10, 1280, 1920),
+           std::clamp(screen.height() * 9 / 10, 860, 1200));
 
     for (QLabel *banner : {m_banner, m_alertBanner}) {
         banner->setWordWrap(true);

@@ -31,10 +31,12 @@ public:
 
     /// False once the peer of `sock` has closed the connection (non-blocking peek).
     static bool peerOpen(int sock);
-
-private:
+    /// poll() on `sock` for `events` (POLLIN, POLLOUT) up to `timeout`, again
+    /// after EINTR: > 0 when ready, 0 at the timeout, < 0 on an error.
+    /// TlsStream waits on its socket the same way.
     static int waitFor(int sock, short events, std::chrono::milliseconds timeout);
 
+private:
     int m_sock;
     std::chrono::milliseconds m_readTimeout;
     std::chrono::milliseconds m_writeTimeout;

@@ -2,25 +2,9 @@
 
 #include "socketstream.h"
 
-#include <cerrno>
 #include <poll.h>
 
 namespace opsdeck::sim {
-
-namespace {
-
-bool waitFor(int sock, short events, std::chrono::milliseconds timeout)
-{
-    pollfd pfd{sock, events, 0};
-    for (;;) {
-        const int rc = ::poll(&pfd, 1, static_cast<int>(timeout.count()));
-        if (rc < 0 && errno == EINTR)
-            continue;
-        return rc > 0;
-    }
-}
-
-} // namespace
 
 TlsStream::TlsStream(SSL *ssl, int sock, std::chrono::milliseconds readTimeout,
                      std::chrono::milliseconds writeTimeout)
@@ -30,17 +14,18 @@ TlsStream::TlsStream(SSL *ssl, int sock, std::chrono::milliseconds readTimeout,
 
 bool TlsStream::is_readable() const
 {
-    return SSL_pending(m_ssl) > 0 || waitFor(m_sock, POLLIN, m_readTimeout);
+    return SSL_pending(m_ssl) > 0 || SocketStream::waitFor(m_sock, POLLIN, m_readTimeout) > 0;
 }
 
 bool TlsStream::is_writable() const
 {
-    return waitFor(m_sock, POLLOUT, m_writeTimeout) && SocketStream::peerOpen(m_sock);
+    return SocketStream::waitFor(m_sock, POLLOUT, m_writeTimeout) > 0 &&
+           SocketStream::peerOpen(m_sock);
 }
 
 ssize_t TlsStream::read(char *ptr, size_t size)
 {
-    if (SSL_pending(m_ssl) <= 0 && !waitFor(m_sock, POLLIN, m_readTimeout))
+    if (SSL_pending(m_ssl) <= 0 && SocketStream::waitFor(m_sock, POLLIN, m_readTimeout) <= 0)
         return -1;
     const int n = SSL_read(m_ssl, ptr, static_cast<int>(std::min<size_t>(size, 1 << 30)));
     if (n > 0)
@@ -50,7 +35,7 @@ ssize_t TlsStream::read(char *ptr, size_t size)
 
 ssize_t TlsStream::write(const char *ptr, size_t size)
 {
-    if (!waitFor(m_sock, POLLOUT, m_writeTimeout))
+    if (SocketStream::waitFor(m_sock, POLLOUT, m_writeTimeout) <= 0)
         return -1;
     const int n = SSL_write(m_ssl, ptr, static_cast<int>(std::min<size_t>(size, 1 << 30)));
     return n > 0 ? n : -1;

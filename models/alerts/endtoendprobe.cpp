@@ -9,7 +9,6 @@
 #include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
-#include <QSslConfiguration>
 #include <QTimer>
 #include <algorithm>
 #include <spdlog/spdlog.h>
@@ -20,23 +19,18 @@ namespace opsdeck::alerts {
 
 namespace {
 
-const char *const timedOutProperty = "opsdeck.e2eTimedOut";
-const char *const tooLargeProperty = "opsdeck.e2eTooLarge";
 constexpr qsizetype maxErrorChars = 200;
 
 // Why a finished reply has no usable answer, in words; never the URL's user info
-// nor the API key.
-QString problemOf(QNetworkReply *reply, int timeoutMs, qint64 maxBytes)
+// nor the API key. Only a whole HTTP 200 is an answer.
+QString problemOf(QNetworkReply *reply)
 {
-    if (reply->property(timedOutProperty).isValid())
-        return u"no answer within %1 ms"_s.arg(timeoutMs);
-    if (reply->property(tooLargeProperty).isValid())
-        return u"body larger than %1 bytes"_s.arg(maxBytes);
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    if (status == 200 || (status == 0 && reply->error() == QNetworkReply::NoError))
+    if (status == 200 && reply->error() == QNetworkReply::NoError)
         return {};
-    if (status == 0)
-        // boundedGet's words for timeouts, TLS and unusable settings; Qt's otherwise.
+    if (status == 0 || probes::replyCut(reply))
+        // boundedGet's words for timeouts, size, TLS, unusable settings and
+        // answers cut after their status line; Qt's otherwise.
         return probes::replyProblem(reply).left(maxErrorChars);
     // Servers say why in the body: OpenAI's {"error":{"message"}}, SGLang's own
     // {"message"}, or {"error":"Unauthorized"} from its API-key check.
@@ -107,49 +101,6 @@ QUrl EndToEndProbe::endpoint(const QString &path) const
     return url;
 }
 
-int EndToEndProbe::timeoutMs() const
-{
-    return m_http.timeoutMs > 0 ? m_http.timeoutMs : m_settings.timeoutMs;
-}
-
-QNetworkReply *EndToEndProbe::post(const QUrl &url, const QByteArray &body)
-{
-    // boundedGet() has no POST twin yet; this applies the same settings to one.
-    QNetworkRequest request(url);
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
-                         QNetworkRequest::ManualRedirectPolicy);
-    request.setHeader(QNetworkRequest::ContentTypeHeader, u"application/json"_s);
-    if (!m_http.apiKey.isEmpty())
-        request.setRawHeader(QByteArrayLiteral("Authorization"),
-                             QByteArrayLiteral("Bearer ") + m_http.apiKey);
-    if (url.scheme() == u"https"_s) {
-        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
-        if (!m_http.caCertificates.isEmpty())
-            tls.setCaCertificates(m_http.caCertificates);
-        tls.setPeerVerifyMode(m_http.verifyTls ? QSslSocket::VerifyPeer : QSslSocket::VerifyNone);
-        request.setSslConfiguration(tls);
-    }
-    QNetworkReply *reply = m_network->post(request, body);
-    // QNetworkRequest's transfer timeout restarts with every byte; this bound does not.
-    auto *deadline = new QTimer(reply);
-    deadline->setSingleShot(true);
-    connect(deadline, &QTimer::timeout, reply, [reply] {
-        if (!reply->isRunning())
-            return;
-        reply->setProperty(timedOutProperty, true);
-        reply->abort();
-    });
-    deadline->start(timeoutMs());
-    connect(reply, &QNetworkReply::downloadProgress, reply,
-            [reply, maxBytes = m_settings.maxBytes](qint64 received, qint64) {
-                if (received <= maxBytes || !reply->isRunning())
-                    return;
-                reply->setProperty(tooLargeProperty, true);
-                reply->abort();
-            });
-    return reply;
-}
-
 void EndToEndProbe::probeNow()
 {
     if (!m_network || m_inFlight)
@@ -167,7 +118,7 @@ void EndToEndProbe::probeNow()
 void EndToEndProbe::modelsAnswered(QNetworkReply *reply)
 {
     reply->deleteLater();
-    QString problem = problemOf(reply, timeoutMs(), m_settings.maxBytes);
+    QString problem = problemOf(reply);
     if (problem.isEmpty()) {
         const QJsonArray models =
             QJsonDocument::fromJson(probes::boundedBody(reply)).object().value(u"data"_s).toArray();
@@ -196,7 +147,9 @@ void EndToEndProbe::postChat()
                               {u"stream"_s, false}};
     const QByteArray body = QJsonDocument(request).toJson(QJsonDocument::Compact);
     m_chatClock.start();
-    QNetworkReply *reply = post(endpoint(u"/v1/chat/completions"_s), body);
+    QNetworkReply *reply = probes::boundedPost(*m_network, endpoint(u"/v1/chat/completions"_s),
+                                               body, QByteArrayLiteral("application/json"), m_http,
+                                               m_settings.timeoutMs, m_settings.maxBytes);
     connect(reply, &QNetworkReply::finished, this, [this, reply] { chatAnswered(reply); });
 }
 
@@ -208,7 +161,7 @@ void EndToEndProbe::chatAnswered(QNetworkReply *reply)
     result.ms = static_cast<double>(m_chatClock.nsecsElapsed()) / 1e6;
     result.httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     result.model = m_model;
-    result.error = problemOf(reply, timeoutMs(), m_settings.maxBytes);
+    result.error = problemOf(reply);
     if (result.error.isEmpty()) {
         const QJsonDocument document = QJsonDocument::fromJson(probes::boundedBody(reply));
         if (document.object().value(u"choices"_s).toArray().isEmpty())

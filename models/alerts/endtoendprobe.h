@@ -27,9 +27,11 @@ namespace opsdeck::alerts {
 /// fails every probe with that reason rather than sending it without.
 ///
 /// Bounds: one probe in flight at a time (a hanging path never piles up),
-/// each request aborted after `timeoutMs` whole (slow headers included), and
-/// bodies over `maxBytes` refused. No proxy from the environment. Redirects
-/// are not followed.
+/// each request aborted after `timeoutMs` (or the entry's `http.timeout`)
+/// whole, slow headers included, and bodies over `maxBytes` refused: both
+/// requests go through probes::boundedGet()/boundedPost(). A 200 whose body
+/// is cut short (probes::replyCut()) is a failure. No proxy from the
+/// environment. Redirects are not followed.
 ///
 /// Thread: a worker object; create it, move it to a worker thread and call
 /// start() there (queued); the network manager is created in that thread.
@@ -65,8 +67,6 @@ Q_SIGNALS:
 
 private:
     QUrl endpoint(const QString &path) const;
-    int timeoutMs() const; ///< the entry's `http.timeout`, else Settings::timeoutMs
-    QNetworkReply *post(const QUrl &url, const QByteArray &body);
     void modelsAnswered(QNetworkReply *reply);
     void postChat();
     void chatAnswered(QNetworkReply *reply);

@@ -27,6 +27,22 @@ void skipBlanks(std::string_view line, std::size_t &pos)
         ++pos;
 }
 
+// After a label's value: ',' before the next label or '}' closing the set
+// (`closed`); anything else, or the end of the line, is the error returned.
+std::string readLabelEnd(std::string_view line, std::size_t &pos, std::string_view sampleName,
+                         std::string_view labelName, bool &closed)
+{
+    skipBlanks(line, pos);
+    if (pos >= line.size())
+        return "unterminated label set of " + std::string(sampleName) + " (missing '}')";
+    if (line[pos] != ',' && line[pos] != '}')
+        return "expected ',' or '}' after label " + std::string(labelName) + " in " +
+               std::string(sampleName);
+    closed = line[pos] == '}';
+    ++pos;
+    return {};
+}
+
 bool hasHighBytes(std::string_view s)
 {
     // Eight bytes at a time: most label values are ASCII and this runs on each.
@@ -335,19 +351,12 @@ std::string SampleLineParser::parseSampleLabels(std::string_view line, std::size
         sameAsLast = sameAsLast && label == before;
         m_pointers.push_back(label);
         m_raw.push_back(plain ? line.substr(start, pos - start) : std::string_view());
-        skipBlanks(line, pos);
-        if (pos >= line.size())
-            return "unterminated label set of " + std::string(sampleName) + " (missing '}')";
-        if (line[pos] == ',') {
-            ++pos;
-            continue;
-        }
-        if (line[pos] == '}') {
-            ++pos;
+        bool closed = false;
+        if (std::string error = readLabelEnd(line, pos, sampleName, label->name, closed);
+            !error.empty())
+            return error;
+        if (closed)
             break;
-        }
-        return "expected ',' or '}' after label " + std::string(label->name) + " in " +
-               std::string(sampleName);
     }
     sameAsLast = sameAsLast && m_pointers.size() == last.size();
     return {};
@@ -419,19 +428,12 @@ std::string SampleLineParser::parseLabels(std::string_view line, std::size_t &po
             !error.empty())
             return error;
         labels.push_back({labelName, value});
-        skipBlanks(line, pos);
-        if (pos >= line.size())
-            return "unterminated label set of " + std::string(sampleName) + " (missing '}')";
-        if (line[pos] == ',') {
-            ++pos;
-            continue;
-        }
-        if (line[pos] == '}') {
-            ++pos;
+        bool closed = false;
+        if (std::string error = readLabelEnd(line, pos, sampleName, labelName, closed);
+            !error.empty())
+            return error;
+        if (closed)
             break;
-        }
-        return "expected ',' or '}' after label " + std::string(labelName) + " in " +
-               std::string(sampleName);
     }
     return {};
 }

@@ -77,19 +77,12 @@ QNetworkRequest plainRequest(const QUrl &url)
     return request;
 }
 
-} // namespace
-
-QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url, int timeoutMs,
-                          qint64 maxBytes)
-{
-    QNetworkReply *reply = network.get(plainRequest(url));
-    bound(reply, timeoutMs, maxBytes);
-    return reply;
-}
-
-QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url,
-                          const HttpRequestSettings &settings, int defaultTimeoutMs,
-                          qint64 maxBytes)
+// The one path of every request to a service, whatever its verb: `send` gets
+// the request with the service's API key and TLS settings and issues it.
+template <typename Send>
+QNetworkReply *sendToService(QNetworkAccessManager &network, const QUrl &url,
+                             const HttpRequestSettings &settings, int defaultTimeoutMs,
+                             qint64 maxBytes, Send send)
 {
     if (!settings.problem.isEmpty()) {
         // A scheme no manager serves fails at once, asynchronously, like any
@@ -110,7 +103,7 @@ QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url,
         tls.setPeerVerifyMode(settings.verifyTls ? QSslSocket::VerifyPeer : QSslSocket::VerifyNone);
         request.setSslConfiguration(tls);
     }
-    QNetworkReply *reply = network.get(request);
+    QNetworkReply *reply = send(request);
     reply->setProperty(serviceProperty, settings.service);
     // Errors are recorded, never ignored: Qt then fails the handshake.
     QObject::connect(reply, &QNetworkReply::sslErrors, reply,
@@ -123,6 +116,36 @@ QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url,
                      });
     bound(reply, settings.timeoutMs > 0 ? settings.timeoutMs : defaultTimeoutMs, maxBytes);
     return reply;
+}
+
+} // namespace
+
+QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url, int timeoutMs,
+                          qint64 maxBytes)
+{
+    QNetworkReply *reply = network.get(plainRequest(url));
+    bound(reply, timeoutMs, maxBytes);
+    return reply;
+}
+
+QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url,
+                          const HttpRequestSettings &settings, int defaultTimeoutMs,
+                          qint64 maxBytes)
+{
+    return sendToService(
+        network, url, settings, defaultTimeoutMs, maxBytes,
+        [&network](const QNetworkRequest &request) { return network.get(request); });
+}
+
+QNetworkReply *boundedPost(QNetworkAccessManager &network, const QUrl &url, const QByteArray &body,
+                           const QByteArray &contentType, const HttpRequestSettings &settings,
+                           int defaultTimeoutMs, qint64 maxBytes)
+{
+    return sendToService(network, url, settings, defaultTimeoutMs, maxBytes,
+                         [&](QNetworkRequest request) {
+                             request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+                             return network.post(request, body);
+                         });
 }
 
 QByteArray boundedBody(QNetworkReply *reply)

@@ -31,13 +31,21 @@ QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url,
                           const HttpRequestSettings &settings, int defaultTimeoutMs,
                           qint64 maxBytes);
 
-/// Why a finished reply from boundedGet() has no usable answer, in words for
+/// A POST of `body` (sent as `contentType`, e.g. "application/json") with the
+/// same service settings and the same bounds as boundedGet() above: one path
+/// builds both requests, so a key, CA or deadline applies alike to either.
+/// Read its answer with boundedBody(), replyProblem() and replyCut().
+QNetworkReply *boundedPost(QNetworkAccessManager &network, const QUrl &url, const QByteArray &body,
+                           const QByteArray &contentType, const HttpRequestSettings &settings,
+                           int defaultTimeoutMs, qint64 maxBytes);
+
+/// Why a finished reply from boundedGet() or boundedPost() has no usable answer, in words for
 /// the operator ("no answer within 2000 ms", "body larger than 65536 bytes",
 /// "Connection refused", "service decode: TLS verification failed: The host
 /// name did not match ..."); empty when it answered. Never includes the URL's
 /// user info (a password in the URL stays out of logs), nor the API key.
 QString replyProblem(QNetworkReply *reply);
-/// The body of a finished reply from boundedGet(), read as it arrived (use
+/// The body of a finished reply from boundedGet() or boundedPost(), read as it arrived (use
 /// this, not readAll(): the reply's own buffer is kept small so that a huge
 /// body costs at most `maxBytes` plus 256 KiB). Empty when it was too large.
 /// Call once; it hands the bytes over.

@@ -22,6 +22,11 @@ SecretResult failure(const QString &error)
     return {Status::Failed, {}, error};
 }
 
+SecretResult notFound(const QString &key)
+{
+    return {Status::NotFound, {}, u"%1 is not in the secrets file"_s.arg(key)};
+}
+
 // Reads the whole map; a missing file is an empty map.
 bool load(const QString &path, QJsonObject &map, QString &error)
 {
@@ -76,7 +81,7 @@ SecretResult PlaintextSecretFile::read(const QString &key) const
     if (!load(m_path, map, error))
         return failure(error);
     if (!map.contains(key))
-        return {Status::NotFound, {}, u"%1 is not in the secrets file"_s.arg(key)};
+        return notFound(key);
     return {Status::Ok, QByteArray::fromBase64(map.value(key).toString().toLatin1()), {}};
 }
 
@@ -99,7 +104,7 @@ SecretResult PlaintextSecretFile::remove(const QString &key)
     if (!load(m_path, map, error))
         return failure(error);
     if (!map.contains(key))
-        return {Status::NotFound, {}, u"%1 is not in the secrets file"_s.arg(key)};
+        return notFound(key);
     map.remove(key);
     if (!save(m_path, map, error))
         return failure(error);

@@ -17,18 +17,11 @@
 using namespace opsdeck;
 using namespace std::chrono_literals;
 using inventory::AlertKind;
+using test::simArgs;
 using test::SimProcess;
 using test::waitUntil;
 
 namespace {
-
-QStringList simArgs(const QString &role, QStringList extra = {})
-{
-    return QStringList{QStringLiteral("--role"),        role,
-                       QStringLiteral("--port"),        QStringLiteral("0"),
-                       QStringLiteral("--ready-delay"), QStringLiteral("0")} +
-           extra;
-}
 
 inventory::Inventory inventoryOf(const QString &yaml)
 {
@@ -37,6 +30,35 @@ inventory::Inventory inventoryOf(const QString &yaml)
     EXPECT_TRUE(result.errors.isEmpty())
         << (result.errors.isEmpty() ? std::string() : result.errors[0].toString().toStdString());
     return result.inventory.value_or(inventory::Inventory{});
+}
+
+/// A router over one prefill (`prefill`: its URL, then optionally its KV
+/// bootstrap port) and `decode`, checking their health every 0.2 s.
+QStringList routerArgs(const QStringList &prefill, const SimProcess &decode)
+{
+    return QStringList{QStringLiteral("--role"),         QStringLiteral("router"),
+                       QStringLiteral("--port"),         QStringLiteral("0"),
+                       QStringLiteral("--metrics-port"), QStringLiteral("0"),
+                       QStringLiteral("--prefill")} +
+           prefill +
+           QStringList{QStringLiteral("--decode"), decode.url(),
+                       QStringLiteral("--health-check-interval"), QStringLiteral("0.2")};
+}
+
+/// Inventory YAML of the PD cluster `pd` (services prefill, decode, router),
+/// then `alerts`.
+QString pdInventory(const SimProcess &prefill, const SimProcess &decode, const SimProcess &router,
+                    const QString &alerts)
+{
+    return QStringLiteral(
+               "hosts: [{name: local, kind: local}]\n"
+               "services:\n"
+               "  - {name: prefill, role: prefill, host: local, url: '%1'}\n"
+               "  - {name: decode, role: decode, host: local, url: '%2'}\n"
+               "  - {name: router, role: router, host: local, url: '%3'}\n"
+               "clusters:\n"
+               "  - {name: pd, prefill: [prefill], decode: [decode], router: router}\n%4")
+        .arg(prefill.url(), decode.url(), router.url(), alerts);
 }
 
 /// The console's wiring: poller thread -> alert thread -> AlertCenter.
@@ -68,19 +90,12 @@ struct Console
 TEST(AlertsWithSim, AStuckSchedulerRaisesSchedulerStuckOnceAndDrainingClearsIt)
 {
     SimProcess engine;
-    ASSERT_TRUE(engine.start(simArgs(
-        QStringLiteral("engine"), {QStringLiteral("--fault"), QStringLiteral("scheduler-stuck")})))
-        << engine.errorText().toStdString();
-    const inventory::Inventory inventory = inventoryOf(QStringLiteral(R"(
-hosts: [{name: local, kind: local}]
-services:
-  - {name: engine, role: engine, host: local, url: '%1'}
-alerts:
-  e2e_interval_s: 0
-  rules:
-    - {kind: scheduler_stuck, service: engine, for_s: 2}
-)")
-                                                           .arg(engine.url()));
+    ASSERT_TRUE(engine.start(test::stuckEngineArgs())) << engine.errorText().toStdString();
+    const inventory::Inventory inventory = inventoryOf(
+        test::engineInventory(engine, {},
+                              QStringLiteral("alerts:\n  e2e_interval_s: 0\n  rules:\n"
+                                             "    - {kind: scheduler_stuck, service: engine, "
+                                             "for_s: 2}\n")));
     Console console(inventory);
     QSignalSpy raised(&console.center, &alerts::AlertCenter::alertRaised);
     QSignalSpy cleared(&console.center, &alerts::AlertCenter::alertCleared);
@@ -89,15 +104,7 @@ alerts:
     QNetworkAccessManager network;
     network.setProxy(QNetworkProxy::NoProxy);
     const qint64 sentMs = QDateTime::currentMSecsSinceEpoch();
-    QVector<QNetworkReply *> requests;
-    for (int i = 0; i < 3; ++i) {
-        QNetworkRequest request(QUrl(engine.url() + QStringLiteral("/v1/chat/completions")));
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
-        requests.append(network.post(
-            request,
-            QByteArrayLiteral(
-                R"({"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":4})")));
-    }
+    const QVector<QNetworkReply *> requests = test::sendChats(network, engine, 3);
 
     ASSERT_TRUE(waitUntil([&] { return raised.count() > 0; }, 20s));
     ASSERT_EQ(console.center.active().size(), 1);
@@ -131,28 +138,12 @@ TEST(AlertsWithSim, ARouterThatAnswersHealthWithoutADecodeRaisesE2eFailing)
         << prefill.errorText().toStdString();
     ASSERT_TRUE(decode.start(simArgs(QStringLiteral("decode"))))
         << decode.errorText().toStdString();
-    ASSERT_TRUE(router.start(
-        {QStringLiteral("--role"), QStringLiteral("router"), QStringLiteral("--port"),
-         QStringLiteral("0"), QStringLiteral("--metrics-port"), QStringLiteral("0"),
-         QStringLiteral("--prefill"), prefill.url(), QStringLiteral("--decode"), decode.url(),
-         QStringLiteral("--health-check-interval"), QStringLiteral("0.2")}))
+    ASSERT_TRUE(router.start(routerArgs({prefill.url()}, decode)))
         << router.errorText().toStdString();
-    const inventory::Inventory inventory =
-        inventoryOf(QStringLiteral(R"(
-hosts: [{name: local, kind: local}]
-services:
-  - {name: prefill, role: prefill, host: local, url: '%1'}
-  - {name: decode, role: decode, host: local, url: '%2'}
-  - {name: router, role: router, host: local, url: '%3'}
-clusters:
-  - {name: pd, prefill: [prefill], decode: [decode], router: router}
-alerts:
-  e2e_interval_s: 1
-  e2e_timeout_s: 5
-  rules:
-    - {kind: e2e_failing, cluster: pd}
-)")
-                        .arg(prefill.url(), decode.url(), router.url()));
+    const inventory::Inventory inventory = inventoryOf(
+        pdInventory(prefill, decode, router,
+                    QStringLiteral("alerts:\n  e2e_interval_s: 1\n  e2e_timeout_s: 5\n"
+                                   "  rules:\n    - {kind: e2e_failing, cluster: pd}\n")));
     Console console(inventory);
     QSignalSpy raised(&console.center, &alerts::AlertCenter::alertRaised);
     QSignalSpy cleared(&console.center, &alerts::AlertCenter::alertCleared);
@@ -213,9 +204,7 @@ TEST(EndToEndProbe, AnswersOkFromAnEngineAndIsBoundedWhenItHangs)
     SimProcess engine, stuck;
     ASSERT_TRUE(engine.start(simArgs(QStringLiteral("engine"))))
         << engine.errorText().toStdString();
-    ASSERT_TRUE(stuck.start(simArgs(
-        QStringLiteral("engine"), {QStringLiteral("--fault"), QStringLiteral("scheduler-stuck")})))
-        << stuck.errorText().toStdString();
+    ASSERT_TRUE(stuck.start(test::stuckEngineArgs())) << stuck.errorText().toStdString();
     auto entry = [](const SimProcess &sim) {
         inventory::Service s;
         s.name = QStringLiteral("engine");
@@ -277,28 +266,14 @@ TEST(AlertsWithSim, BootstrapFailuresUnderTrafficRaiseFailuresRisingAndQuietClea
         << decode.errorText().toStdString();
     // The router is told a bootstrap port nobody listens on: every request it
     // forwards makes the decode count a KV bootstrap failure.
-    ASSERT_TRUE(router.start(
-        {QStringLiteral("--role"), QStringLiteral("router"), QStringLiteral("--port"),
-         QStringLiteral("0"), QStringLiteral("--metrics-port"), QStringLiteral("0"),
-         QStringLiteral("--prefill"), prefill.url(), QString::number(test::freeTcpPort()),
-         QStringLiteral("--decode"), decode.url(), QStringLiteral("--health-check-interval"),
-         QStringLiteral("0.2")}))
+    ASSERT_TRUE(
+        router.start(routerArgs({prefill.url(), QString::number(test::freeTcpPort())}, decode)))
         << router.errorText().toStdString();
     const inventory::Inventory inventory =
-        inventoryOf(QStringLiteral(R"(
-hosts: [{name: local, kind: local}]
-services:
-  - {name: prefill, role: prefill, host: local, url: '%1'}
-  - {name: decode, role: decode, host: local, url: '%2'}
-  - {name: router, role: router, host: local, url: '%3'}
-clusters:
-  - {name: pd, prefill: [prefill], decode: [decode], router: router}
-alerts:
-  e2e_interval_s: 0
-  rules:
-    - {kind: failures_rising, cluster: pd, for_s: 2}
-)")
-                        .arg(prefill.url(), decode.url(), router.url()));
+        inventoryOf(pdInventory(prefill, decode, router,
+                                QStringLiteral("alerts:\n  e2e_interval_s: 0\n  rules:\n"
+                                               "    - {kind: failures_rising, cluster: pd, "
+                                               "for_s: 2}\n")));
     Console console(inventory);
     QSignalSpy raised(&console.center, &alerts::AlertCenter::alertRaised);
     QSignalSpy cleared(&console.center, &alerts::AlertCenter::alertCleared);

@@ -2,7 +2,9 @@
 // from the real keyring (packaging/test.sh runs the tests in a D-Bus session
 // with gnome-keyring) reaches a sim started with --api-key; a key missing
 // from the store fails the probe with the reason and sends nothing; the key
-// never shows in the log or the result.
+// never shows in the log or the result. A 200 cut short (BadHttpServer) is a
+// failure, not an empty model list.
+#include "badhttpserver.h"
 #include "endtoendprobe.h"
 #include "secretstore.h"
 #include "simprocess.h"
@@ -57,10 +59,8 @@ alerts::EndToEndResult probeOnce(const inventory::Service &entry)
 TEST(EndToEndProbeHttp, SendsTheEntrysApiKeyFromTheKeyringAndNeverLogsIt)
 {
     SimProcess engine;
-    ASSERT_TRUE(
-        engine.start({QStringLiteral("--role"), QStringLiteral("engine"), QStringLiteral("--port"),
-                      QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("0"),
-                      QStringLiteral("--api-key"), QString::fromLatin1(apiKey)}))
+    ASSERT_TRUE(engine.start(test::simArgs(
+        QStringLiteral("engine"), {QStringLiteral("--api-key"), QString::fromLatin1(apiKey)})))
         << engine.errorText().toStdString();
     inventory::Service entry;
     entry.name = QStringLiteral("e2e-keyed-engine");
@@ -91,4 +91,20 @@ TEST(EndToEndProbeHttp, SendsTheEntrysApiKeyFromTheKeyringAndNeverLogsIt)
     EXPECT_EQ(log.text().find(apiKey.toStdString()), std::string::npos);
     EXPECT_FALSE(good.error.contains(QString::fromLatin1(apiKey)));
     store.removeBlocking(entry.http.apiKeySecret);
+}
+
+TEST(EndToEndProbeHttp, AnAnswerCutAfterItsStatusLineFailsTheProbe)
+{
+    // HTTP 200 with Content-Length 100,000, then 100 bytes and a close.
+    test::BadHttpServer server(test::BadHttpServer::Mode::Truncated);
+    ASSERT_TRUE(server.start());
+    inventory::Service entry;
+    entry.name = QStringLiteral("e2e-cut-engine");
+    entry.role = inventory::Role::Engine;
+    entry.url = QUrl(QString::fromStdString(server.url()));
+    const alerts::EndToEndResult cut = probeOnce(entry);
+    EXPECT_FALSE(cut.ok);
+    EXPECT_EQ(cut.httpStatus, 200);
+    EXPECT_TRUE(cut.error.startsWith(QStringLiteral("GET /v1/models: HTTP 200, then ")))
+        << cut.error.toStdString();
 }

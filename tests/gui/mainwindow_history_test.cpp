@@ -19,7 +19,6 @@
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QNetworkAccessManager>
 #include <QNetworkProxy>
 #include <QNetworkReply>
@@ -33,37 +32,13 @@
 
 using namespace opsdeck;
 using namespace std::chrono_literals;
+using test::engineInventory;
+using test::simArgs;
 using test::SimProcess;
 using test::waitUntil;
+using test::writeInventory;
 
 namespace {
-
-QStringList simArgs(const QString &role, QStringList extra = {})
-{
-    return QStringList{QStringLiteral("--role"),        role,
-                       QStringLiteral("--port"),        QStringLiteral("0"),
-                       QStringLiteral("--ready-delay"), QStringLiteral("0")} +
-           extra;
-}
-
-QString writeInventory(const QTemporaryDir &dir, const QString &yaml)
-{
-    const QString path = dir.filePath(QStringLiteral("inventory.yaml"));
-    QFile file(path);
-    EXPECT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write(yaml.toUtf8());
-    return path;
-}
-
-/// One engine; no end-to-end probes (nothing here answers chat through a router).
-QString engineInventory(const SimProcess &engine, const QString &extra = {},
-                        const QString &alerts = QStringLiteral("alerts: {e2e_interval_s: 0}\n"))
-{
-    return QStringLiteral("hosts: [{name: local, kind: local}]\n"
-                          "services:\n"
-                          "  - {name: engine, role: engine, host: local, url: '%1'}\n%2%3")
-        .arg(engine.url(), alerts, extra);
-}
 
 /// Closes the window the way a person does and waits until it has stopped.
 void closeAndWait(MainWindow &window)
@@ -201,9 +176,7 @@ TEST(MainWindowHistory, AnotherWriterHoldingTheLockLeavesTheWindowReadingOnly)
 TEST(MainWindowHistory, AStuckSchedulerShowsInTheBannerAndClears)
 {
     SimProcess engine;
-    ASSERT_TRUE(engine.start(simArgs(
-        QStringLiteral("engine"), {QStringLiteral("--fault"), QStringLiteral("scheduler-stuck")})))
-        << engine.errorText().toStdString();
+    ASSERT_TRUE(engine.start(test::stuckEngineArgs())) << engine.errorText().toStdString();
     QTemporaryDir dir;
     MainWindow window;
     window.setDataDir(dir.filePath(QStringLiteral("data")));
@@ -218,15 +191,7 @@ TEST(MainWindowHistory, AStuckSchedulerShowsInTheBannerAndClears)
 
     QNetworkAccessManager network;
     network.setProxy(QNetworkProxy::NoProxy);
-    QVector<QNetworkReply *> requests;
-    for (int i = 0; i < 3; ++i) {
-        QNetworkRequest request(QUrl(engine.url() + QStringLiteral("/v1/chat/completions")));
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
-        requests.append(network.post(
-            request,
-            QByteArrayLiteral(
-                R"({"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":4})")));
-    }
+    const QVector<QNetworkReply *> requests = test::sendChats(network, engine, 3);
     ASSERT_TRUE(waitUntil([&] { return !window.alertCenter()->isEmpty(); }, 20s));
     const QString banner = window.bannerText();
     EXPECT_TRUE(banner.contains(QStringLiteral("engine: 3 requests waiting and none running")))

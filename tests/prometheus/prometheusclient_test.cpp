@@ -35,6 +35,14 @@ QUrl urlOf(const BadHttpServer &server)
     return QUrl(QString::fromStdString(server.url()));
 }
 
+/// The answer of `server` to one instant query `up`, asked with `settings`.
+QueryResult queryUp(const BadHttpServer &server, const PrometheusClient::Settings &settings = {})
+{
+    PrometheusClient client(urlOf(server));
+    client.setSettings(settings);
+    return answerOf(client, [&] { return client.query(QStringLiteral("up"), 1700000000000); });
+}
+
 } // namespace
 
 TEST(PrometheusClient, ServerThatNeverAnswersTimesOutNamingIt)
@@ -59,10 +67,7 @@ TEST(PrometheusClient, HeadersOneBytePerSecondHitTheWholeRequestDeadline)
 {
     BadHttpServer server(BadHttpServer::Mode::SlowHeaders);
     ASSERT_TRUE(server.start());
-    PrometheusClient client(urlOf(server));
-    client.setSettings({1500, 1024 * 1024});
-    const auto result =
-        answerOf(client, [&] { return client.query(QStringLiteral("up"), 1700000000000); });
+    const auto result = queryUp(server, {1500, 1024 * 1024});
     EXPECT_FALSE(result.ok);
     EXPECT_TRUE(result.error.endsWith(QStringLiteral("no answer within 1500 ms")))
         << result.error.toStdString();
@@ -72,10 +77,7 @@ TEST(PrometheusClient, HugeAnswerIsCutAtTheSizeLimit)
 {
     BadHttpServer server(BadHttpServer::Mode::HugeBody);
     ASSERT_TRUE(server.start());
-    PrometheusClient client(urlOf(server));
-    client.setSettings({20000, 1024 * 1024});
-    const auto result =
-        answerOf(client, [&] { return client.query(QStringLiteral("up"), 1700000000000); });
+    const auto result = queryUp(server, {20000, 1024 * 1024});
     EXPECT_FALSE(result.ok);
     EXPECT_EQ(result.error,
               QStringLiteral("Prometheus at 127.0.0.1:%1: body larger than 1048576 bytes")
@@ -86,9 +88,7 @@ TEST(PrometheusClient, AnswerCutBeforeItsLengthIsNotParsed)
 {
     BadHttpServer server(BadHttpServer::Mode::Truncated);
     ASSERT_TRUE(server.start());
-    PrometheusClient client(urlOf(server));
-    const auto result =
-        answerOf(client, [&] { return client.query(QStringLiteral("up"), 1700000000000); });
+    const auto result = queryUp(server);
     EXPECT_FALSE(result.ok);
     EXPECT_TRUE(result.error.startsWith(
         QStringLiteral("Prometheus at 127.0.0.1:%1: HTTP 200, then ").arg(server.port())))
@@ -100,9 +100,7 @@ TEST(PrometheusClient, NonJsonAnswerIsAClearError)
 {
     BadHttpServer server(BadHttpServer::Mode::NonUtf8Metrics);
     ASSERT_TRUE(server.start());
-    PrometheusClient client(urlOf(server));
-    const auto result =
-        answerOf(client, [&] { return client.query(QStringLiteral("up"), 1700000000000); });
+    const auto result = queryUp(server);
     EXPECT_FALSE(result.ok);
     EXPECT_TRUE(result.error.startsWith(
         QStringLiteral("Prometheus at 127.0.0.1:%1: answer is not JSON").arg(server.port())))
@@ -113,9 +111,7 @@ TEST(PrometheusClient, GarbageAndRefusedConnectionsNameTheServer)
 {
     BadHttpServer garbage(BadHttpServer::Mode::Garbage);
     ASSERT_TRUE(garbage.start());
-    PrometheusClient client(urlOf(garbage));
-    const auto result =
-        answerOf(client, [&] { return client.query(QStringLiteral("up"), 1700000000000); });
+    const auto result = queryUp(garbage);
     EXPECT_FALSE(result.ok);
     EXPECT_TRUE(
         result.error.startsWith(QStringLiteral("Prometheus at 127.0.0.1:%1: ").arg(garbage.port())))

@@ -116,17 +116,9 @@ bool PrometheusProcess::ready()
 
 int PrometheusProcess::stop(std::chrono::milliseconds deadline)
 {
-    if (m_process.state() == QProcess::NotRunning)
-        return m_process.exitCode();
-    m_process.terminate();
-    if (!m_process.waitForFinished(static_cast<int>(deadline.count()))) {
-        m_process.kill();
-        m_process.waitForFinished(2000);
-        m_log += m_process.readAllStandardOutput();
-        return -1;
-    }
+    const int code = stopProcess(m_process, deadline);
     m_log += m_process.readAllStandardOutput();
-    return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
+    return code;
 }
 
 QString PrometheusProcess::url() const

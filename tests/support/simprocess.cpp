@@ -2,6 +2,8 @@
 
 #include "testsupport.h"
 
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QRegularExpression>
 
 namespace opsdeck::test {
@@ -36,16 +38,9 @@ bool SimProcess::start(const QStringList &args, const QProcessEnvironment &env,
 
 int SimProcess::stop(std::chrono::milliseconds deadline)
 {
-    if (m_process.state() == QProcess::NotRunning)
-        return m_process.exitCode();
-    m_process.terminate();
-    if (!m_process.waitForFinished(static_cast<int>(deadline.count()))) {
-        m_process.kill();
-        m_process.waitForFinished(2000);
-        return -1;
-    }
+    const int code = stopProcess(m_process, deadline);
     m_stderr += m_process.readAllStandardError();
-    return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
+    return code;
 }
 
 int SimProcess::sidePort(const QString &what)
@@ -66,6 +61,42 @@ QString SimProcess::errorText()
 {
     m_stderr += m_process.readAllStandardError();
     return QString::fromUtf8(m_stderr);
+}
+
+QStringList simArgs(const QString &role, const QStringList &extra)
+{
+    return QStringList{QStringLiteral("--role"),        role,
+                       QStringLiteral("--port"),        QStringLiteral("0"),
+                       QStringLiteral("--ready-delay"), QStringLiteral("0")} +
+           extra;
+}
+
+QStringList stuckEngineArgs()
+{
+    return simArgs(QStringLiteral("engine"),
+                   {QStringLiteral("--fault"), QStringLiteral("scheduler-stuck")});
+}
+
+QString engineInventory(const SimProcess &engine, const QString &extra, const QString &alerts)
+{
+    return QStringLiteral("hosts: [{name: local, kind: local}]\n"
+                          "services:\n"
+                          "  - {name: engine, role: engine, host: local, url: '%1'}\n%2%3")
+        .arg(engine.url(), alerts, extra);
+}
+
+QVector<QNetworkReply *> sendChats(QNetworkAccessManager &network, const SimProcess &sim, int count)
+{
+    QVector<QNetworkReply *> replies;
+    for (int i = 0; i < count; ++i) {
+        QNetworkRequest request(QUrl(sim.url() + QStringLiteral("/v1/chat/completions")));
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+        replies.append(network.post(
+            request,
+            QByteArrayLiteral(
+                R"({"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":4})")));
+    }
+    return replies;
 }
 
 } // namespace opsdeck::test

@@ -3,7 +3,11 @@
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QStringList>
+#include <QVector>
 #include <chrono>
+
+class QNetworkAccessManager;
+class QNetworkReply;
 
 namespace opsdeck::test {
 
@@ -43,5 +47,22 @@ private:
     QByteArray m_stderr;
     int m_port = 0;
 };
+
+/// Arguments for a sim of `role` (engine, prefill, decode...) on a port it
+/// picks, ready at once (`--ready-delay 0`), followed by `extra`.
+QStringList simArgs(const QString &role, const QStringList &extra = {});
+/// An engine whose scheduler queues every request and never runs one
+/// (`--fault scheduler-stuck`): waiting grows, running stays 0.
+QStringList stuckEngineArgs();
+/// Inventory YAML of one host `local` and one service `engine` at `engine`'s
+/// URL, then `alerts` (by default no end-to-end probes: nothing answers chat
+/// through a router) and `extra` lines.
+QString engineInventory(const SimProcess &engine, const QString &extra = {},
+                        const QString &alerts = QStringLiteral("alerts: {e2e_interval_s: 0}\n"));
+/// Sends `count` small chat completions (max_tokens 4, not streamed) to
+/// `sim` through `network`; the replies belong to the caller. A stuck
+/// scheduler queues them until they are aborted.
+QVector<QNetworkReply *> sendChats(QNetworkAccessManager &network, const SimProcess &sim,
+                                   int count);
 
 } // namespace opsdeck::test

@@ -1,7 +1,9 @@
 #include "testsupport.h"
 
 #include <QFile>
+#include <QProcess>
 #include <QTcpServer>
+#include <QTemporaryDir>
 #include <QTest>
 #include <csignal>
 #include <fstream>
@@ -63,6 +65,28 @@ bool processAlive(qint64 pid)
     std::getline(stat, line);
     const auto close = line.rfind(')');
     return close == std::string::npos || close + 2 >= line.size() || line[close + 2] != 'Z';
+}
+
+int stopProcess(QProcess &process, std::chrono::milliseconds deadline)
+{
+    if (process.state() == QProcess::NotRunning)
+        return process.exitCode();
+    process.terminate();
+    if (!process.waitForFinished(static_cast<int>(deadline.count()))) {
+        process.kill();
+        process.waitForFinished(2000);
+        return -1;
+    }
+    return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+}
+
+QString writeInventory(const QTemporaryDir &dir, const QString &yaml)
+{
+    const QString path = dir.filePath(QStringLiteral("inventory.yaml"));
+    QFile file(path);
+    EXPECT_TRUE(file.open(QIODevice::WriteOnly)) << path.toStdString();
+    file.write(yaml.toUtf8());
+    return path;
 }
 
 } // namespace opsdeck::test

@@ -4,6 +4,9 @@
 #include <chrono>
 #include <functional>
 
+class QProcess;
+class QTemporaryDir;
+
 namespace opsdeck::test {
 
 /// Folder holding the built executables (`<build>/bin`).
@@ -25,5 +28,14 @@ int freeTcpPort();
 
 /// True when some process still has `pid` (kill(pid, 0) succeeds and it is not a zombie).
 bool processAlive(qint64 pid);
+
+/// Stops a child process for good: SIGTERM, a wait of up to `deadline`, then
+/// SIGKILL and a bounded wait. Returns its exit code, -1 when it crashed or was
+/// killed. Leaves its output unread for the caller's log.
+int stopProcess(QProcess &process, std::chrono::milliseconds deadline);
+
+/// Writes `yaml` to `inventory.yaml` in `dir` and returns its path; fails the
+/// current test when the file cannot be written.
+QString writeInventory(const QTemporaryDir &dir, const QString &yaml);
 
 } // namespace opsdeck::test
