@@ -203,11 +203,7 @@ void SeriesPanel::refreshText()
 std::optional<opsdeck::history::Sample> SeriesPanel::latest(const QString &service,
                                                             const QString &key) const
 {
-    // The ring is in arrival order, so the newest sample is the last one.
-    const QVector<opsdeck::history::Sample> samples = m_window->points(service, key);
-    if (samples.isEmpty())
-        return std::nullopt;
-    return samples.back();
+    return m_window->latest(service, key);
 }
 
 std::optional<opsdeck::history::Sample> SeriesPanel::latest(const PanelSeries &series) const

@@ -54,6 +54,15 @@ QVector<Sample> HotWindow::points(const QString &service, const QString &key) co
     return out;
 }
 
+std::optional<Sample> HotWindow::latest(const QString &service, const QString &key) const
+{
+    const auto it = m_rings.constFind({service, key});
+    if (it == m_rings.cend() || it->size == 0)
+        return std::nullopt;
+    const qsizetype cap = capacity();
+    return it->samples[static_cast<size_t>((it->next - 1 + cap) % cap)];
+}
+
 QVector<SeriesKey> HotWindow::seriesKeys() const
 {
     QVector<SeriesKey> keys;

@@ -6,6 +6,7 @@
 #include <QHash>
 #include <QObject>
 #include <QVector>
+#include <optional>
 #include <vector>
 
 namespace opsdeck::history {
@@ -43,6 +44,9 @@ public:
     void append(const QString &service, const QString &key, qint64 timeMs, double value);
     /// The series' samples, oldest first (in arrival order), at most capacity().
     QVector<Sample> points(const QString &service, const QString &key) const;
+    /// The newest sample of the series (the last to arrive), without copying
+    /// the ring; nullopt when it has none.
+    std::optional<Sample> latest(const QString &service, const QString &key) const;
     QVector<SeriesKey> seriesKeys() const;
     /// Memory held by the rings, bytes (capacity × sizeof(Sample) per series).
     qint64 bytesUsed() const;

@@ -28,6 +28,12 @@ TEST(HotWindow, KeepsTheNewestSamplesWithinItsBound)
         EXPECT_EQ(points[i].timeMs, (15 + i) * 1000LL);
         EXPECT_EQ(points[i].value, 15 + i);
     }
+    // latest() is the last sample to arrive, after the ring wrapped twice.
+    const auto newest = window.latest(QStringLiteral("decode"), QStringLiteral("running"));
+    ASSERT_TRUE(newest.has_value());
+    EXPECT_EQ(newest->timeMs, 24'000);
+    EXPECT_EQ(newest->value, 24);
+    EXPECT_FALSE(window.latest(QStringLiteral("decode"), QStringLiteral("absent")).has_value());
     window.append(QStringLiteral("decode"), QStringLiteral("waiting"), 0, 1);
     window.append(QStringLiteral("prefill"), QStringLiteral("up"), 0, 1);
     EXPECT_EQ(window.seriesKeys().size(), 2) << "a third series is past maxSeries";
