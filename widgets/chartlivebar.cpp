@@ -52,7 +52,7 @@ void ChartLiveBar::showMode(Mode mode, qint64 windowMs)
     m_liveButton->setEnabled(mode != Mode::Live);
     switch (mode) {
     case Mode::Live:
-        m_status->setText(QStringLiteral("Live, last %1").arg(spanText(windowMs)));
+        m_status->setText(QStringLiteral("Live, up to the last %1").arg(spanText(windowMs)));
         break;
     case Mode::Paused:
         m_status->setText(QStringLiteral("Paused: new data is still recorded"));

@@ -6,7 +6,7 @@ class QLabel;
 class QToolButton;
 
 /// The line above a TimeSeriesChart's plot: what the view is doing
-/// ("Live, last 5 min", "Paused…", "Zoomed…") and the Pause and Live
+/// ("Live, up to the last 5 min", "Paused…", "Zoomed…") and the Pause and Live
 /// buttons. Only shows the mode it is given and reports clicks; the chart
 /// owns the mode. GUI thread.
 class ChartLiveBar : public QWidget

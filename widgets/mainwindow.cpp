@@ -224,11 +224,21 @@ bool MainWindow::openInventory(const QString &path)
         return false; // shutting down
     const auto loaded = inventory::loadInventory(path);
     if (!loaded.inventory) {
+        // A file with thousands of errors must not grow the window (or the
+        // log) without bound: the first ones say what is wrong, and where.
+        constexpr qsizetype shownErrors = 10;
+        constexpr qsizetype loggedErrors = 200;
         QStringList lines;
-        for (const auto &error : loaded.errors) {
-            spdlog::error("{}", error.toString().toStdString());
-            lines << error.toString();
+        for (qsizetype i = 0; i < loaded.errors.size() && i < loggedErrors; ++i) {
+            const QString text = loaded.errors[i].toString();
+            spdlog::error("{}", text.toStdString());
+            if (i < shownErrors)
+                lines << text;
         }
+        if (loaded.errors.size() > shownErrors)
+            lines << QStringLiteral("… and %1 more errors (%2 in the log)")
+                         .arg(loaded.errors.size() - shownErrors)
+                         .arg(std::min(loaded.errors.size(), loggedErrors) - shownErrors);
         const QString header = m_inventoryPath.isEmpty()
                                    ? QStringLiteral("Inventory not loaded:\n")
                                    : QStringLiteral("Inventory not loaded — still watching %1:\n")

@@ -13,6 +13,7 @@
 #include <QJsonObject>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 namespace opsdeck::cli {
 
@@ -147,6 +148,23 @@ int runMetricsRate(const QStringList &arguments)
         std::string_view(body1->constData(), static_cast<std::size_t>(body1->size())));
     const auto page2 = metrics::ExpositionParser::parse(
         std::string_view(body2->constData(), static_cast<std::size_t>(body2->size())));
+    // A page without a family (empty, not the exposition format, or over the
+    // size limit) has no counter to rate: fail like `metrics summarize`
+    // rather than print an empty result that reads as "all rates zero".
+    bool pagesUsable = true;
+    for (const auto &[path, page] : {std::pair{path1, &page1}, std::pair{path2, &page2}}) {
+        if (!page->families.empty())
+            continue;
+        pagesUsable = false;
+        printError(QStringLiteral("%1: no metric families").arg(path));
+        for (const auto &warning : page->warnings)
+            printError(QStringLiteral("warning: %1:%2: %3")
+                           .arg(path)
+                           .arg(warning.line)
+                           .arg(QString::fromStdString(warning.reason)));
+    }
+    if (!pagesUsable)
+        return ExitFailed;
     const metrics::Scrape before{page1, t1};
     const metrics::Scrape after{page2, t2};
 

@@ -26,6 +26,9 @@ namespace {
 // byte to a pipe, and the event loop reads it (the self-pipe trick).
 int signalPipe[2] = {-1, -1};
 
+// Flushes failed in a row (one every 5 s) after which recording stops with exit 1.
+constexpr int kMaxFailedFlushes = 3;
+
 void onSignal(int)
 {
     const char byte = 1;
@@ -40,8 +43,10 @@ bool installSignalHandlers()
     action.sa_handler = onSignal;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
+    // SIGHUP too: a closed terminal or a dropped ssh session must flush and
+    // remove the pid file like any other stop.
     return ::sigaction(SIGTERM, &action, nullptr) == 0 &&
-           ::sigaction(SIGINT, &action, nullptr) == 0;
+           ::sigaction(SIGINT, &action, nullptr) == 0 && ::sigaction(SIGHUP, &action, nullptr) == 0;
 }
 
 qint64 pidIn(const QString &pidFile)
@@ -99,7 +104,7 @@ int runRecord(const QStringList &arguments)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Record the health, latency and decode batch of every service of an inventory into the "
-        "history database, without a window, until SIGTERM or SIGINT."));
+        "history database, without a window, until SIGTERM, SIGINT or SIGHUP."));
     parser.addOption({QStringLiteral("inventory"), QStringLiteral("Inventory file (YAML)."),
                       QStringLiteral("file")});
     parser.addOption(
@@ -147,26 +152,40 @@ int runRecord(const QStringList &arguments)
     const QString database = history::HistoryStore::pathIn(
         workflows::AppPaths::dataDir(parser.value(QStringLiteral("data-dir"))));
     history::HistoryWriter writer(database);
+    // Before anything that takes the lock or writes the pid file: a stop
+    // request from then on ends in the clean exit that removes them.
+    if (!installSignalHandlers()) {
+        printError(QStringLiteral("cannot install the SIGTERM handler"));
+        return ExitFailed;
+    }
     QString error;
     if (!writer.start(&error)) {
         printError(error);
-        return ExitFailed;
+        return writer.startFailure() == history::HistoryWriter::StartFailure::UnusableDirectory
+                   ? ExitBadInput
+                   : ExitFailed;
     }
     if (!pidFile.isEmpty() && !writePidFile(pidFile, &error)) {
         printError(error);
         return ExitFailed;
     }
-    if (!installSignalHandlers()) {
-        printError(QStringLiteral("cannot install the SIGTERM handler"));
-        return ExitFailed;
-    }
     QSocketNotifier stopRequested(signalPipe[0], QSocketNotifier::Read);
     QObject::connect(&stopRequested, &QSocketNotifier::activated, &stopRequested,
                      [] { QCoreApplication::quit(); });
-    QObject::connect(&writer, &history::HistoryWriter::writeFailed, &writer,
-                     [](const QString &reason) { printError(reason); });
-
     int exitCode = ExitOk;
+    QString lastWriteError;
+    QObject::connect(&writer, &history::HistoryWriter::writeFailed, &writer,
+                     [&](const QString &reason, int failedFlushes, qint64) {
+                         // A corrupted or full file fails every flush alike: say each new
+                         // error once, and stop rather than record nothing for hours.
+                         if (reason != lastWriteError)
+                             printError(QStringLiteral("history write failed: %1").arg(reason));
+                         lastWriteError = reason;
+                         if (failedFlushes >= kMaxFailedFlushes && exitCode == ExitOk) {
+                             exitCode = ExitFailed;
+                             QCoreApplication::quit();
+                         }
+                     });
     {
         probes::PollerThread poller;
         probes::ServicePoller::Settings settings;
@@ -189,6 +208,12 @@ int runRecord(const QStringList &arguments)
         spdlog::info("record: stopping, {} samples passed on", recorder.samplesRecorded());
     }
     writer.stop();
+    if (exitCode == ExitFailed)
+        printError(QStringLiteral("stopped: %1 flushes in a row failed to write into %2 (%3); "
+                                  "%4 samples were not written")
+                       .arg(kMaxFailedFlushes)
+                       .arg(database, lastWriteError)
+                       .arg(writer.samplesNotWritten()));
     // Another recorder may have taken the pid file over: remove only ours.
     if (!pidFile.isEmpty() && pidIn(pidFile) == QCoreApplication::applicationPid())
         QFile::remove(pidFile);

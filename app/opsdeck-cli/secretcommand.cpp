@@ -106,7 +106,10 @@ int runSecret(const QStringList &arguments)
             printError(result.error);
             return exitFor(result);
         }
-        printLine(u"stored %1"_s.arg(key));
+        if (parser.isSet(jsonOption()))
+            printJson(QJsonDocument(QJsonObject{{u"key"_s, key}, {u"stored"_s, true}}));
+        else
+            printLine(u"stored %1"_s.arg(key));
         return ExitOk;
     }
 
@@ -134,7 +137,10 @@ int runSecret(const QStringList &arguments)
         printError(removed.error);
         return exitFor(removed);
     }
-    printLine(u"deleted %1"_s.arg(key));
+    if (parser.isSet(jsonOption()))
+        printJson(QJsonDocument(QJsonObject{{u"key"_s, key}, {u"deleted"_s, true}}));
+    else
+        printLine(u"deleted %1"_s.arg(key));
     return ExitOk;
 }
 

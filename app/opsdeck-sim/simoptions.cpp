@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <sys/stat.h>
+#include <utility>
 
 namespace opsdeck::sim {
 
@@ -149,8 +151,9 @@ std::optional<SimOptions> SimOptions::parse(const std::vector<std::string> &args
              }
              const std::string prefix = "reused-stall=";
              double seconds = 0;
+             // A stall is a finite number of seconds (NaN and inf would silently not stall).
              if (text.rfind(prefix, 0) != 0 || !toDouble(text.substr(prefix.size()), seconds) ||
-                 seconds < 0) {
+                 !(seconds >= 0 && seconds <= 86400)) {
                  error = "unknown --fault '" + text +
                          "' (expected reused-stall=SECONDS, scheduler-stuck or none)";
                  return false;
@@ -165,7 +168,16 @@ std::optional<SimOptions> SimOptions::parse(const std::vector<std::string> &args
              return true;
          }},
         {"--log-interval", doubleFlag(0.1, o.logIntervalS)},
-        {"--api-key", stringFlag(o.apiKey)},
+        {"--api-key",
+         [&](const std::string &flag) {
+             // An empty key would serve without any check: refuse it.
+             if (!stringFlag(o.apiKey)(flag))
+                 return false;
+             if (!o.apiKey.empty())
+                 return true;
+             error = "--api-key needs a non-empty key";
+             return false;
+         }},
         {"--tls-cert", stringFlag(o.tlsCertFile)},
         {"--tls-key", stringFlag(o.tlsKeyFile)},
         {"--served-model-name", stringFlag(o.servedModelName)},
@@ -268,6 +280,17 @@ std::optional<SimOptions> SimOptions::parse(const std::vector<std::string> &args
     if (o.tlsCertFile.empty() != o.tlsKeyFile.empty()) {
         error = "--tls-cert and --tls-key go together";
         return std::nullopt;
+    }
+    // Opening a FIFO would block before any signal handling: regular files only.
+    for (const auto &[flag, path] :
+         {std::pair{"--tls-cert", &o.tlsCertFile}, std::pair{"--tls-key", &o.tlsKeyFile}}) {
+        struct stat info
+        {
+        };
+        if (!path->empty() && (stat(path->c_str(), &info) != 0 || !S_ISREG(info.st_mode))) {
+            error = std::string(flag) + " '" + *path + "' is not a regular file";
+            return std::nullopt;
+        }
     }
     if (o.transferBackend != "mooncake" && o.transferBackend != "nixl") {
         error = "--transfer-backend expects mooncake or nixl, got '" + o.transferBackend + "'";

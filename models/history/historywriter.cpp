@@ -1,7 +1,15 @@
 #include "historywriter.h"
 
+#include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace opsdeck::history {
 
@@ -19,6 +27,65 @@ HistoryWriter::~HistoryWriter()
     stop();
 }
 
+namespace {
+
+// Why a lock file cannot be made at `path`, in the OS's words: a regular file
+// where a directory should be ("... is not a directory"), else the errno of
+// creating it (EACCES on a read-only directory, EROFS...). QLockFile only
+// says "permission error" or "unknown error".
+QString unusableReason(const QString &path)
+{
+    QString existing = QFileInfo(path).absolutePath();
+    QString missingChild;
+    while (!QFileInfo::exists(existing) && existing != QDir::rootPath()) {
+        missingChild = existing;
+        existing = QFileInfo(existing).absolutePath();
+    }
+    if (!QFileInfo(existing).isDir())
+        return QStringLiteral("%1 is not a directory").arg(existing);
+    errno = 0;
+    if (!missingChild.isEmpty()) {
+        if (::mkdir(QFile::encodeName(missingChild).constData(), 0755) == 0) {
+            ::rmdir(QFile::encodeName(missingChild).constData());
+            return QStringLiteral("cannot create %1").arg(missingChild);
+        }
+    } else {
+        const int fd = ::open(QFile::encodeName(path).constData(),
+                              O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            // Made by this probe only: not a lock anyone holds.
+            ::close(fd);
+            ::unlink(QFile::encodeName(path).constData());
+            return QStringLiteral("unknown error");
+        }
+    }
+    return QString::fromLocal8Bit(std::strerror(errno));
+}
+
+} // namespace
+
+bool HistoryWriter::removeEmptyStaleLock()
+{
+    // QLockFile writes its pid, host and program as it creates the file, so
+    // an empty or unreadable lock is left by a writer killed in between;
+    // with a stale time of 0 QLockFile would refuse it forever. A young one
+    // may still be a writer mid-creation: only one older than a few seconds
+    // is removed.
+    qint64 pid = 0;
+    QString host;
+    QString program;
+    if (m_lock.getLockInfo(&pid, &host, &program))
+        return false;
+    const QFileInfo info(lockPath(m_path));
+    if (!info.exists() ||
+        info.fileTime(QFileDevice::FileModificationTime).msecsTo(QDateTime::currentDateTime()) <
+            kEmptyLockStaleMs)
+        return false;
+    spdlog::warn("history: removing the empty lock {} left by a writer that died",
+                 info.absoluteFilePath().toStdString());
+    return m_lock.removeStaleLockFile();
+}
+
 QString HistoryWriter::lockPath(const QString &databasePath)
 {
     return QFileInfo(databasePath).absoluteFilePath() + QStringLiteral(".lock");
@@ -28,21 +95,38 @@ bool HistoryWriter::start(QString *error)
 {
     if (m_worker)
         return true;
-    QDir().mkpath(QFileInfo(m_path).absolutePath());
-    if (!m_lock.tryLock(0)) {
+    m_startFailure = StartFailure::None;
+    const QString dir = QFileInfo(m_path).absolutePath();
+    if (!QDir().mkpath(dir)) {
+        *error = QStringLiteral("cannot create the history directory %1: %2")
+                     .arg(dir, unusableReason(lockPath(m_path)));
+        m_startFailure = StartFailure::UnusableDirectory;
+        return false;
+    }
+    bool locked = m_lock.tryLock(0);
+    if (!locked && m_lock.error() == QLockFile::LockFailedError && removeEmptyStaleLock())
+        locked = m_lock.tryLock(0);
+    if (!locked) {
         qint64 pid = 0;
         QString host;
         QString program;
         if (m_lock.error() == QLockFile::LockFailedError &&
-            m_lock.getLockInfo(&pid, &host, &program))
+            m_lock.getLockInfo(&pid, &host, &program)) {
             *error = QStringLiteral("history is being recorded by pid %1 (%2 on %3) into %4; "
                                     "this process only reads it")
                          .arg(pid)
                          .arg(program, host, m_path);
-        else
-            *error = QStringLiteral("cannot take the history lock %1 (error %2)")
-                         .arg(lockPath(m_path))
-                         .arg(static_cast<int>(m_lock.error()));
+            m_startFailure = StartFailure::Locked;
+        } else if (m_lock.error() == QLockFile::LockFailedError) {
+            *error = QStringLiteral("the history lock %1 is held by a writer that has not "
+                                    "written its pid yet; try again in a few seconds")
+                         .arg(lockPath(m_path));
+            m_startFailure = StartFailure::Locked;
+        } else {
+            *error = QStringLiteral("cannot create the history lock %1: %2")
+                         .arg(lockPath(m_path), unusableReason(lockPath(m_path)));
+            m_startFailure = StartFailure::UnusableDirectory;
+        }
         return false;
     }
     auto *worker = new HistoryWriterWorker(m_path, m_settings, m_queue);
@@ -55,6 +139,7 @@ bool HistoryWriter::start(QString *error)
         worker, [worker, &opened, error] { opened = worker->open(error); },
         Qt::BlockingQueuedConnection);
     if (!opened) {
+        m_startFailure = StartFailure::Database;
         m_thread.quit();
         m_thread.wait();
         m_lock.unlock();

@@ -21,7 +21,9 @@ namespace opsdeck::history {
 /// (`history.sqlite.lock`, holding the writer's pid, host and program). A
 /// second writer is refused with "history is being recorded by pid N ..."
 /// and records nothing; its process can still read through a HistoryStore.
-/// A lock left by a process that died is taken over.
+/// A lock left by a process that died is taken over, and so is an empty or
+/// unreadable lock older than 5 s (a writer killed between creating the file
+/// and writing its pid into it).
 ///
 /// Thread: create, start, stop and destroy on one thread; append() from any.
 /// start() and stop() wait for the worker (opening the file, the last flush).
@@ -35,6 +37,18 @@ public:
                            QObject *parent = nullptr);
     ~HistoryWriter() override;
 
+    /// Why the last start() failed.
+    enum class StartFailure
+    {
+        None,
+        Locked,            ///< another writer holds the lock
+        UnusableDirectory, ///< the directory or its lock file cannot be made (bad input)
+        Database           ///< the database file cannot be opened
+    };
+
+    /// Age (ms) after which an empty or unreadable lock file counts as stale.
+    static constexpr qint64 kEmptyLockStaleMs = 5000;
+
     /// `<database>.lock`.
     static QString lockPath(const QString &databasePath);
 
@@ -44,6 +58,9 @@ public:
     /// Writes what is queued (rollups of the open minutes too), closes the
     /// database and releases the lock. Idempotent.
     void stop();
+    /// Samples lost in failed flushes since this writer was made; any thread.
+    qint64 samplesNotWritten() const { return m_queue->samplesNotWritten.load(); }
+    StartFailure startFailure() const { return m_startFailure; }
     bool isRecording() const { return m_worker != nullptr; }
     QString databasePath() const { return m_path; }
 
@@ -55,10 +72,15 @@ public:
     bool flush();
 
 Q_SIGNALS:
-    /// Writing failed (disk full, file removed...): the samples of that batch are lost.
-    void writeFailed(const QString &error);
+    /// Writing failed (disk full, file removed, a corrupted file...): the
+    /// samples of that batch are lost. `failedFlushes` counts the flushes
+    /// failed in a row (1 on the first), `samplesNotWritten` every sample
+    /// lost since this writer was made. Emitted on every failed flush.
+    void writeFailed(const QString &error, int failedFlushes, qint64 samplesNotWritten);
 
 private:
+    bool removeEmptyStaleLock();
+
     QString m_path;
     Settings m_settings;
     QLockFile m_lock;
@@ -66,6 +88,7 @@ private:
     std::shared_ptr<PendingQueue> m_queue;
     HistoryWriterWorker *m_worker = nullptr;
     std::atomic<bool> m_recording{false};
+    StartFailure m_startFailure = StartFailure::None;
 };
 
 } // namespace opsdeck::history

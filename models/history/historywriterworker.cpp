@@ -61,8 +61,19 @@ bool HistoryWriterWorker::flush(bool final)
         // every series afresh rather than rewrite a row that is not there.
         m_series.clear();
         const QString error = m_store->lastError();
-        spdlog::error("history: {} samples not written: {}", pending.size(), error.toStdString());
-        Q_EMIT writeFailed(error);
+        ++m_failedFlushes;
+        m_queue->samplesNotWritten += pending.size();
+        // A broken file fails every flush the same way: one log line per
+        // change of error, not one every flush interval.
+        if (error != m_lastError)
+            spdlog::error("history: writing into {} failed: {} ({} samples not written so far)",
+                          m_path.toStdString(), error.toStdString(),
+                          m_queue->samplesNotWritten.load());
+        m_lastError = error;
+        Q_EMIT writeFailed(error, m_failedFlushes, m_queue->samplesNotWritten.load());
+    } else {
+        m_failedFlushes = 0;
+        m_lastError.clear();
     }
     return ok;
 }

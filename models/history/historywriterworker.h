@@ -11,6 +11,7 @@
 #include <QMutex>
 #include <QObject>
 #include <QVector>
+#include <atomic>
 #include <memory>
 
 class QTimer;
@@ -30,6 +31,8 @@ struct PendingQueue
 {
     QMutex mutex;
     QVector<PendingSample> samples;
+    /// Samples taken by a flush that failed, since the writer was made (any thread).
+    std::atomic<qint64> samplesNotWritten{0};
 };
 
 /// HistoryWriter's worker: lives on the writer's thread and owns its
@@ -60,7 +63,8 @@ public:
     bool flush(bool final);
 
 Q_SIGNALS:
-    void writeFailed(const QString &error);
+    /// See HistoryWriter::writeFailed.
+    void writeFailed(const QString &error, int failedFlushes, qint64 samplesNotWritten);
 
 private:
     struct OpenSeries
@@ -83,6 +87,8 @@ private:
     QTimer *m_timer = nullptr;
     QHash<SeriesKey, OpenSeries> m_series;
     QElapsedTimer m_sincePrune;
+    int m_failedFlushes = 0; ///< consecutive failed flushes, 0 after one succeeds
+    QString m_lastError;     ///< of the last failed flush, empty after one succeeds
 };
 
 } // namespace opsdeck::history

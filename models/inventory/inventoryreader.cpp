@@ -2,6 +2,9 @@
 
 #include "alertsreader.h"
 
+#include <QFile>
+#include <QFileInfo>
+#include <QSslCertificate>
 #include <algorithm>
 #include <yaml-cpp/yaml.h>
 
@@ -165,7 +168,7 @@ HttpSettings InventoryReader::readHttp(YamlMapping &service, const QString &serv
         return http;
     YamlMapping fields(m_diagnostics, *node, service.path(u"http"_s), httpKeys());
     http.apiKeySecret = readApiKeySecret(fields, serviceName);
-    http.caFile = readFilePath(fields, u"ca_file"_s);
+    http.caFile = readCaFile(fields);
     http.verifyTls = fields.boolean(u"verify_tls"_s).value_or(true);
     // Up to 10 minutes: a whole request, not a stream.
     http.timeoutMs = fields.integer(u"timeout_ms"_s, 1, 600000).value_or(0);
@@ -243,9 +246,16 @@ std::optional<QUrl> InventoryReader::readUrl(YamlMapping &fields, const QString 
     if (!text || text->isEmpty())
         return std::nullopt;
     const QUrl url(*text, QUrl::StrictMode);
-    const QString quoted = u'\'' + *text + u'\'';
+    // A password in a URL would be echoed by every message and every output
+    // that shows the URL: never quote it, and never accept it.
+    const bool credentials = !url.userInfo().isEmpty();
+    const QString quoted =
+        u'\'' + (credentials ? url.toDisplayString(QUrl::RemoveUserInfo) : *text) + u'\'';
     QString problem;
-    if (url.scheme() != u"http"_s && url.scheme() != u"https"_s)
+    if (credentials)
+        problem = quoted + u" carries credentials: they never live in the inventory (an API key "
+                           "goes in the secret store, `http: {api_key: secret}`)"_s;
+    else if (url.scheme() != u"http"_s && url.scheme() != u"https"_s)
         problem = quoted + u" is not an http or https URL (write e.g. http://127.0.0.1:30000)"_s;
     else if (!url.isValid())
         // QUrl appends "; source was ..." and more, which repeats the quoted text.
@@ -300,6 +310,38 @@ void InventoryReader::readMetricsEndpoint(YamlMapping &fields, Service &service)
                          url->toDisplayString()));
     else
         service.metricsUrlOverride = *url;
+}
+
+QString InventoryReader::readCaFile(YamlMapping &fields)
+{
+    const QString path = readFilePath(fields, u"ca_file"_s);
+    // A bad CA file would otherwise show only at runtime, as a service "down"
+    // with a TLS error: say what is wrong with it at its line instead.
+    if (!path.isEmpty()) {
+        if (const QString problem = caFileProblem(path); !problem.isEmpty())
+            fields.error(u"ca_file"_s, problem);
+    }
+    return path;
+}
+
+QString InventoryReader::caFileProblem(const QString &path)
+{
+    const QFileInfo info(path);
+    if (!info.exists())
+        return u"%1: no such file"_s.arg(path);
+    // Checked before opening: a FIFO would block the load, a device never end.
+    if (!info.isFile())
+        return u"%1: not a regular file; ca_file names a PEM file of CA certificates"_s.arg(path);
+    if (info.size() > kMaxCaFileBytes)
+        return u"%1: %2 bytes, more than the %3 bytes (1 MiB) a CA file may hold"_s.arg(path)
+            .arg(info.size())
+            .arg(kMaxCaFileBytes);
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return u"%1: %2"_s.arg(path, file.errorString());
+    if (QSslCertificate::fromData(file.read(kMaxCaFileBytes), QSsl::Pem).isEmpty())
+        return u"%1: holds no PEM certificate (-----BEGIN CERTIFICATE-----)"_s.arg(path);
+    return {};
 }
 
 QString InventoryReader::readFilePath(YamlMapping &fields, const QString &key)

@@ -37,6 +37,13 @@ private:
     QString readEndpoint(YamlMapping &fields, const QString &key, const QString &fallback);
     void readMetricsEndpoint(YamlMapping &fields, Service &service);
     QString readFilePath(YamlMapping &fields, const QString &key);
+    /// `ca_file`, with an error at its place unless it is a readable regular
+    /// file of at most kMaxCaFileBytes holding at least one PEM certificate.
+    QString readCaFile(YamlMapping &fields);
+    /// Why `path` is no usable CA file, or empty.
+    static QString caFileProblem(const QString &path);
+    /// 1 MiB: a CA bundle of the whole Mozilla store is about 220 KiB.
+    static constexpr qint64 kMaxCaFileBytes = 1024 * 1024;
 
     InventoryDiagnostics &m_diagnostics;
     QDir m_directory;

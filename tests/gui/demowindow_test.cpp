@@ -131,3 +131,23 @@ TEST(DemoWindow, BadInventoryShowsWhereAndKeepsRunning)
     EXPECT_TRUE(window.isVisible());
     EXPECT_EQ(window.servicesPanel()->cardCount(), 0);
 }
+
+// Thousands of errors (the breaker's 54 KB file had about 4,000) must not
+// grow the banner and the window without bound: the first ten, then a count.
+TEST(DemoWindow, ThousandsOfInventoryErrorsShowTheFirstTenAndACount)
+{
+    QTemporaryFile file(QDir::tempPath() + QStringLiteral("/opsdeck-XXXXXX.yaml"));
+    ASSERT_TRUE(file.open());
+    QByteArray yaml = "hosts:\n";
+    for (int i = 0; i < 2000; ++i)
+        yaml += "  - {name: h" + QByteArray::number(i) + ", kind: bogus}\n";
+    file.write(yaml);
+    file.close();
+    MainWindow window;
+    window.show();
+    EXPECT_FALSE(window.openInventory(file.fileName()));
+    const QString banner = window.bannerText();
+    EXPECT_EQ(banner.count(file.fileName() + QLatin1Char(':')), 10) << banner.toStdString();
+    EXPECT_TRUE(banner.contains(QStringLiteral("more errors"))) << banner.toStdString();
+    EXPECT_LT(window.height(), 1300) << "the banner stretched the window";
+}

@@ -204,3 +204,31 @@ TEST(RecordCommand, DemoUpStartsTheRecorderAndDemoDownStopsIt)
     EXPECT_TRUE(down.standardError.contains("recorder stopped"))
         << down.standardError.toStdString();
 }
+
+// A closed terminal or a dropped ssh session sends SIGHUP: the recorder stops
+// as for SIGTERM (flush, pid file removed, exit 0), not with the default death
+// that left the pid file and the lock behind.
+TEST(RecordCommand, SighupStopsCleanly)
+{
+    QTemporaryDir dir;
+    const QString inventory = writeFile(dir.filePath(QStringLiteral("inv.yaml")),
+                                        "hosts:\n  - {name: local, kind: local}\nservices:\n"
+                                        "  - name: engine\n    role: engine\n    host: local\n"
+                                        "    url: http://127.0.0.1:9\n");
+    const QString pidFile = dir.filePath(QStringLiteral("recorder.pid"));
+    QProcess recorder;
+    recorder.setStandardInputFile(QProcess::nullDevice());
+    recorder.start(test::binPath(QStringLiteral("opsdeck-cli")),
+                   {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                    QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("data")),
+                    QStringLiteral("--pid-file"), pidFile});
+    ASSERT_TRUE(recorder.waitForStarted());
+    ASSERT_TRUE(
+        waitUntil([&] { return pidIn(pidFile) == recorder.processId(); }, std::chrono::seconds(15)))
+        << recorder.readAllStandardError().toStdString();
+    ::kill(static_cast<pid_t>(recorder.processId()), SIGHUP);
+    ASSERT_TRUE(recorder.waitForFinished(15000));
+    EXPECT_EQ(recorder.exitStatus(), QProcess::NormalExit);
+    EXPECT_EQ(recorder.exitCode(), 0) << recorder.readAllStandardError().toStdString();
+    EXPECT_FALSE(QFile::exists(pidFile));
+}

@@ -98,6 +98,22 @@ TEST(InventoryValueErrors, BadServiceUrl)
     }
 }
 
+// `status --json` printed such a URL whole: a password would reach every
+// output. Refused, and the error itself never repeats the password.
+TEST(InventoryValueErrors, ServiceUrlWithCredentialsIsRefusedWithoutEchoingThem)
+{
+    const LoadResult result = parse("hosts: [{name: h, kind: local}]\n"
+                                    "services:\n"
+                                    "  - name: e\n"
+                                    "    role: engine\n"
+                                    "    host: h\n"
+                                    "    url: 'http://admin:hunter2@127.0.0.1:30001'\n");
+    ASSERT_EQ(result.errors.size(), 1) << dump(result);
+    EXPECT_TRUE(isError(result, 0, 6, 10, "services[0].url", "carries credentials"));
+    EXPECT_FALSE(result.errors[0].toString().contains(QStringLiteral("hunter2")));
+    EXPECT_TRUE(result.errors[0].message.contains(QStringLiteral("http://127.0.0.1:30001")));
+}
+
 TEST(InventoryValueErrors, BadHealthAndMetricsPath)
 {
     const LoadResult result = parse(R"(

@@ -18,6 +18,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 #include <sstream>
+#include <sys/stat.h>
 
 using namespace opsdeck;
 using namespace Qt::StringLiterals;
@@ -394,7 +395,29 @@ TEST(SimTlsOptions, CertificateAndKeyGoTogether)
     ASSERT_TRUE(sim.waitForFinished(10000));
     EXPECT_EQ(sim.exitCode(), 2);
     EXPECT_TRUE(sim.readAllStandardError().contains(
-        "cannot load the TLS certificate /nonexistent/cert.pem"));
+        "--tls-cert '/nonexistent/cert.pem' is not a regular file"));
+}
+
+// A FIFO as the certificate blocked the sim in open(), deaf to SIGTERM; an
+// empty key served without auth; a NaN stall was quietly no fault at all.
+TEST(SimTlsOptions, FifoCertificateEmptyKeyAndNanStallAreRefused)
+{
+    QTemporaryDir dir;
+    const QString fifo = dir.filePath(u"cert.pem"_s);
+    ASSERT_EQ(mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    const QList<QStringList> bad = {
+        {u"--tls-cert"_s, fifo, u"--tls-key"_s, fifo},
+        {u"--api-key"_s, QString()},
+        {u"--fault"_s, u"reused-stall=nan"_s},
+        {u"--fault"_s, u"reused-stall=inf"_s},
+    };
+    for (const QStringList &extra : bad) {
+        QProcess sim;
+        sim.start(test::binPath(u"opsdeck-sim"_s),
+                  QStringList{u"--role"_s, u"decode"_s, u"--port"_s, u"0"_s} + extra);
+        ASSERT_TRUE(sim.waitForFinished(10000)) << extra.join(u' ').toStdString();
+        EXPECT_EQ(sim.exitCode(), 2) << extra.join(u' ').toStdString();
+    }
 }
 
 // The console's shape: the poller on its own thread reads the key through the

@@ -56,7 +56,15 @@ TEST(SecretCommand, SetCheckDeleteWithoutEverPrintingTheValue)
     EXPECT_EQ(gone.exitCode, 1);
     EXPECT_EQ(gone.out, key.toUtf8() + ": not stored\n");
 
-    for (const CliRun &run : {set, check, removed, again, gone}) {
+    // --json gives one JSON document for every action, never plain text.
+    const CliRun setJson = cli({u"set"_s, u"--json"_s, key}, value + '\n');
+    EXPECT_EQ(setJson.exitCode, 0) << setJson.err.toStdString();
+    EXPECT_EQ(setJson.out, R"({"key":")" + key.toUtf8() + R"(","stored":true})" + '\n');
+    const CliRun deleteJson = cli({u"delete"_s, u"--json"_s, key});
+    EXPECT_EQ(deleteJson.exitCode, 0) << deleteJson.err.toStdString();
+    EXPECT_EQ(deleteJson.out, R"({"deleted":true,"key":")" + key.toUtf8() + R"("})" + '\n');
+
+    for (const CliRun &run : {set, check, removed, again, gone, setJson, deleteJson}) {
         EXPECT_FALSE(run.out.contains(value));
         EXPECT_FALSE(run.err.contains(value));
     }
