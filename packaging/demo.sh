@@ -9,12 +9,16 @@ packaging/install-deps.sh
 cmake --preset default >/dev/null
 cmake --build --preset default
 if [[ -z "${XDG_RUNTIME_DIR:-}" ]]; then
+  # Qt wants one; a throw-away one is removed when the demo ends.
   XDG_RUNTIME_DIR=$(mktemp -d)
   export XDG_RUNTIME_DIR
+  trap 'rm -rf "$XDG_RUNTIME_DIR"' EXIT
 fi
 if [[ -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]]; then
-  exec build/bin/opsdeck --demo "$@"
+  build/bin/opsdeck --demo "$@"
+  exit
 fi
 packaging/install-deps.sh --test # Xvfb
 echo "demo: no display here; rendering the console under Xvfb to $PWD/opsdeck-demo.png" >&2
-exec xvfb-run -a -s "-screen 0 1920x1200x24" build/bin/opsdeck --demo --screenshot opsdeck-demo.png --after 30 "$@"
+xvfb-run -a -s "-screen 0 1920x1200x24" build/bin/opsdeck --demo --screenshot opsdeck-demo.png \
+  --after 30 "$@"
