@@ -326,3 +326,40 @@ TEST(CliMetrics, RateBetweenTwoScrapes)
           QStringList{metricsWord, rateWord, first}})
         EXPECT_EQ(runCli(args).exitCode, 2) << args.join(u' ').toStdString();
 }
+
+TEST(CliMetrics, RateOfAPageWithoutFamiliesFailsLikeSummarize)
+{
+    QTemporaryDir dir;
+    auto write = [&dir](const char *name, const QByteArray &text) {
+        const QString path = dir.filePath(QString::fromLatin1(name));
+        QFile file(path);
+        EXPECT_TRUE(file.open(QIODevice::WriteOnly));
+        file.write(text);
+        return path;
+    };
+    const QString good = write("good.prom", "# TYPE vllm:generation_tokens_total counter\n"
+                                            "vllm:generation_tokens_total 1000\n");
+    const QString empty = write("empty.prom", QByteArray());
+    const QString garbage = write("garbage.prom", "garbage here\n\x01\x02\xff\n");
+    // Over the parser's 16 MiB page limit, made of valid lines.
+    const QString huge =
+        write("huge.prom", QByteArray("vllm:num_requests_running 1\n").repeated((17 << 20) / 28));
+    for (const QString &bad : {empty, garbage, huge}) {
+        for (const QStringList &pair : {QStringList{good, bad}, QStringList{bad, good}}) {
+            const auto rate = runCli({QStringLiteral("metrics"), QStringLiteral("rate"), pair[0],
+                                      pair[1], QStringLiteral("--interval"), QStringLiteral("5"),
+                                      QStringLiteral("--json")});
+            EXPECT_EQ(rate.exitCode, 1) << rate.standardOutput.toStdString();
+            EXPECT_TRUE(rate.standardOutput.isEmpty()) << rate.standardOutput.toStdString();
+            EXPECT_TRUE(rate.standardError.contains(
+                (bad + QStringLiteral(": no metric families")).toUtf8()))
+                << rate.standardError.toStdString();
+        }
+        const auto summarize =
+            runCli({QStringLiteral("metrics"), QStringLiteral("summarize"), bad});
+        EXPECT_EQ(summarize.exitCode, 1) << "the same exit code as summarize";
+    }
+    const auto twoGood = runCli({QStringLiteral("metrics"), QStringLiteral("rate"), good, good,
+                                 QStringLiteral("--interval"), QStringLiteral("5")});
+    EXPECT_EQ(twoGood.exitCode, 0) << twoGood.standardError.toStdString();
+}

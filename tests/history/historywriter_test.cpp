@@ -5,6 +5,9 @@
 #include "testsupport.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
+#include <QFile>
+#include <QFileInfo>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -145,4 +148,43 @@ TEST(HistoryWriter, FlushesOnItsIntervalAndTakesAppendsFromAnyThread)
             return true;
         },
         std::chrono::seconds(10)));
+}
+
+TEST(HistoryWriter, AnOldEmptyLockLeftByAKilledWriterIsTakenOver)
+{
+    QTemporaryDir dir;
+    const QString path = HistoryStore::pathIn(dir.path());
+    // What a writer killed between creating the lock and writing its pid leaves.
+    QFile lock(HistoryWriter::lockPath(path));
+    ASSERT_TRUE(lock.open(QIODevice::WriteOnly));
+    lock.close();
+
+    // Young, it may be a writer mid-creation: refused, without a bare error number.
+    HistoryWriter early(path, settings());
+    QString error;
+    EXPECT_FALSE(early.start(&error));
+    EXPECT_EQ(early.startFailure(), HistoryWriter::StartFailure::Locked);
+    EXPECT_TRUE(error.contains(QStringLiteral("has not written its pid yet")))
+        << error.toStdString();
+
+    // An hour old: stale, removed and taken.
+    ASSERT_TRUE(lock.open(QIODevice::ReadWrite));
+    ASSERT_TRUE(lock.setFileTime(QDateTime::currentDateTime().addSecs(-3600),
+                                 QFileDevice::FileModificationTime));
+    lock.close();
+    HistoryWriter writer(path, settings());
+    ASSERT_TRUE(writer.start(&error)) << error.toStdString();
+    writer.append(QStringLiteral("decode"), QStringLiteral("running"), QString(), t0, 3);
+    ASSERT_TRUE(writer.flush());
+    EXPECT_GT(QFileInfo(HistoryWriter::lockPath(path)).size(), 0) << "now holds our pid";
+
+    // A live writer's lock is refused however old it is.
+    ASSERT_TRUE(lock.open(QIODevice::ReadWrite));
+    ASSERT_TRUE(lock.setFileTime(QDateTime::currentDateTime().addSecs(-3600),
+                                 QFileDevice::FileModificationTime));
+    lock.close();
+    HistoryWriter second(path, settings());
+    EXPECT_FALSE(second.start(&error));
+    EXPECT_TRUE(error.contains(QStringLiteral("history is being recorded by pid")))
+        << error.toStdString();
 }

@@ -5,11 +5,13 @@
 // stops it.
 #include "clitest.h"
 #include "historystore.h"
+#include "historywriter.h"
 #include "simprocess.h"
 #include "testsupport.h"
 
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <algorithm>
 #include <csignal>
@@ -231,4 +233,77 @@ TEST(RecordCommand, SighupStopsCleanly)
     EXPECT_EQ(recorder.exitStatus(), QProcess::NormalExit);
     EXPECT_EQ(recorder.exitCode(), 0) << recorder.readAllStandardError().toStdString();
     EXPECT_FALSE(QFile::exists(pidFile));
+}
+
+TEST(RecordCommand, AnUnusableDataDirIsBadInputSaidInWords)
+{
+    QTemporaryDir dir;
+    const QString inventory = writeFile(dir.filePath(QStringLiteral("inv.yaml")),
+                                        "hosts:\n  - {name: local, kind: local}\nservices:\n"
+                                        "  - name: engine\n    role: engine\n    host: local\n"
+                                        "    url: http://127.0.0.1:1\n");
+    // A regular file where the data directory should be, and one below it.
+    const QString file = writeFile(dir.filePath(QStringLiteral("not-a-dir")), "x");
+    for (const QString &dataDir : QStringList{file, file + QStringLiteral("/sub")}) {
+        const auto run = runCli({QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                                 QStringLiteral("--data-dir"), dataDir});
+        EXPECT_EQ(run.exitCode, 2) << run.standardError.toStdString();
+        const QString error = QString::fromUtf8(run.standardError);
+        EXPECT_TRUE(error.contains(QStringLiteral("%1 is not a directory").arg(file)))
+            << error.toStdString();
+        EXPECT_TRUE(error.contains(dataDir)) << error.toStdString();
+        EXPECT_FALSE(error.contains(QStringLiteral("(error "))) << error.toStdString();
+    }
+}
+
+TEST(RecordCommand, StopsWithExitOneWhenEveryWriteIntoACorruptedDatabaseFails)
+{
+    QTemporaryDir dir;
+    const QString data = dir.filePath(QStringLiteral("data"));
+    const QString database = HistoryStore::pathIn(data);
+    {
+        // A valid database of a few pages, written the way the recorder writes.
+        history::HistoryWriter writer(database);
+        QString error;
+        ASSERT_TRUE(writer.start(&error)) << error.toStdString();
+        for (int series = 0; series < 20; ++series)
+            for (int i = 0; i < 50; ++i)
+                writer.append(QStringLiteral("engine"), QStringLiteral("k%1").arg(series),
+                              QStringLiteral("ms"), 1'700'000'000'000 + i * 1000, i);
+        ASSERT_TRUE(writer.flush());
+    }
+    QFile file(database);
+    ASSERT_GT(file.size(), 12288 + 4096);
+    ASSERT_TRUE(file.open(QIODevice::ReadWrite));
+    ASSERT_TRUE(file.seek(12288));
+    QByteArray garbage(4096, '\0');
+    for (qsizetype i = 0; i < garbage.size(); ++i)
+        garbage[i] = static_cast<char>((i * 131 + 7) % 251);
+    ASSERT_EQ(file.write(garbage), garbage.size());
+    file.close();
+
+    // Nothing listens on the port: every poll still gives an "up" = 0 sample.
+    const QString inventory =
+        writeFile(dir.filePath(QStringLiteral("inv.yaml")),
+                  QStringLiteral("hosts:\n  - {name: local, kind: local}\nservices:\n"
+                                 "  - name: engine\n    role: engine\n    host: local\n"
+                                 "    url: http://127.0.0.1:%1\n")
+                      .arg(test::freeTcpPort())
+                      .toUtf8());
+    const auto run = runCli({QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                             QStringLiteral("--data-dir"), data, QStringLiteral("--interval-ms"),
+                             QStringLiteral("200")},
+                            {}, std::chrono::seconds(60));
+    const QString error = QString::fromUtf8(run.standardError);
+    EXPECT_EQ(run.exitCode, 1) << error.toStdString();
+    EXPECT_EQ(error.count(QStringLiteral("history write failed")), 1)
+        << "the same error is said once: " << error.toStdString();
+    EXPECT_TRUE(error.contains(QStringLiteral("malformed"))) << error.toStdString();
+    EXPECT_TRUE(
+        error.contains(QStringLiteral("3 flushes in a row failed to write into %1").arg(database)))
+        << error.toStdString();
+    const QRegularExpression lost(QStringLiteral("; (\\d+) samples were not written"));
+    const auto match = lost.match(error);
+    ASSERT_TRUE(match.hasMatch()) << error.toStdString();
+    EXPECT_GE(match.captured(1).toLongLong(), 3) << "at least one sample per failed flush";
 }
