@@ -17,9 +17,11 @@
 #include <QTimer>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <map>
+#include <mutex>
 #include <thread>
 
 using namespace opsdeck;
@@ -66,18 +68,24 @@ public:
         m_lastBeatMs.store(nowMs());
         m_beat.start(20);
         m_thread = std::thread([this] {
-            while (!m_stop.load()) {
+            std::unique_lock lock(m_mutex);
+            // Samples the heartbeat every 5 ms until told to stop.
+            while (!m_stopped.wait_for(lock, std::chrono::milliseconds(5),
+                                       [this] { return m_stop.load(); })) {
                 const qint64 gap = nowMs() - m_lastBeatMs.load();
                 qint64 worst = m_worstMs.load();
                 while (gap > worst && !m_worstMs.compare_exchange_weak(worst, gap)) {
                 }
-                std::this_thread::sleep_for(std::chrono::milliseconds(5));
             }
         });
     }
     ~GuiWatchdog()
     {
-        m_stop.store(true);
+        {
+            const std::lock_guard lock(m_mutex);
+            m_stop.store(true);
+        }
+        m_stopped.notify_all();
         m_thread.join();
     }
     qint64 worstStallMs() const { return m_worstMs.load(); }
@@ -87,6 +95,8 @@ private:
     std::atomic<qint64> m_lastBeatMs{0};
     std::atomic<qint64> m_worstMs{0};
     std::atomic<bool> m_stop{false};
+    std::mutex m_mutex;
+    std::condition_variable m_stopped;
     std::thread m_thread;
 };
 
