@@ -97,9 +97,12 @@ struct Service
     QString start;
     QString stop;   ///< command that asks it to stop (SIGTERM); empty: `kill -TERM $(cat pid_file)`
     QString status; ///< command that exits 0 while it runs; empty: `kill -0 $(cat pid_file)`
-    QString pidFile;   ///< path on the host of the pid file `start` writes
-    QString log;       ///< path on the host of its log file
-    QStringList tags;  ///< free labels; `production` makes load-generating checks ask first
+    QString pidFile;  ///< path on the host of the pid file `start` writes
+    QString log;      ///< path on the host of its log file
+    QStringList tags; ///< free labels; `production` makes load-generating checks ask first
+    /// Which engine's metric names to read its /metrics with: `auto` (detected
+    /// from the page), `sglang`, `vllm` or `router` (EngineProfile::name).
+    QString profile = QStringLiteral("auto");
     HttpSettings http; ///< API key, TLS, timeout and proxy of requests to it
 
     bool isProduction() const { return tags.contains(QStringLiteral("production")); }

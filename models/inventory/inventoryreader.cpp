@@ -27,9 +27,10 @@ QStringList hostKeys()
 
 QStringList serviceKeys()
 {
-    return {u"name"_s,         u"role"_s,         u"host"_s,  u"url"_s,  u"health_path"_s,
-            u"metrics_path"_s, u"serve_script"_s, u"start"_s, u"stop"_s, u"status"_s,
-            u"pid_file"_s,     u"log"_s,          u"tags"_s,  u"http"_s, u"metrics_url"_s};
+    return {u"name"_s,        u"role"_s,         u"host"_s,         u"url"_s,
+            u"health_path"_s, u"metrics_path"_s, u"serve_script"_s, u"start"_s,
+            u"stop"_s,        u"status"_s,       u"pid_file"_s,     u"log"_s,
+            u"tags"_s,        u"http"_s,         u"metrics_url"_s,  u"profile"_s};
 }
 
 QStringList httpKeys()
@@ -149,6 +150,15 @@ Service InventoryReader::readService(YamlMapping &fields)
     service.url = readUrl(fields, u"url"_s, Need::Required, true).value_or(QUrl());
     service.healthPath = readEndpoint(fields, u"health_path"_s, service.healthPath);
     readMetricsEndpoint(fields, service);
+    if (const auto profile = fields.text(u"profile"_s)) {
+        // The engine profiles' names (models/metrics/engineprofile.h).
+        const QStringList profiles = {u"auto"_s, u"sglang"_s, u"vllm"_s, u"router"_s};
+        if (profiles.contains(*profile))
+            service.profile = *profile;
+        else
+            fields.error(u"profile"_s, u"unknown profile '%1' (expected %2)"_s.arg(
+                                           *profile, alternatives(profiles)));
+    }
     service.serveScript = readFilePath(fields, u"serve_script"_s);
     service.start = fields.text(u"start"_s).value_or(QString());
     service.stop = fields.text(u"stop"_s).value_or(QString());

@@ -334,8 +334,11 @@ void ServicePoller::metricsAnswered(quint64 generation, const QString &name, QNe
     if (!watched->sampler) {
         MetricsSampler::Settings sampling;
         sampling.windowMs = m_settings.quantileWindowMs;
-        // The inventory names no profile yet: detect it from the page.
-        watched->sampler = std::make_unique<MetricsSampler>(name, metrics::Profile::Auto, sampling);
+        // The inventory's profile wins over detection (a page mixing engines).
+        const metrics::Profile profile =
+            metrics::EngineProfile::fromName(watched->service.profile.toStdString())
+                .value_or(metrics::Profile::Auto);
+        watched->sampler = std::make_unique<MetricsSampler>(name, profile, sampling);
     }
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     const int httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();

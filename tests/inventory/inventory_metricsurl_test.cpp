@@ -56,3 +56,29 @@ services:
         isError(result, 0, 7, 18, "services[0].metrics_url", "is not an http or https URL"));
     EXPECT_TRUE(isError(result, 1, 13, 18, "services[1].metrics_url", "contradicts metrics_path"));
 }
+
+// `profile:` names the engine whose metric names a service's page uses; it
+// overrides detection (a page that mixes engines); unknown words are errors.
+TEST(InventoryProfile, DefaultsToAutoAndRefusesUnknownWords)
+{
+    const LoadResult good = parse(R"(
+hosts: [{name: h, kind: local}]
+services:
+  - {name: a, role: engine, host: h, url: 'http://127.0.0.1:8000'}
+  - {name: v, role: engine, host: h, url: 'http://127.0.0.1:8001', profile: vllm}
+)");
+    ASSERT_TRUE(good.errors.isEmpty()) << dump(good);
+    EXPECT_EQ(good.inventory->service(QStringLiteral("a"))->profile, QStringLiteral("auto"));
+    EXPECT_EQ(good.inventory->service(QStringLiteral("v"))->profile, QStringLiteral("vllm"));
+
+    const LoadResult bad = parse("hosts: [{name: h, kind: local}]\n"
+                                 "services:\n"
+                                 "  - name: e\n"
+                                 "    role: engine\n"
+                                 "    host: h\n"
+                                 "    url: 'http://127.0.0.1:8000'\n"
+                                 "    profile: tgi\n");
+    ASSERT_EQ(bad.errors.size(), 1) << dump(bad);
+    EXPECT_TRUE(isError(bad, 0, 7, 14, "services[0].profile", "unknown profile 'tgi'"))
+        << dump(bad);
+}

@@ -56,3 +56,37 @@ TEST(MetricsSkip, NoneIsNeverScrapedAndMetricsUrlIsScrapedInstead)
               0);
     EXPECT_EQ(failed.value(QStringLiteral("elsewhere")), 0) << "read from metrics_url, not url";
 }
+
+// The inventory's `profile:` is the one the sampler reads with: the same
+// SGLang page read as vLLM has no running gauge (vLLM names), read as auto it
+// is detected as SGLang and has one.
+TEST(MetricsProfile, TheInventorysProfileOverridesDetection)
+{
+    test::SimProcess engine;
+    ASSERT_TRUE(
+        engine.start({QStringLiteral("--role"), QStringLiteral("engine"), QStringLiteral("--port"),
+                      QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("0")}))
+        << engine.errorText().toStdString();
+    inventory::Service detected;
+    detected.name = QStringLiteral("detected");
+    detected.role = inventory::Role::Engine;
+    detected.url = QUrl(engine.url());
+    inventory::Service forced = detected;
+    forced.name = QStringLiteral("forced");
+    forced.profile = QStringLiteral("vllm");
+
+    probes::PollerThread poller;
+    QHash<QString, probes::MetricsSnapshot> last;
+    QObject::connect(
+        poller.poller(), &probes::ServicePoller::metricsSampled, poller.poller(),
+        [&](const probes::MetricsSnapshot &s) { last.insert(s.service, s); }, Qt::QueuedConnection);
+    poller.setServices({detected, forced});
+    poller.start();
+    ASSERT_TRUE(waitUntil([&] { return last.size() == 2; }, 15s));
+    const probes::MetricsSnapshot a = last.value(QStringLiteral("detected"));
+    const probes::MetricsSnapshot v = last.value(QStringLiteral("forced"));
+    EXPECT_EQ(a.profile, QStringLiteral("sglang"));
+    EXPECT_NE(a.find(QStringLiteral("running")), nullptr);
+    EXPECT_EQ(v.profile, QStringLiteral("vllm"));
+    EXPECT_EQ(v.find(QStringLiteral("running")), nullptr) << "read with vLLM's names";
+}

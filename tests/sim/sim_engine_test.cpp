@@ -67,7 +67,10 @@ TEST(simEngine, HealthGoesFrom503To200AfterTheReadyDelay)
               QStringLiteral("Qwen/Qwen3-8B"));
     EXPECT_GT(info.value(QStringLiteral("disaggregation_bootstrap_port")).toInt(), 0)
         << "--port 0 gives the bootstrap server a free port, reported here";
-    EXPECT_TRUE(sim.errorText().contains(QStringLiteral("ready to roll")));
+    // The log line and the first 200 race through different pipes: wait for it.
+    EXPECT_TRUE(
+        waitUntil([&] { return sim.errorText().contains(QStringLiteral("ready to roll")); }, 5s))
+        << sim.errorText().toStdString();
 }
 
 TEST(simEngine, ChatCompletionHasTheOpenAiShapeAndEstimatedUsage)
