@@ -39,13 +39,19 @@ PageBuilder::PageBuilder(MetricPage &page, std::size_t maxWarnings, std::size_t 
     m_page.samples.reserve(expectedSamples);
 }
 
-void PageBuilder::addHelp(std::string_view familyName, std::string text, int line)
+std::size_t PageBuilder::metadataFamily(std::string_view familyName, int line)
 {
-    m_lastFamily = npos;
+    m_lastFamily = npos; // a HELP/TYPE/UNIT line ends the run of samples
     std::size_t f = findFamily(familyName);
     if (f == npos)
         f = createFamily(familyName, line);
     enter(f, line);
+    return f;
+}
+
+void PageBuilder::addHelp(std::string_view familyName, std::string text, int line)
+{
+    const std::size_t f = metadataFamily(familyName, line);
     Family &family = m_page.families[f];
     if (!m_state[f].hasHelp) {
         family.help = std::move(text);
@@ -57,11 +63,7 @@ void PageBuilder::addHelp(std::string_view familyName, std::string text, int lin
 
 void PageBuilder::addType(std::string_view familyName, std::string_view typeWord, int line)
 {
-    m_lastFamily = npos;
-    std::size_t f = findFamily(familyName);
-    if (f == npos)
-        f = createFamily(familyName, line);
-    enter(f, line);
+    const std::size_t f = metadataFamily(familyName, line);
     Family &family = m_page.families[f];
     const std::optional<MetricType> type = typeFromName(typeWord);
     if (!type) {
@@ -83,11 +85,7 @@ void PageBuilder::addType(std::string_view familyName, std::string_view typeWord
 
 void PageBuilder::addUnit(std::string_view familyName, std::string_view unit, int line)
 {
-    m_lastFamily = npos;
-    std::size_t f = findFamily(familyName);
-    if (f == npos)
-        f = createFamily(familyName, line);
-    enter(f, line);
+    const std::size_t f = metadataFamily(familyName, line);
     Family &family = m_page.families[f];
     if (m_state[f].hasUnit) {
         if (family.unit != unit)

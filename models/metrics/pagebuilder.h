@@ -63,6 +63,8 @@ private:
     bool admits(std::size_t family, std::string_view sampleName) const;
     std::size_t findFamily(std::string_view name) const;
     std::size_t createFamily(std::string_view name, int line);
+    /// The family a HELP, TYPE or UNIT line names, created when new; ends the run of samples.
+    std::size_t metadataFamily(std::string_view name, int line);
     void enter(std::size_t family, int line);
     void mergeImplicitHistograms();
     void linkCreatedFamilies();
