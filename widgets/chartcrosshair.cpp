@@ -1,6 +1,9 @@
 #include "chartcrosshair.h"
 
 #include <QFontMetricsF>
+#include <QGraphicsScene>
+#include <QGraphicsView>
+#include <QLabel>
 #include <QPainter>
 
 namespace {
@@ -43,6 +46,48 @@ void ChartCrosshair::showAt(const QRectF &plotArea, QPointF cursor, const QStrin
     m_lines = lines;
     setVisible(true);
     update();
+    updateLabelWindow();
+}
+
+void ChartCrosshair::setLabelWindow(QWidget *owner)
+{
+    m_labelWindow =
+        new QLabel(owner, Qt::ToolTip | Qt::FramelessWindowHint | Qt::WindowTransparentForInput |
+                              Qt::WindowDoesNotAcceptFocus);
+    m_labelWindow->setAttribute(Qt::WA_ShowWithoutActivating);
+    m_labelWindow->setObjectName(QStringLiteral("crosshairLabel"));
+}
+
+void ChartCrosshair::updateLabelWindow()
+{
+    const QList<QGraphicsView *> views = scene() ? scene()->views() : QList<QGraphicsView *>();
+    if (!m_labelWindow || views.isEmpty())
+        return;
+    const QGraphicsView *view = views.first();
+    const QRectF box = labelRect();
+    const qreal ratio = view->devicePixelRatioF();
+    QPixmap pixmap((box.size() * ratio).toSize());
+    pixmap.setDevicePixelRatio(ratio);
+    // A window has no alpha over what lies under it: the background is opaque.
+    QColor background = m_labelBackground;
+    background.setAlpha(255);
+    pixmap.fill(background);
+    {
+        QPainter painter(&pixmap);
+        paintLabel(&painter, QRectF(QPointF(0, 0), box.size()).adjusted(0.5, 0.5, -0.5, -0.5));
+    }
+    m_labelWindow->setPixmap(pixmap);
+    const QPoint topLeft =
+        view->viewport()->mapToGlobal(view->mapFromScene(mapToScene(box.topLeft())));
+    m_labelWindow->setGeometry(QRect(topLeft, box.size().toSize()));
+    m_labelWindow->show();
+}
+
+QVariant ChartCrosshair::itemChange(GraphicsItemChange change, const QVariant &value)
+{
+    if (change == ItemVisibleHasChanged && !value.toBool() && m_labelWindow)
+        m_labelWindow->hide();
+    return QGraphicsItem::itemChange(change, value);
 }
 
 QString ChartCrosshair::text() const
@@ -86,7 +131,13 @@ void ChartCrosshair::paint(QPainter *painter, const QStyleOptionGraphicsItem *, 
     painter->drawLine(QPointF(m_cursor.x(), m_plotArea.top()),
                       QPointF(m_cursor.x(), m_plotArea.bottom()));
 
-    const QRectF box = labelRect();
+    if (!m_labelWindow)
+        paintLabel(painter, labelRect());
+    painter->restore();
+}
+
+void ChartCrosshair::paintLabel(QPainter *painter, const QRectF &box) const
+{
     painter->setRenderHint(QPainter::Antialiasing, true);
     painter->setPen(QPen(m_labelBorder, 1));
     painter->setBrush(m_labelBackground);
@@ -106,5 +157,4 @@ void ChartCrosshair::paint(QPainter *painter, const QStyleOptionGraphicsItem *, 
         }
         painter->drawText(QPointF(box.left() + padding + swatch + 4, baseline), line.text);
     }
-    painter->restore();
 }

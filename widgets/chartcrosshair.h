@@ -4,7 +4,10 @@
 #include <QFont>
 #include <QGraphicsItem>
 #include <QList>
+#include <QPointer>
 #include <QString>
+
+class QLabel;
 
 /// The hover crosshair of a TimeSeriesChart: a vertical line across the plot
 /// at the cursor and a label box near it with a header line (the time) and
@@ -31,12 +34,21 @@ public:
                 const QList<Line> &lines);
     /// The label's text, lines joined with '\n'; empty while hidden.
     QString text() const;
+    /// Draws the label in a frameless tool window over `owner` (which owns
+    /// it) instead of in the scene: lines drawn through OpenGL cover every
+    /// scene item, and the label must stay readable over them.
+    void setLabelWindow(QWidget *owner);
 
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
+protected:
+    QVariant itemChange(GraphicsItemChange change, const QVariant &value) override;
+
 private:
     QRectF labelRect() const;
+    void paintLabel(QPainter *painter, const QRectF &box) const;
+    void updateLabelWindow();
 
     QRectF m_plotArea;
     QPointF m_cursor;
@@ -47,4 +59,5 @@ private:
     QColor m_textColor;
     QColor m_labelBackground;
     QColor m_labelBorder;
+    QPointer<QLabel> m_labelWindow; ///< null unless setLabelWindow()
 };

@@ -6,6 +6,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QChildEvent>
 #include <QDateTime>
 #include <QHelpEvent>
 #include <QLineSeries>
@@ -131,6 +132,15 @@ bool ChartInteraction::eventFilter(QObject *watched, QEvent *event)
     if (watched != m_view->viewport())
         return false;
     switch (event->type()) {
+    case QEvent::ChildPolished: {
+        // Qt Charts draws OpenGL series on a QOpenGLWidget child covering the
+        // viewport; it would take presses and double-clicks on a line for its
+        // series signals (unused here), so every event goes to the viewport.
+        auto *child = qobject_cast<QWidget *>(static_cast<QChildEvent *>(event)->child());
+        if (child && child->inherits("QOpenGLWidget"))
+            child->setAttribute(Qt::WA_TransparentForMouseEvents);
+        return false;
+    }
     case QEvent::MouseMove: {
         const QPointF pos = chartPos(static_cast<QMouseEvent *>(event)->position());
         const QRectF plot = plotArea();

@@ -15,6 +15,8 @@
 #include "logrelay.h"
 #include "metricsdashboard.h"
 #include "pollerthread.h"
+#include "probelab.h"
+#include "probelabpanel.h"
 #include "servicespanel.h"
 #include "servicestatusmodel.h"
 
@@ -28,6 +30,7 @@
 #include <QScreen>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -44,9 +47,12 @@ MainWindow::MainWindow(QWidget *parent)
       m_rangeLoader(new history::HistoryRangeLoader(this)),
       m_alertCenter(new alerts::AlertCenter(this)), m_notifier(new alerts::DesktopNotifier(this)),
       m_servicesPanel(new ServicesPanel(m_statusModel)),
-      m_dashboard(new MetricsDashboard(m_hotWindow)), m_dashboards(new QStackedWidget),
-      m_logDock(new LogDock(this)), m_banner(new QLabel), m_alertBanner(new QLabel),
-      m_refreshLabel(new QLabel), m_historyLabel(new QLabel), m_markerTimer(new QTimer(this))
+      m_dashboard(new MetricsDashboard(m_hotWindow)),
+      m_probeLab(new probes::ProbeLab(m_hotWindow, this)),
+      m_probeLabPanel(new ProbeLabPanel(m_probeLab, m_hotWindow)), m_tabs(new QTabWidget),
+      m_stallBanner(new QLabel), m_dashboards(new QStackedWidget), m_logDock(new LogDock(this)),
+      m_banner(new QLabel), m_alertBanner(new QLabel), m_refreshLabel(new QLabel),
+      m_historyLabel(new QLabel), m_markerTimer(new QTimer(this))
 {
     setWindowTitle(QStringLiteral("OpsDeck"));
     // Room for the dashboard's two columns and three rows of panels when the
@@ -55,7 +61,7 @@ MainWindow::MainWindow(QWidget *parent)
     resize(std::clamp(screen.width() * 9 / 10, 1280, 1920),
            std::clamp(screen.height() * 9 / 10, 860, 1200));
 
-    for (QLabel *banner : {m_banner, m_alertBanner}) {
+    for (QLabel *banner : {m_banner, m_alertBanner, m_stallBanner}) {
         banner->setWordWrap(true);
         banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
         banner->setContentsMargins(10, 6, 10, 6);
@@ -68,6 +74,13 @@ MainWindow::MainWindow(QWidget *parent)
     alertPalette.setColor(QPalette::WindowText, QColor(0xb7, 0x1c, 0x1c));
     m_alertBanner->setPalette(alertPalette);
     m_alertBanner->setObjectName(QStringLiteral("alertBanner"));
+    // A stall is a warning about the connection layer, not an outage: amber.
+    QPalette stallPalette = m_stallBanner->palette();
+    stallPalette.setColor(QPalette::Window, QColor(0xff, 0xf3, 0xe0));
+    stallPalette.setColor(QPalette::WindowText, QColor(0x8a, 0x3b, 0x00));
+    m_stallBanner->setPalette(stallPalette);
+    m_stallBanner->setObjectName(QStringLiteral("stallBanner"));
+    m_stallBanner->setTextFormat(Qt::PlainText);
 
     m_dashboards->addWidget(m_dashboard);
     auto *central = new QWidget;
@@ -76,9 +89,17 @@ MainWindow::MainWindow(QWidget *parent)
     layout->setSpacing(8);
     layout->addWidget(m_banner);
     layout->addWidget(m_alertBanner);
+    layout->addWidget(m_stallBanner);
     layout->addWidget(m_servicesPanel);
-    layout->addWidget(buildRangeBar());
-    layout->addWidget(m_dashboards, 1);
+    auto *metrics = new QWidget;
+    auto *metricsLayout = new QVBoxLayout(metrics);
+    metricsLayout->setContentsMargins(0, 6, 0, 0);
+    metricsLayout->addWidget(buildRangeBar());
+    metricsLayout->addWidget(m_dashboards, 1);
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(metrics, QStringLiteral("Metrics"));
+    m_tabs->addTab(m_probeLabPanel, QStringLiteral("Probe lab"));
+    layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
     m_logDock->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
@@ -96,6 +117,7 @@ MainWindow::MainWindow(QWidget *parent)
     logging::installDefaultLogger(m_logRelay->sink());
 
     connectPoller();
+    connectProbeLab();
     m_alerts->connectPoller(m_poller->poller());
     m_alerts->connectCenter(m_alertCenter);
     connect(m_alertCenter, &alerts::AlertCenter::changed, this, &MainWindow::showAlerts);
@@ -167,6 +189,28 @@ QWidget *MainWindow::buildRangeBar()
     connect(m_rangeBox, &QComboBox::activated, this,
             [this](int index) { showHistoryRange(m_rangeBox->itemData(index).toLongLong()); });
     return bar;
+}
+
+void MainWindow::connectProbeLab()
+{
+    connect(m_probeLab, &probes::ProbeLab::stallDiagnosed, this,
+            [this](const probes::Diagnosis &diagnosis) {
+                m_stallBanner->setText(probes::ProbeLab::bannerText(diagnosis));
+                m_stallBanner->show();
+                spdlog::warn("probe lab: {}", diagnosis.headline().toStdString());
+            });
+    connect(m_probeLab, &probes::ProbeLab::diagnosisCleared, m_stallBanner, &QLabel::hide);
+    connect(m_probeLab, &probes::ProbeLab::markerAdded, this, &MainWindow::refreshMarkers);
+}
+
+void MainWindow::showProbeLab()
+{
+    m_tabs->setCurrentWidget(m_probeLabPanel);
+}
+
+QString MainWindow::stallBannerText() const
+{
+    return m_stallBanner->isHidden() ? QString() : m_stallBanner->text();
 }
 
 DecodeBatchPanel *MainWindow::decodePanel() const
@@ -256,6 +300,7 @@ bool MainWindow::openInventory(const QString &path)
     openHistory(history::HistoryStore::pathIn(historyDir()));
     m_rangeLoader->setSources(*m_inventory, databasePath());
     m_dashboard->setInventory(*m_inventory);
+    m_probeLab->setInventory(*m_inventory);
     if (m_rangeDashboard)
         m_rangeDashboard->setInventory(*m_inventory);
     if (m_alerts)

@@ -12,10 +12,12 @@
 class QComboBox;
 class QLabel;
 class QStackedWidget;
+class QTabWidget;
 class QTimer;
 class DecodeBatchPanel;
 class LogDock;
 class MetricsDashboard;
+class ProbeLabPanel;
 class ServicesPanel;
 
 namespace opsdeck::alerts {
@@ -33,6 +35,7 @@ class HotWindow;
 namespace opsdeck::probes {
 class LoadHistory;
 class PollerThread;
+class ProbeLab;
 class ServiceStatusModel;
 } // namespace opsdeck::probes
 namespace opsdeck::workflows {
@@ -97,6 +100,15 @@ public:
     /// Reads the markers of the shown span now (the timer does every 5 s).
     void refreshMarkers();
 
+    /// The probe lab (issue 4): its model, its tab, and the stall banner,
+    /// which shows whichever tab is current.
+    opsdeck::probes::ProbeLab *probeLab() const { return m_probeLab; }
+    ProbeLabPanel *probeLabPanel() const { return m_probeLabPanel; }
+    QTabWidget *tabs() const { return m_tabs; }
+    void showProbeLab();
+    /// The stall banner's text; empty while it is hidden.
+    QString stallBannerText() const;
+
     /// "History range" choices: 0 (live) or a span in ms ending now.
     QComboBox *rangeSelector() const { return m_rangeBox; }
     /// Shows the past `spanMs` (0: live) read through HistoryRangeLoader.
@@ -123,6 +135,7 @@ private:
     void connectPoller();
     void showBanner(const QString &text, bool error);
     void showAlerts();
+    void connectProbeLab();
     void reloadInventory();
     void chooseInventory();
     // History (mainwindowhistory.cpp).
@@ -147,6 +160,10 @@ private:
     QSet<QString> m_notified; ///< alert keys sent to the notifier, until cleared
     ServicesPanel *m_servicesPanel;
     MetricsDashboard *m_dashboard;
+    opsdeck::probes::ProbeLab *m_probeLab;
+    ProbeLabPanel *m_probeLabPanel;
+    QTabWidget *m_tabs;
+    QLabel *m_stallBanner;
     MetricsDashboard *m_rangeDashboard = nullptr;
     opsdeck::history::HotWindow *m_rangeWindow = nullptr;
     QStackedWidget *m_dashboards;

@@ -10,6 +10,8 @@
 #include "mainwindow.h"
 #include "metricsdashboard.h"
 #include "pollerthread.h"
+#include "probelab.h"
+#include "probelabpanel.h"
 
 #include <QComboBox>
 #include <QCoreApplication>
@@ -95,6 +97,7 @@ void MainWindow::openHistory(const QString &databasePath)
     // fills either way.
     m_recorder =
         new history::HistoryRecorder(m_poller->poller(), m_writer.get(), m_hotWindow, this);
+    m_probeLab->setHistory(m_writer.get(), path);
 }
 
 void MainWindow::tryRecording()
@@ -134,6 +137,7 @@ void MainWindow::refreshMarkers()
             {m.timeMs, m.kind,
              m.service.isEmpty() ? m.text : QStringLiteral("%1 (%2)").arg(m.text, m.service)});
     m_dashboard->setMarkers(markers);
+    m_probeLabPanel->setMarkers(markers);
     if (m_rangeDashboard)
         m_rangeDashboard->setMarkers(markers);
 }
@@ -212,6 +216,9 @@ void MainWindow::rangeLoaded(const history::RangeResult &result)
 
 void MainWindow::stopBackgroundWork()
 {
+    // Probes and checks end before the processes they probe go away.
+    m_probeLab->stop();
+    m_probeLab->cancelCheck();
     m_alerts.reset();
     m_poller.reset();
     // Results the poller queued before it stopped reach the writer (only the

@@ -32,10 +32,26 @@ class QValueAxis;
 /// each pixel column's first, min, max and last value over the plot area's
 /// width in pixels, and handed to QLineSeries::replace() once. So any number
 /// of setPoints() calls in one frame cost one replace per series, and peaks
-/// survive decimation. Cost (tests/bench/bench_chart, 8 × 86,400 points,
-/// 1200 px): about 25 ms a frame on 2 cores, 3 ms of it decimation and the
-/// rest Qt Charts' own work inside replace(); call setPoints() at most once
-/// per series per second for history-sized series.
+/// survive decimation.
+///
+/// Two paths for the lines, chosen once per process (drawsWithOpenGl()):
+/// - OpenGL (QXYSeries::setUseOpenGL) where a hardware OpenGL context can
+///   be made on a windowing platform (xcb, wayland, windows, cocoa, eglfs).
+///   Qt Charts then skips the stroked hit-test shape it builds on every
+///   replace() (about 0.5 µs a point) and draws the lines on a QOpenGLWidget
+///   over the plot. That widget covers every scene item, so the crosshair
+///   label becomes a tool window above it, and it is made transparent for
+///   the mouse, else it takes presses and hovers on a line.
+///   bench_chart (8 × 86,400 points, 1200 px, 2 cores): 3.6 ms a frame for
+///   decimate + replace, 3 ms of it decimation.
+/// - Raster (Qt Charts' QGraphicsItem lines) everywhere else: Qt's offscreen
+///   platform (the tests), no context, a software renderer such as Mesa's
+///   llvmpipe (Xvfb, remote desktops: there the OpenGL path stalled the GUI
+///   thread over 1 s and took 170 MB more), or OPSDECK_CHART_OPENGL=0.
+///   bench_chart: about 25 ms a frame, most of it Qt Charts' work inside
+///   replace(). OPSDECK_CHART_OPENGL=1 forces OpenGL on software renderers.
+/// Either way, call setPoints() at most once per series per second for
+/// history-sized series.
 ///
 /// View: by default the time axis follows live data, showing the window
 /// (setWindowMs) that ends at the newest point. Mouse wheel zooms in time
@@ -106,6 +122,9 @@ public:
     bool isSeriesVisible(const QString &name) const;
     /// True when the chart is drawn with its dark theme.
     bool isDark() const { return m_palette.dark; }
+    /// True when lines are drawn through OpenGL (see "Two paths" above);
+    /// the same for every chart of the process. Needs a QGuiApplication.
+    static bool drawsWithOpenGl();
 
     // --- Markers and hover
 

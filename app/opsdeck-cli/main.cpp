@@ -1,13 +1,18 @@
 // opsdeck-cli: the scriptable twin of the console, built on the same models/.
 // Subcommand names, flags, JSON keys and exit codes are a contract
 // (DESIGN.md): add, never rename.
+#include "batchcheckcommand.h"
 #include "clioutput.h"
 #include "democommand.h"
+#include "diagnosecommand.h"
 #include "metricscommand.h"
+#include "probecommand.h"
 #include "ratecommand.h"
 #include "recordcommand.h"
 #include "secretcommand.h"
+#include "sshcommand.h"
 #include "statuscommand.h"
+#include "verifycommand.h"
 
 #include <QCoreApplication>
 #include <algorithm>
@@ -28,6 +33,23 @@ commands:
                                                   rates and latency quantiles between two scrapes
   record --inventory FILE [--data-dir DIR] [--pid-file FILE] [--interval-ms N]
                                                   record history without a window until SIGTERM
+  diagnose --inventory FILE --cluster NAME [--rounds N] [--idle-gap S] [--json] [--data-dir DIR]
+                                                  fresh vs reused keep-alive probes per hop; names
+                                                  the stalling hop (exit 1 when one stalls)
+  probe URL [--fresh|--reused] [--idle-gap S] [--count N] [--stream] [--json]
+                                                  fresh or reused keep-alive latency with curl's
+                                                  timings, one line per probe
+  verify --inventory FILE --cluster NAME [-n N] [--confirm NAME] [--json] [--data-dir DIR]
+                                                  health -> one end-to-end probe -> batch check
+                                                  (exit 1 at the first failed stage)
+  batch-check --inventory FILE --cluster NAME [-n N] [--confirm NAME] [--json] [--data-dir DIR]
+                                                  N concurrent chats while sampling decode running
+                                                  requests: BATCHED (exit 0), SERIALIZED or
+                                                  PARTIAL (exit 1); production needs --confirm
+  ssh HOST [--inventory FILE] [--ssh-config FILE] [--known-hosts FILE]
+      [--accept-new-host-key SHA256:..] [--identity FILE] [--timeout S] -- COMMAND...
+                                                  one command over SSH; exit code mirrors it
+                                                  (signal: 128+N), 3 timeout/unknown, 4 host key
   secret set|delete|check KEY                     the keychain: set reads the value from stdin
                                                   (never echoed); check never prints it
 
@@ -70,6 +92,16 @@ int main(int argc, char **argv)
         return opsdeck::cli::runSecret(arguments);
     if (command == u"record")
         return opsdeck::cli::runRecord(arguments);
+    if (command == u"batch-check")
+        return opsdeck::cli::runBatchCheck(arguments);
+    if (command == u"verify")
+        return opsdeck::cli::runVerify(arguments);
+    if (command == u"probe")
+        return opsdeck::cli::runProbe(arguments);
+    if (command == u"ssh")
+        return opsdeck::cli::runSsh(arguments);
+    if (command == u"diagnose")
+        return opsdeck::cli::runDiagnose(arguments);
     if (command == u"metrics") {
         // The first word that is not an option names the action.
         const auto action = std::find_if(arguments.cbegin() + 1, arguments.cend(),

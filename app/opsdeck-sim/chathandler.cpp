@@ -10,6 +10,10 @@
 #include "shutdownflag.h"
 #include "textgenerator.h"
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 namespace opsdeck::sim {
 
 namespace {
@@ -19,6 +23,32 @@ void sendError(httplib::Response &res, int status, const std::string &message,
 {
     res.status = status;
     res.set_content(ChatResponder::errorBody(message, type, status), "application/json");
+}
+
+/// One SSE event; with `split`, in two writes cut mid-JSON 20 ms apart (TCP_NODELAY
+/// is on, so each half leaves as its own segment), as a slow proxy may deliver it.
+bool writeEvent(httplib::DataSink &sink, const std::string &event, bool split)
+{
+    if (!split || event.size() < 2)
+        return sink.write(event.data(), event.size());
+    const size_t half = event.size() / 2;
+    if (!sink.write(event.data(), half))
+        return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return sink.write(event.data() + half, event.size() - half);
+}
+
+/// --first-token-delay-ms: waits until `until`, in slices so a shutdown is not held up.
+/// False when the sim is shutting down.
+bool holdFirstToken(std::chrono::steady_clock::time_point until)
+{
+    while (std::chrono::steady_clock::now() < until) {
+        if (ShutdownFlag::triggered())
+            return false;
+        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+            until - std::chrono::steady_clock::now(), std::chrono::milliseconds(50)));
+    }
+    return true;
 }
 
 } // namespace
@@ -170,6 +200,7 @@ void ChatHandler::respondStream(const ChatRequest &chat, const std::shared_ptr<S
         ChatResponder responder;
         bool roleSent = false;
         int sent = 0;
+        std::chrono::steady_clock::time_point roleSentAt{};
     };
     const std::string model = chat.model().empty() ? m_options.servedModelName : chat.model();
     auto state = std::make_shared<StreamState>(StreamState{ChatResponder(model)});
@@ -180,16 +211,26 @@ void ChatHandler::respondStream(const ChatRequest &chat, const std::shared_ptr<S
     res.set_header("Cache-Control", "no-cache");
     res.set_chunked_content_provider(
         "text/event-stream",
-        [state, request, seed, promptTokens, includeUsage](size_t, httplib::DataSink &sink) {
+        [state, request, seed, promptTokens, includeUsage,
+         options = &m_options](size_t, httplib::DataSink &sink) {
             auto send = [&](const std::string &event) {
-                if (sink.write(event.data(), event.size()))
+                if (writeEvent(sink, event, options->streamSplitEvents))
                     return true;
                 request->cancel(); // client gone: the request leaves the batch
                 return false;
             };
             if (!state->roleSent) {
                 state->roleSent = true;
-                return send(state->responder.roleChunk());
+                state->roleSentAt = std::chrono::steady_clock::now();
+                if (!send(state->responder.roleChunk()))
+                    return false;
+                return !options->streamEmptyFirstChunk || send(state->responder.contentChunk(""));
+            }
+            if (state->sent == 0 &&
+                !holdFirstToken(state->roleSentAt +
+                                std::chrono::milliseconds(options->firstTokenDelayMs))) {
+                request->cancel();
+                return false;
             }
             const int generated =
                 request->waitForProgress(state->sent, std::chrono::milliseconds(100));

@@ -203,6 +203,17 @@ std::optional<SimOptions> SimOptions::parse(const std::vector<std::string> &args
         {"--decode-step-per-req-ms", doubleFlag(0, o.decodeStepPerReqMs)},
         {"--prefill-step-base-ms", doubleFlag(0, o.prefillStepBaseMs)},
         {"--prefill-step-per-token-ms", doubleFlag(0, o.prefillStepPerTokenMs)},
+        {"--stream-empty-first-chunk",
+         [&](const std::string &) {
+             o.streamEmptyFirstChunk = true;
+             return true;
+         }},
+        {"--stream-split-events",
+         [&](const std::string &) {
+             o.streamSplitEvents = true;
+             return true;
+         }},
+        {"--first-token-delay-ms", intFlag(0, 60000, o.firstTokenDelayMs)},
         {"--prefill",
          [&](const std::string &flag) {
              PrefillWorker worker;

@@ -80,6 +80,15 @@ struct SimOptions
     double decodeStepPerReqMs = 0.4;     ///< b
     double prefillStepBaseMs = 8.0;      ///< c in step_ms = c + d x tokens
     double prefillStepPerTokenMs = 0.05; ///< d
+    /// Streaming test knobs (issue 4, TTFT as the first content token): every
+    /// stream already starts with the role chunk {"role":"assistant","content":""};
+    /// --stream-empty-first-chunk adds a content-only empty chunk {"content":""}
+    /// after it, --stream-split-events writes each SSE event in two writes split
+    /// mid-JSON 20 ms apart, --first-token-delay-ms holds the first content token
+    /// back until MS after the role chunk.
+    bool streamEmptyFirstChunk = false;
+    bool streamSplitEvents = false;
+    int firstTokenDelayMs = 0;
 
     // --- router
     std::vector<PrefillWorker> prefills;

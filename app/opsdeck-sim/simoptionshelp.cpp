@@ -76,6 +76,14 @@ ENGINES (--role prefill | decode | engine)
   --decode-step-per-req-ms B (default 0.4)
   --prefill-step-base-ms C   (default 8)
   --prefill-step-per-token-ms D (default 0.05)
+  Streaming test knobs (a stream always starts with the role chunk, delta
+  {"role":"assistant","content":""}, as SGLang's):
+  --stream-empty-first-chunk after the role chunk, send one more chunk with delta {"content":""}
+                             (an empty first content chunk that is not the first token)
+  --stream-split-events      write every SSE event in two writes split mid-JSON, 20 ms apart, so
+                             a client receives each event across two reads
+  --first-token-delay-ms MS  send the first content token no earlier than MS after the role chunk
+                             (TTFT clearly later than the first byte; default 0, max 60000)
 
   Step model (one scheduler loop per rank, steps scheduled on absolute steady-clock deadlines):
     decode step_ms(batch)   = (A + B x batch) / (1 + gain(batch)); every running request gets one

@@ -2,12 +2,15 @@
 //   opsdeck --demo [--dir DIR] [--traffic N] [--fault F]   watch a simulated PD cluster
 //   opsdeck --inventory FILE                               watch a real one
 //   --screenshot PNG [--after S]                           render the window to a PNG and exit
+//   --probe-lab [--probe-idle-gap S]                       show the probe lab and start probing
 #include "apppaths.h"
 #include "demosetup.h"
 #include "mainwindow.h"
+#include "probelabpanel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDoubleSpinBox>
 #include <QTimer>
 #include <cstdio>
 
@@ -48,11 +51,37 @@ int main(int argc, char **argv)
         QStringLiteral("after"),
         QStringLiteral("Seconds to wait before the screenshot (default 5)."),
         QStringLiteral("seconds"));
-    parser.addOptions({demo, inventory, dir, traffic, fault, dataDir, screenshot, after});
+    const QCommandLineOption probeLab(
+        QStringLiteral("probe-lab"),
+        QStringLiteral("Show the probe lab and start probing the first cluster once its "
+                       "inventory is loaded."));
+    const QCommandLineOption probeIdleGap(
+        QStringLiteral("probe-idle-gap"),
+        QStringLiteral("Idle gap of --probe-lab's keep-alive probes, 0 to 600 s (default 10)."),
+        QStringLiteral("seconds"));
+    parser.addOptions(
+        {demo, inventory, dir, traffic, fault, dataDir, screenshot, after, probeLab, probeIdleGap});
     parser.process(app);
 
     MainWindow window;
     window.setDataDir(parser.value(dataDir));
+    if (parser.isSet(probeIdleGap)) {
+        bool ok = false;
+        const double gap = parser.value(probeIdleGap).toDouble(&ok);
+        if (!ok || gap < 0 || gap > 600) {
+            std::fprintf(stderr, "opsdeck: bad --probe-idle-gap '%s': 0 to 600 s\n",
+                         qPrintable(parser.value(probeIdleGap)));
+            return 2;
+        }
+        window.probeLabPanel()->idleGapBox()->setValue(gap);
+    }
+    if (parser.isSet(probeLab)) {
+        window.showProbeLab();
+        QObject::connect(&window, &MainWindow::demoStarted, &window, [&window](bool ok) {
+            if (ok)
+                window.probeLabPanel()->start();
+        });
+    }
     if (parser.isSet(demo)) {
         opsdeck::workflows::DemoOptions options;
         options.dir = parser.isSet(dir)
@@ -78,7 +107,8 @@ int main(int argc, char **argv)
         }
         window.startDemo(options);
     } else if (parser.isSet(inventory)) {
-        window.openInventory(parser.value(inventory));
+        if (window.openInventory(parser.value(inventory)) && parser.isSet(probeLab))
+            window.probeLabPanel()->start();
     }
     window.show();
 

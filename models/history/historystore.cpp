@@ -33,7 +33,11 @@ const char *const schema[] = {
     "kind TEXT NOT NULL, text TEXT NOT NULL DEFAULT '', link TEXT NOT NULL DEFAULT '', "
     "service TEXT NOT NULL DEFAULT '')",
     "CREATE INDEX IF NOT EXISTS markers_by_time ON markers(time_ms)",
-    "PRAGMA user_version = 1",
+    // Version 2 adds `checks`; a version-1 file gains it here, untouched otherwise.
+    "CREATE TABLE IF NOT EXISTS checks(id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, "
+    "kind TEXT NOT NULL, cluster TEXT NOT NULL DEFAULT '', json TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS checks_by_time ON checks(time_ms)",
+    "PRAGMA user_version = 2",
 };
 
 } // namespace
@@ -209,6 +213,22 @@ std::optional<qint64> HistoryStore::addMarker(const Marker &marker)
     query.addBindValue(marker.service);
     if (!query.exec()) {
         fail(QStringLiteral("add marker"), query.lastError().text());
+        return std::nullopt;
+    }
+    return query.lastInsertId().toLongLong();
+}
+
+std::optional<qint64> HistoryStore::addCheck(const CheckRecord &check)
+{
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    query.prepare(QStringLiteral("INSERT INTO checks(time_ms, kind, cluster, json) "
+                                 "VALUES(?, coalesce(?, ''), coalesce(?, ''), ?)"));
+    query.addBindValue(check.timeMs);
+    query.addBindValue(check.kind);
+    query.addBindValue(check.cluster);
+    query.addBindValue(QString::fromUtf8(check.json));
+    if (!query.exec()) {
+        fail(QStringLiteral("add check"), query.lastError().text());
         return std::nullopt;
     }
     return query.lastInsertId().toLongLong();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "checkrecord.h"
 #include "historypoint.h"
 #include "historysample.h"
 #include "marker.h"
@@ -18,7 +19,7 @@ namespace opsdeck::history {
 /// writer), synchronous=NORMAL (a power cut may lose the last transaction,
 /// never corrupt the file), busy_timeout 5 s.
 ///
-/// Schema (user_version 1):
+/// Schema (user_version 2; version 1 lacked `checks`, which open() adds):
 ///   series(id, service, key, unit, UNIQUE(service, key))
 ///   blocks(id, series_id, start_ms, end_ms, count, data BLOB)
 ///       raw samples, up to a few hundred per row, SampleBlockCodec-encoded;
@@ -26,10 +27,12 @@ namespace opsdeck::history {
 ///   rollups_1m(series_id, minute_ms, min, max, mean, last, count)
 ///       per minute of finite samples; PRIMARY KEY(series_id, minute_ms)
 ///   markers(id, time_ms, kind, text, link, service)
+///   checks(id, time_ms, kind, cluster, json)
+///       one batch check or staged verification each, its whole JSON result
 /// All times are ms since the Unix epoch.
 ///
 /// Only one HistoryWriter writes samples (it holds a lock file); any number
-/// of stores may read, and markers may be added from any store.
+/// of stores may read, and markers and checks may be added from any store.
 /// Thread: each instance owns its own connection (a unique connection name)
 /// and must be created, used and destroyed on one thread. Errors: calls
 /// return false / nothing and lastError() names the file and SQLite's reason.
@@ -65,6 +68,8 @@ public:
     bool mergeRollup(qint64 seriesId, const Rollup &rollup);
     /// Returns the new marker's id.
     std::optional<qint64> addMarker(const Marker &marker);
+    /// Saves a check's result (any store, like markers). Returns the row's id.
+    std::optional<qint64> addCheck(const CheckRecord &check);
     /// Deletes raw blocks and rollups past `retention`, measured back from
     /// `nowMs`. Returns the number of rows deleted, or nothing on error.
     std::optional<qint64> prune(const Retention &retention, qint64 nowMs);
@@ -82,6 +87,9 @@ public:
     QVector<Rollup> rollups(const QString &service, const QString &key, qint64 fromMs, qint64 toMs);
     /// Markers with time in [fromMs, toMs], oldest first.
     QVector<Marker> markers(qint64 fromMs, qint64 toMs);
+    /// Checks with time in [fromMs, toMs], oldest first; only those of `kind`
+    /// when it is not empty.
+    QVector<CheckRecord> checks(qint64 fromMs, qint64 toMs, const QString &kind = {});
     QVector<SeriesInfo> seriesList();
 
 private:

@@ -130,6 +130,30 @@ QVector<Marker> HistoryStore::markers(qint64 fromMs, qint64 toMs)
     return markers;
 }
 
+QVector<CheckRecord> HistoryStore::checks(qint64 fromMs, qint64 toMs, const QString &kind)
+{
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    query.setForwardOnly(true);
+    query.prepare(QStringLiteral("SELECT id, time_ms, kind, cluster, json FROM checks "
+                                 "WHERE time_ms >= ? AND time_ms <= ? AND (? = '' OR kind = ?) "
+                                 "ORDER BY time_ms, id"));
+    query.addBindValue(fromMs);
+    query.addBindValue(toMs);
+    query.addBindValue(kind.isNull() ? QString(QLatin1String("")) : kind);
+    query.addBindValue(kind.isNull() ? QString(QLatin1String("")) : kind);
+    QVector<CheckRecord> checks;
+    if (!query.exec()) {
+        fail(QStringLiteral("read checks"), query.lastError().text());
+        return checks;
+    }
+    while (query.next()) {
+        checks.append({query.value(0).toLongLong(), query.value(1).toLongLong(),
+                       query.value(2).toString(), query.value(3).toString(),
+                       query.value(4).toString().toUtf8()});
+    }
+    return checks;
+}
+
 QVector<SeriesInfo> HistoryStore::seriesList()
 {
     QSqlQuery query(QSqlDatabase::database(m_connection, false));

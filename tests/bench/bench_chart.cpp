@@ -1,5 +1,11 @@
 // Cost of drawing a day of 1 s samples: 8 series × 86,400 points on a plot
-// 1200 px wide (offscreen, GUI thread, raster painting, antialiased lines).
+// 1200 px wide (GUI thread, antialiased lines). TimeSeriesChart draws its
+// lines through OpenGL or raster (see its header; the "opengl" counter says
+// which): on Qt's offscreen platform (the default here, and ctest's) raster;
+// for the OpenGL path run it under X, e.g. on this machine's software GL:
+//   xvfb-run -a env QT_QPA_PLATFORM=xcb OPSDECK_CHART_OPENGL=1 build/bin/bench_chart
+// (FullFrame then renders the OpenGL lines through QOpenGLWidget's
+// framebuffer, in Mesa's threads: count CPU, not wall time.)
 //
 //   DecimateOnly        ChartDecimator alone on the 8 series: our share of
 //                       the next one.
@@ -16,7 +22,9 @@
 // Extra flags (besides Google Benchmark's own):
 //   --points=N        points per series, default 86400 (24 h at 1 s)
 //   --repetitions=N   repetitions per benchmark, default 10
-// Times are wall-clock milliseconds per frame.
+//   --frame-png=PATH  saves FullFrame's last image, to see what was timed
+// Times are wall-clock milliseconds per frame; CPU is the whole process's
+// (every thread) per frame.
 
 #include "chartdecimator.h"
 #include "timeserieschart.h"
@@ -45,6 +53,7 @@ constexpr int chartHeight = 420;
 constexpr qint64 t0 = 1'790'000'000'000;
 int g_points = 86'400;
 int g_repetitions = 10;
+QString g_framePng;
 
 QString seriesName(int series)
 {
@@ -122,6 +131,7 @@ void reportDrawn(benchmark::State &state, TimeSeriesChart &target)
     state.counters["points_in"] = double(seriesCount) * g_points;
     state.counters["points_drawn"] = double(drawn);
     state.counters["plot_px"] = target.plotWidthPx();
+    state.counters["opengl"] = TimeSeriesChart::drawsWithOpenGl() ? 1 : 0;
 }
 
 void decimateAndReplace(benchmark::State &state)
@@ -155,6 +165,8 @@ void fullFrame(benchmark::State &state)
         target.render(&image);
         benchmark::DoNotOptimize(image.constBits());
     }
+    if (!g_framePng.isEmpty())
+        image.save(g_framePng);
     reportDrawn(state, target);
 }
 
@@ -225,6 +237,21 @@ bool takeFlag(int &argc, char **argv, const char *name, int &value)
     return true;
 }
 
+// Removes --frame-png=PATH from argv.
+void takeFramePng(int &argc, char **argv)
+{
+    const char *name = "--frame-png=";
+    for (int i = 1; i < argc; ++i) {
+        if (std::strncmp(argv[i], name, std::strlen(name)) != 0)
+            continue;
+        g_framePng = QString::fromLocal8Bit(argv[i] + std::strlen(name));
+        for (int j = i; j + 1 < argc; ++j)
+            argv[j] = argv[j + 1];
+        --argc;
+        return;
+    }
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -236,6 +263,7 @@ int main(int argc, char **argv)
         std::cerr << "bench_chart: --points and --repetitions take a positive number\n";
         return 2;
     }
+    takeFramePng(argc, argv);
     QApplication app(argc, argv);
     for (const auto &[name, function] :
          {std::pair{"DecimateOnly", &decimateOnly},
@@ -244,6 +272,8 @@ int main(int argc, char **argv)
         benchmark::RegisterBenchmark(name, function)
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime()
+            // All threads: on the OpenGL path, Mesa's llvmpipe rasterizes in its own.
+            ->MeasureProcessCPUTime()
             ->Repetitions(g_repetitions)
             ->ReportAggregatesOnly(true);
     }

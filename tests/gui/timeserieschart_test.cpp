@@ -11,6 +11,7 @@
 #include <QChartView>
 #include <QDateTime>
 #include <QDateTimeAxis>
+#include <QLabel>
 #include <QLegend>
 #include <QLineSeries>
 #include <QMouseEvent>
@@ -20,6 +21,7 @@
 #include <QToolTip>
 #include <QValueAxis>
 #include <QWheelEvent>
+#include <QWindow>
 #include <gtest/gtest.h>
 #include <map>
 #include <memory>
@@ -412,4 +414,43 @@ TEST(TimeSeriesChart, SourceTooltipOutsideThePlot)
     EXPECT_TRUE(waitUntil([&] { return QToolTip::isVisible(); }, 5s));
     EXPECT_EQ(QToolTip::text(), source);
     QToolTip::hideText();
+}
+
+// Through the window, as a real pointer: the event goes to the widget under
+// it, which on the OpenGL path is Qt Charts' QOpenGLWidget over the plot; it
+// takes presses on a line unless made transparent for the mouse. (On the
+// offscreen platform lines are raster-drawn and the viewport is under it.)
+TEST(TimeSeriesChart, PointerOnALineHoversAndDragsTheChart)
+{
+    ShownChart shown;
+    shown.chart->setPoints(running, samples(900, [](int) { return 5; }));
+    shown.chart->flush();
+    const QRectF plot = shown.plot();
+    const qreal lineY = shown.view->chart()->mapToPosition({0, 5}, shown.line(running)).y();
+    const QPointF onLine(plot.center().x(), lineY);
+    QWidget *window = shown.chart->window();
+    const auto send = [&](QEvent::Type type, QPointF chartPos, Qt::MouseButton button) {
+        const QPointF pos =
+            shown.view->viewport()->mapTo(window, shown.viewportPos(chartPos).toPoint());
+        QMouseEvent event(type, pos, window->mapToGlobal(pos), button,
+                          type == QEvent::MouseButtonRelease ? Qt::NoButton
+                                                             : Qt::MouseButtons(button),
+                          Qt::NoModifier);
+        QApplication::sendEvent(window->windowHandle(), &event);
+    };
+    bool glChild = false;
+    for (const QWidget *child : shown.view->viewport()->findChildren<QWidget *>())
+        glChild = glChild || child->inherits("QOpenGLWidget");
+    EXPECT_EQ(glChild, TimeSeriesChart::drawsWithOpenGl());
+
+    send(QEvent::MouseMove, onLine, Qt::NoButton);
+    EXPECT_TRUE(shown.chart->crosshairText().contains(QStringLiteral("running requests: 5")))
+        << shown.chart->crosshairText().toStdString();
+    // OpenGL lines cover scene items: the label is then a window above them.
+    const auto *label = shown.view->findChild<QLabel *>(QStringLiteral("crosshairLabel"));
+    EXPECT_EQ(label && label->isVisible(), TimeSeriesChart::drawsWithOpenGl());
+    send(QEvent::MouseButtonPress, onLine, Qt::LeftButton);
+    send(QEvent::MouseMove, onLine + QPointF(plot.width() / 4, 0), Qt::LeftButton);
+    send(QEvent::MouseButtonRelease, onLine + QPointF(plot.width() / 4, 0), Qt::LeftButton);
+    EXPECT_FALSE(shown.chart->isFollowingLive()) << "the press on the line started a drag";
 }

@@ -1,0 +1,82 @@
+#include "batchcheckcommand.h"
+
+#include "batchcheck.h"
+#include "checkhistory.h"
+#include "checkjson.h"
+#include "clioutput.h"
+#include "clustercheck.h"
+#include "probeengine.h"
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::cli {
+
+namespace {
+
+void printText(const probes::BatchCheckResult &result)
+{
+    const auto ms = [](double value) {
+        return value < 0 ? u"–"_s : u"%1 ms"_s.arg(value, 0, 'f', 1);
+    };
+    printLine(u"batch check %1 via %2 (%3): %4"_s.arg(
+        result.cluster, result.path, result.entryService,
+        result.verdict == probes::BatchVerdict::None ? u"no verdict"_s
+                                                     : probes::batchVerdictName(result.verdict)));
+    printLine(u"  n %1, peak running %2, wall %3 s, single %4 s, failures %5"_s.arg(result.n)
+                  .arg(result.peakRunning < 0 ? u"–"_s : QString::number(result.peakRunning))
+                  .arg(result.wallS, 0, 'f', 2)
+                  .arg(result.singleS, 0, 'f', 2)
+                  .arg(result.failures));
+    printLine(u"  TTFT p50 %1, p99 %2, max %3"_s.arg(ms(result.ttftPercentileMs(0.5)),
+                                                     ms(result.ttftPercentileMs(0.99)),
+                                                     ms(result.ttftPercentileMs(1.0))));
+    printLine(u"  "_s + result.reason);
+}
+
+} // namespace
+
+int runBatchCheck(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        u"Send N concurrent chat completions (max_tokens 128, streamed) through the cluster's "
+        "router while sampling its decode's running requests every 250 ms: BATCHED, "
+        "SERIALIZED or PARTIAL."_s);
+    ClusterCheck::addOptions(parser);
+    if (!parseArguments(parser, arguments))
+        return ExitBadInput;
+    const std::optional<ClusterCheck> check = ClusterCheck::load(parser, u"batch-check"_s);
+    if (!check)
+        return ExitBadInput;
+
+    probes::BatchCheck::Settings settings;
+    settings.n = check->n;
+    settings.confirmation = check->confirmation;
+    probes::BatchCheckResult result;
+    {
+        probes::ProbeEngine engine;
+        probes::BatchCheck batch(engine, check->inventory, check->cluster, settings,
+                                 check->secretStore());
+        ClusterCheck::runOffMainThread([&] { result = batch.run(); });
+    }
+    if (result.confirmationRequired) {
+        printError(u"%1; %2"_s.arg(result.error, check->confirmationHint()));
+        return ExitBadInput;
+    }
+    check->saveToHistory([&](history::HistoryStore &store) {
+        return history::recordBatchCheck(store, result).has_value();
+    });
+    if (check->json)
+        printJson(QJsonDocument(probes::batchCheckToJson(result)));
+    else
+        printText(result);
+    if (result.verdict == probes::BatchVerdict::None) {
+        if (!check->json)
+            printError(result.error);
+        return result.pathFailed ? ExitFailed : ExitUnknown;
+    }
+    return result.verdict == probes::BatchVerdict::Batched && result.failures == 0 ? ExitOk
+                                                                                   : ExitFailed;
+}
+
+} // namespace opsdeck::cli

@@ -1,0 +1,57 @@
+#pragma once
+
+#include "inventory.h"
+
+#include <QCommandLineParser>
+#include <QString>
+#include <functional>
+#include <optional>
+
+namespace opsdeck::secrets {
+class SecretStore;
+}
+namespace opsdeck::history {
+class HistoryStore;
+}
+
+namespace opsdeck::cli {
+
+/// What `batch-check` and `verify` share: `--inventory F --cluster C
+/// [-n N] [--confirm NAME] [--data-dir DIR] [--json]`, the load-bearing
+/// checks on them, and running a blocking check off the main thread.
+class ClusterCheck
+{
+public:
+    /// Adds the shared options to `parser`.
+    static void addOptions(QCommandLineParser &parser);
+
+    /// Loads the inventory and finds the cluster; on bad input prints why
+    /// (file:line for the inventory, the cluster's name, the bad -n) and
+    /// returns nothing: the caller exits 2.
+    static std::optional<ClusterCheck> load(const QCommandLineParser &parser,
+                                            const QString &command);
+
+    inventory::Inventory inventory;
+    QString cluster;
+    int n = 16;           ///< -n, 1..256
+    QString confirmation; ///< --confirm
+    QString dataDir;      ///< --data-dir (empty: the default data dir)
+    bool json = false;
+
+    /// The secret store when a service of the cluster has an API key to read,
+    /// else nullptr (so a cluster without keys never touches the keychain).
+    secrets::SecretStore *secretStore() const;
+
+    /// The message of a refusal by the production guard, naming the flag.
+    QString confirmationHint() const;
+
+    /// Saves a result through a HistoryStore of the data dir (`record` adds
+    /// the rows); a failure is printed on stderr, never fatal: the check ran.
+    void saveToHistory(const std::function<bool(history::HistoryStore &)> &record) const;
+
+    /// Runs `work` on a worker thread while this (main) thread processes
+    /// events, as the secret store needs; returns when it is done.
+    static void runOffMainThread(const std::function<void()> &work);
+};
+
+} // namespace opsdeck::cli

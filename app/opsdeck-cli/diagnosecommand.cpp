@@ -1,0 +1,182 @@
+#include "diagnosecommand.h"
+
+#include "apppaths.h"
+#include "clioutput.h"
+#include "diagnosejson.h"
+#include "historystore.h"
+#include "inventory.h"
+#include "probeengine.h"
+#include "probepath.h"
+#include "proberounds.h"
+#include "secretstore.h"
+
+#include <QDateTime>
+#include <memory>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::cli {
+
+namespace {
+
+// Upper bound of one key lookup in the keychain.
+constexpr auto kSecretDeadline = std::chrono::seconds(10);
+
+std::optional<probes::ProbeRounds::Settings> settingsOf(const QCommandLineParser &parser)
+{
+    probes::ProbeRounds::Settings settings;
+    bool ok = true;
+    if (parser.isSet(u"rounds"_s)) {
+        settings.rounds = parser.value(u"rounds"_s).toInt(&ok);
+        if (!ok || settings.rounds < 1 || settings.rounds > probes::ProbeRounds::kMaxRounds) {
+            printError(
+                u"bad --rounds '%1': a whole number from 1 to %2"_s.arg(parser.value(u"rounds"_s))
+                    .arg(probes::ProbeRounds::kMaxRounds));
+            return std::nullopt;
+        }
+    }
+    if (parser.isSet(u"idle-gap"_s)) {
+        settings.idleGapS = parser.value(u"idle-gap"_s).toDouble(&ok);
+        if (!ok || settings.idleGapS < 0 || settings.idleGapS > probes::ProbeRounds::kMaxIdleGapS) {
+            printError(
+                u"bad --idle-gap '%1': seconds from 0 to %2"_s.arg(parser.value(u"idle-gap"_s))
+                    .arg(probes::ProbeRounds::kMaxIdleGapS));
+            return std::nullopt;
+        }
+    }
+    if (parser.isSet(u"timeout-ms"_s)) {
+        settings.timeoutMs = parser.value(u"timeout-ms"_s).toInt(&ok);
+        if (!ok || settings.timeoutMs < 1 || settings.timeoutMs > 600'000) {
+            printError(u"bad --timeout-ms '%1': milliseconds from 1 to 600000"_s.arg(
+                parser.value(u"timeout-ms"_s)));
+            return std::nullopt;
+        }
+    }
+    const QString probe = parser.value(u"probe"_s);
+    if (probe == u"health")
+        settings.probe = probes::ProbeRounds::Probe::Health;
+    else if (!probe.isEmpty() && probe != u"auto") {
+        printError(u"bad --probe '%1': auto or health"_s.arg(probe));
+        return std::nullopt;
+    }
+    return settings;
+}
+
+QVector<probes::ProbeRequestFactory> factoriesFor(const QVector<probes::ProbePath> &paths)
+{
+    // The keychain is touched only when a path carries an API key.
+    std::unique_ptr<secrets::SecretStore> store;
+    QVector<probes::ProbeRequestFactory> factories;
+    for (const probes::ProbePath &path : paths) {
+        if (path.http.apiKeySecret.isEmpty()) {
+            factories << probes::ProbeRequestFactory::withoutSecrets(path);
+            continue;
+        }
+        if (!store)
+            store = std::make_unique<secrets::SecretStore>();
+        factories << probes::ProbeRequestFactory::resolve(path, *store, kSecretDeadline);
+    }
+    return factories;
+}
+
+std::optional<qint64> recordMarker(const QString &dataDir, const probes::Diagnosis &diagnosis)
+{
+    history::HistoryStore store(
+        history::HistoryStore::pathIn(workflows::AppPaths::dataDir(dataDir)));
+    history::Marker marker;
+    marker.timeMs =
+        diagnosis.lastStallMs > 0 ? diagnosis.lastStallMs : QDateTime::currentMSecsSinceEpoch();
+    marker.kind = u"diagnosis"_s;
+    marker.text = diagnosis.headline();
+    marker.service = diagnosis.hop;
+    std::optional<qint64> id = store.open() ? store.addMarker(marker) : std::nullopt;
+    if (!id)
+        printError(u"the diagnosis was not recorded in history: %1"_s.arg(store.lastError()));
+    return id;
+}
+
+} // namespace
+
+int runDiagnose(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Probe every path into a cluster (via the proxy, the router directly, each engine "
+        "directly) with fresh and reused keep-alive connections, round after round, and name "
+        "the hop where reused connections stall. Exit 0 no stall, 1 a stall, 2 bad input, 3 no "
+        "path could be probed."));
+    parser.addOption({u"inventory"_s, u"Inventory file (YAML)."_s, u"file"_s});
+    parser.addOption({u"cluster"_s, u"Cluster to probe (inventory name)."_s, u"name"_s});
+    parser.addOption(
+        {u"rounds"_s, u"Rounds, 1 to 100 (default 3; a stall needs 3 in a row)."_s, u"n"_s});
+    parser.addOption({u"idle-gap"_s,
+                      u"Seconds the kept connection idles before each round (default 10)."_s,
+                      u"s"_s});
+    parser.addOption({u"timeout-ms"_s,
+                      u"Per-probe timeout (default 3 x the idle gap, 2000 to 60000)."_s, u"ms"_s});
+    parser.addOption({u"probe"_s,
+                      u"auto: tiny chat via proxy and router, health on PD engines (default); "
+                      "health: health GET everywhere."_s,
+                      u"kind"_s});
+    parser.addOption(jsonOption());
+    parser.addOption(dataDirOption());
+    if (!parseArguments(parser, arguments))
+        return ExitBadInput;
+    if (!parser.isSet(u"inventory"_s) || !parser.isSet(u"cluster"_s)) {
+        printError(u"diagnose needs --inventory FILE --cluster NAME"_s);
+        return ExitBadInput;
+    }
+    const auto settings = settingsOf(parser);
+    if (!settings)
+        return ExitBadInput;
+    const QString inventoryPath = parser.value(u"inventory"_s);
+    const auto loaded = inventory::loadInventory(inventoryPath);
+    if (!loaded.inventory) {
+        for (const auto &error : loaded.errors)
+            printError(error.toString());
+        return ExitBadInput;
+    }
+    const QString clusterName = parser.value(u"cluster"_s);
+    const inventory::Cluster *cluster = loaded.inventory->cluster(clusterName);
+    if (!cluster) {
+        QStringList known;
+        for (const inventory::Cluster &c : loaded.inventory->clusters)
+            known << c.name;
+        printError(u"%1: no cluster '%2' (clusters: %3)"_s.arg(
+            loaded.inventory->path, clusterName,
+            known.isEmpty() ? u"none"_s : known.join(u", "_s)));
+        return ExitBadInput;
+    }
+
+    const QVector<probes::ProbePath> paths = probes::probePaths(*loaded.inventory, *cluster);
+    QVector<probes::ProbeRequestFactory> factories = factoriesFor(paths);
+    const bool anyProbed = std::any_of(factories.cbegin(), factories.cend(),
+                                       [](const auto &f) { return f.problem().isEmpty(); });
+    probes::ProbeEngine engine;
+    probes::ProbeRounds rounds(engine, std::move(factories), *settings);
+    const bool json = parser.isSet(u"json"_s);
+    if (!json)
+        rounds.setRoundCallback([](int round, const probes::StallDiagnoser &) {
+            std::fprintf(stderr, "opsdeck-cli: round %d done\n", round);
+        });
+    const std::optional<probes::Diagnosis> diagnosis = anyProbed ? rounds.run() : std::nullopt;
+    std::optional<qint64> markerId;
+    if (diagnosis)
+        markerId = recordMarker(parser.value(u"data-dir"_s), *diagnosis);
+
+    if (json) {
+        QJsonObject document = diagnoseJson(clusterName, rounds, diagnosis);
+        document.insert(u"marker_id"_s, markerId ? QJsonValue(*markerId) : QJsonValue());
+        printJson(QJsonDocument(document));
+    } else {
+        for (const QString &line : diagnoseText(rounds, diagnosis))
+            printLine(line);
+    }
+    if (!anyProbed) {
+        printError(u"cluster %1: no path could be probed"_s.arg(clusterName));
+        return ExitUnknown;
+    }
+    return diagnosis ? ExitFailed : ExitOk;
+}
+
+} // namespace opsdeck::cli

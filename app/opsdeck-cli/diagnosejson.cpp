@@ -1,0 +1,122 @@
+#include "diagnosejson.h"
+
+#include <QJsonArray>
+#include <cmath>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::cli {
+
+namespace {
+
+double rounded(double ms)
+{
+    return std::round(ms * 1000) / 1000;
+}
+
+// -1 means "not read": JSON null rather than a number that looks measured.
+QJsonValue nullIfNegative(double value)
+{
+    return value < 0 ? QJsonValue() : QJsonValue(value);
+}
+
+QJsonObject roundJson(const probes::StallDiagnoser::Sample &sample)
+{
+    return QJsonObject{
+        {u"round"_s, sample.round},
+        {u"verdict"_s, probes::StallDiagnoser::verdictName(sample.verdict)},
+        {u"reason"_s, sample.reason},
+        {u"fresh_ms"_s, rounded(sample.fresh.totalMs)},
+        {u"reused_ms"_s, rounded(sample.reused.totalMs)},
+        {u"reused_connection"_s, sample.reused.connectionReused},
+        {u"reused_local_port"_s, sample.reused.localPort},
+        {u"fresh_connection_reused"_s, sample.fresh.connectionReused},
+        {u"fresh_local_port"_s, sample.fresh.localPort},
+        {u"reused_timed_out"_s, sample.reused.timedOut},
+        {u"reused_stale"_s, sample.reused.staleKeepAlive},
+        {u"stale_idle_s"_s, sample.reused.staleIdleS},
+        {u"fresh_status"_s, sample.fresh.status},
+        {u"reused_status"_s, sample.reused.status},
+    };
+}
+
+} // namespace
+
+QJsonObject diagnoseJson(const QString &cluster, const probes::ProbeRounds &rounds,
+                         const std::optional<probes::Diagnosis> &diagnosis)
+{
+    const probes::StallDiagnoser &diagnoser = rounds.diagnoser();
+    QJsonArray paths;
+    for (int i = 0; i < diagnoser.paths().size(); ++i) {
+        const probes::ProbePath &path = diagnoser.paths().at(i);
+        QJsonArray perRound;
+        int stale = 0, stalling = 0;
+        for (const probes::StallDiagnoser::Sample &sample : diagnoser.samples(i)) {
+            perRound.append(roundJson(sample));
+            stale += sample.reused.staleKeepAlive ? 1 : 0;
+            stalling += sample.verdict == probes::StallDiagnoser::Verdict::Stalling ? 1 : 0;
+        }
+        paths.append(QJsonObject{{u"name"_s, path.name},
+                                 {u"entry"_s, path.entryService},
+                                 {u"role"_s, inventory::roleName(path.entryRole)},
+                                 {u"depth"_s, path.depth},
+                                 {u"url"_s, path.baseUrl.toString(QUrl::RemoveUserInfo)},
+                                 {u"hops"_s, QJsonArray::fromStringList(path.hops)},
+                                 {u"probe"_s, rounds.probeName(i)},
+                                 {u"problem"_s, rounds.problem(i)},
+                                 {u"stale_count"_s, stale},
+                                 {u"stalling_rounds"_s, stalling},
+                                 {u"rounds"_s, perRound}});
+    }
+    QJsonValue stall;
+    if (diagnosis) {
+        QJsonArray stalledRounds;
+        for (int round : diagnosis->rounds)
+            stalledRounds.append(round);
+        stall = QJsonObject{{u"hop"_s, diagnosis->hop},
+                            {u"role"_s, diagnosis->roleName()},
+                            {u"evidence"_s, diagnosis->evidence},
+                            {u"caution"_s, diagnosis->caution},
+                            {u"decode_running_max"_s, nullIfNegative(diagnosis->decodeRunningMax)},
+                            {u"decode_waiting_max"_s, nullIfNegative(diagnosis->decodeWaitingMax)},
+                            {u"headline"_s, diagnosis->headline()},
+                            {u"path"_s, diagnosis->pathName},
+                            {u"rounds"_s, stalledRounds}};
+    }
+    return QJsonObject{{u"stall"_s, stall},
+                       {u"paths"_s, paths},
+                       {u"cluster"_s, cluster},
+                       {u"rounds"_s, rounds.roundsRun()},
+                       {u"idle_gap_s"_s, rounds.settings().idleGapS},
+                       {u"timeout_ms"_s, rounds.settings().timeoutMs},
+                       {u"model"_s, rounds.model()}};
+}
+
+QStringList diagnoseText(const probes::ProbeRounds &rounds,
+                         const std::optional<probes::Diagnosis> &diagnosis)
+{
+    QStringList lines;
+    const probes::StallDiagnoser &diagnoser = rounds.diagnoser();
+    for (int i = 0; i < diagnoser.paths().size(); ++i) {
+        const probes::ProbePath &path = diagnoser.paths().at(i);
+        if (!rounds.problem(i).isEmpty()) {
+            lines << u"%1 (%2): not probed: %3"_s.arg(path.name, path.entryService,
+                                                      rounds.problem(i));
+            continue;
+        }
+        for (const probes::StallDiagnoser::Sample &sample : diagnoser.samples(i))
+            lines << u"%1 (%2) round %3: %4 - %5"_s.arg(path.name, path.entryService)
+                         .arg(sample.round)
+                         .arg(probes::StallDiagnoser::verdictName(sample.verdict), sample.reason);
+    }
+    if (!diagnosis) {
+        lines << u"no keep-alive stall found in %1 rounds"_s.arg(rounds.roundsRun());
+        return lines;
+    }
+    lines << u"STALL: "_s + diagnosis->headline();
+    lines << u"evidence: "_s + diagnosis->evidence;
+    lines << u"do not conclude: "_s + diagnosis->caution;
+    return lines;
+}
+
+} // namespace opsdeck::cli

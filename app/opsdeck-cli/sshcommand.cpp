@@ -1,0 +1,208 @@
+#include "sshcommand.h"
+
+#include "clioutput.h"
+#include "inventory.h"
+#include "sshtransport.h"
+#include "synchronousrun.h"
+
+#include <QFileInfo>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+
+using opsdeck::remote::CommandRequest;
+using opsdeck::remote::CommandResult;
+using opsdeck::remote::SshConnectionState;
+using opsdeck::remote::SshSettings;
+
+namespace opsdeck::cli {
+
+namespace {
+
+void writeRaw(std::FILE *stream, const QByteArray &bytes)
+{
+    std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stream);
+    std::fflush(stream);
+}
+
+// HOST from the inventory (kind ssh), else `[user@]host[:port]` / an ssh config alias.
+bool resolveHost(const QString &host, const QString &inventoryFile, SshSettings &settings)
+{
+    if (inventoryFile.isEmpty()) {
+        QString name = host;
+        const qsizetype at = name.lastIndexOf(u'@');
+        if (at >= 0) {
+            settings.user = name.left(at);
+            name = name.mid(at + 1);
+        }
+        // host:port, but not a bare IPv6 address (more than one colon).
+        const qsizetype colon = name.lastIndexOf(u':');
+        if (colon > 0 && name.count(u':') == 1) {
+            bool ok = false;
+            const int port = name.mid(colon + 1).toInt(&ok);
+            if (!ok || port < 1 || port > 65535) {
+                printError(QStringLiteral("bad port in '%1': 1 to 65535").arg(host));
+                return false;
+            }
+            settings.port = port;
+            name = name.left(colon);
+        }
+        settings.host = name;
+        return true;
+    }
+    const auto loaded = inventory::loadInventory(inventoryFile);
+    if (!loaded.inventory) {
+        for (const auto &error : loaded.errors)
+            printError(error.toString());
+        return false;
+    }
+    const inventory::Host *entry = loaded.inventory->host(host);
+    if (!entry) {
+        printError(QStringLiteral("%1: no host '%2' in the inventory").arg(inventoryFile, host));
+        return false;
+    }
+    if (entry->kind != inventory::HostKind::Ssh) {
+        printError(QStringLiteral("%1: host '%2' is of kind %3, not ssh")
+                       .arg(inventoryFile, host, inventory::hostKindName(entry->kind)));
+        return false;
+    }
+    // The inventory name is also looked up in the ssh config, as an alias.
+    settings.host = entry->name;
+    settings.address = entry->address;
+    settings.port = entry->port;
+    settings.user = entry->user;
+    return true;
+}
+
+// "SIGTERM" -> 15; 0 for a name this system does not know.
+int signalNumber(const QString &name)
+{
+    for (int n = 1; n < NSIG; ++n) {
+        const char *abbrev = ::sigabbrev_np(n);
+        if (abbrev && name == QStringLiteral("SIG") + QLatin1String(abbrev))
+            return n;
+    }
+    return 0;
+}
+
+int exitCodeFor(const CommandResult &result, const SshConnectionState &state, const QString &host)
+{
+    switch (result.outcome) {
+    case CommandResult::Outcome::Exited:
+        return result.exitCode;
+    case CommandResult::Outcome::Signalled: {
+        printError(QStringLiteral("%1: command killed by %2").arg(host, result.signalName));
+        const int number = signalNumber(result.signalName);
+        return number > 0 ? 128 + number : ExitFailed;
+    }
+    case CommandResult::Outcome::TimedOut:
+        printError(QStringLiteral("%1: %2; the command was sent TERM, then KILL")
+                       .arg(host, result.describe()));
+        return ExitUnknown;
+    case CommandResult::Outcome::Cancelled:
+    case CommandResult::Outcome::Unknown:
+        printError(QStringLiteral("%1: %2: %3").arg(host, result.describe(), result.errorText));
+        return ExitUnknown;
+    case CommandResult::Outcome::FailedToStart:
+        break;
+    }
+    printError(result.errorText);
+    switch (state.failure) {
+    case SshConnectionState::Failure::HostKeyRefused:
+        return ExitHostKeyRefused;
+    case SshConnectionState::Failure::Config:
+        return ExitBadInput;
+    default:
+        return ExitFailed;
+    }
+}
+
+} // namespace
+
+int runSsh(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Run one command on a host over SSH (the console's transport)."));
+    parser.addPositionalArgument(QStringLiteral("host"),
+                                 QStringLiteral("Inventory host, ssh config alias or "
+                                                "[user@]host[:port]."));
+    parser.addPositionalArgument(QStringLiteral("command"),
+                                 QStringLiteral("After --: the program and its arguments."));
+    parser.addOption({QStringLiteral("inventory"),
+                      QStringLiteral("Resolve HOST in this inventory (kind ssh)."),
+                      QStringLiteral("file")});
+    parser.addOption({QStringLiteral("ssh-config"),
+                      QStringLiteral("OpenSSH client config (default ~/.ssh/config)."),
+                      QStringLiteral("file")});
+    parser.addOption({QStringLiteral("known-hosts"),
+                      QStringLiteral("known_hosts file (default ~/.ssh/known_hosts)."),
+                      QStringLiteral("file")});
+    parser.addOption({QStringLiteral("accept-new-host-key"),
+                      QStringLiteral("Accept and save an unknown host key with exactly this "
+                                     "fingerprint."),
+                      QStringLiteral("SHA256:...")});
+    parser.addOption({QStringLiteral("identity"),
+                      QStringLiteral("Private key file to use (repeatable); default: ssh-agent, "
+                                     "then the config's IdentityFile or ~/.ssh/id_*."),
+                      QStringLiteral("file")});
+    parser.addOption({QStringLiteral("timeout"),
+                      QStringLiteral("Deadline of the command in seconds (default 30)."),
+                      QStringLiteral("s")});
+    if (!parseArguments(parser, arguments))
+        return ExitBadInput;
+    QStringList positional = parser.positionalArguments();
+    if (positional.size() < 2) {
+        printError(QStringLiteral("usage: opsdeck-cli ssh HOST [options] -- COMMAND..."));
+        return ExitBadInput;
+    }
+    const QString host = positional.takeFirst();
+
+    SshSettings settings;
+    if (!resolveHost(host, parser.value(QStringLiteral("inventory")), settings))
+        return ExitBadInput;
+    settings.configFile = parser.value(QStringLiteral("ssh-config"));
+    settings.knownHostsFile = parser.value(QStringLiteral("known-hosts"));
+    settings.acceptedFingerprint = parser.value(QStringLiteral("accept-new-host-key"));
+    settings.identityFiles = parser.values(QStringLiteral("identity"));
+    if (!settings.acceptedFingerprint.isEmpty() &&
+        !settings.acceptedFingerprint.startsWith(u"SHA256:")) {
+        printError(QStringLiteral("bad --accept-new-host-key '%1': give the SHA256:... "
+                                  "fingerprint as ssh-keygen -l prints it")
+                       .arg(settings.acceptedFingerprint));
+        return ExitBadInput;
+    }
+    for (const QString &file : {settings.configFile, settings.knownHostsFile}) {
+        if (!file.isEmpty() && QFileInfo(file).isDir()) {
+            printError(QStringLiteral("%1: is a directory, not a file").arg(file));
+            return ExitBadInput;
+        }
+    }
+
+    CommandRequest request;
+    request.argv = positional;
+    if (parser.isSet(QStringLiteral("timeout"))) {
+        bool ok = false;
+        const double seconds = parser.value(QStringLiteral("timeout")).toDouble(&ok);
+        if (!ok || seconds <= 0 || seconds > 86400) {
+            printError(QStringLiteral("bad --timeout '%1': seconds from 0 to 86400")
+                           .arg(parser.value(QStringLiteral("timeout"))));
+            return ExitBadInput;
+        }
+        request.deadline = std::chrono::milliseconds(static_cast<qint64>(seconds * 1000));
+    }
+
+    remote::SshTransport transport(host, settings);
+    const CommandResult result = remote::runAndWait(transport, request);
+    writeRaw(stdout, result.standardOutput);
+    writeRaw(stderr, result.standardError);
+    if (result.standardOutputDropped || result.standardErrorDropped)
+        printError(QStringLiteral("output past the %1-byte cap not shown: %2 bytes of stdout, "
+                                  "%3 of stderr")
+                       .arg(request.outputCap)
+                       .arg(result.standardOutputDropped)
+                       .arg(result.standardErrorDropped));
+    return exitCodeFor(result, transport.connectionState(), host);
+}
+
+} // namespace opsdeck::cli

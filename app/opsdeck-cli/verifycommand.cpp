@@ -1,0 +1,70 @@
+#include "verifycommand.h"
+
+#include "checkhistory.h"
+#include "checkjson.h"
+#include "clioutput.h"
+#include "clustercheck.h"
+#include "probeengine.h"
+#include "stagedverification.h"
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::cli {
+
+int runVerify(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        u"Staged verification of a cluster: health of every service, then one chat completion "
+        "through the router, then the batch check; stops at the first failed stage."_s);
+    ClusterCheck::addOptions(parser);
+    if (!parseArguments(parser, arguments))
+        return ExitBadInput;
+    const std::optional<ClusterCheck> check = ClusterCheck::load(parser, u"verify"_s);
+    if (!check)
+        return ExitBadInput;
+
+    probes::StagedVerification::Settings settings;
+    settings.batch.n = check->n;
+    settings.batch.confirmation = check->confirmation;
+    probes::VerificationResult result;
+    {
+        probes::ProbeEngine engine;
+        probes::StagedVerification verification(engine, check->inventory, check->cluster, settings,
+                                                check->secretStore());
+        if (!check->json) {
+            // Each stage as it ends: a long batch check should not look like a hang.
+            verification.setCallbacks(
+                {{},
+                 [](int index, const probes::VerificationStage &stage) {
+                     printLine(u"%1. %2: %3 (%4 ms)\n   criterion: %5\n   %6"_s.arg(index + 1)
+                                   .arg(stage.name, stage.passed ? u"passed"_s : u"FAILED"_s)
+                                   .arg(stage.ms, 0, 'f', 0)
+                                   .arg(stage.criterion, stage.detail));
+                 },
+                 {}});
+        }
+        ClusterCheck::runOffMainThread([&] { result = verification.run(); });
+    }
+    if (result.confirmationRequired) {
+        printError(u"%1; %2"_s.arg(result.error, check->confirmationHint()));
+        return ExitBadInput;
+    }
+    check->saveToHistory([&](history::HistoryStore &store) {
+        return history::recordVerification(store, result).has_value();
+    });
+    if (check->json) {
+        printJson(QJsonDocument(probes::verificationToJson(result)));
+    } else if (!result.error.isEmpty()) {
+        printError(result.error);
+    } else {
+        printLine(u"verification %1: %2 in %3 s"_s
+                      .arg(result.cluster, result.passed ? u"passed"_s : u"FAILED"_s)
+                      .arg(result.ms / 1000.0, 0, 'f', 1));
+    }
+    if (result.cancelled)
+        return ExitUnknown;
+    return result.passed ? ExitOk : ExitFailed;
+}
+
+} // namespace opsdeck::cli

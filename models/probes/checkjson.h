@@ -1,0 +1,29 @@
+#pragma once
+
+#include "batchcheckresult.h"
+#include "verificationresult.h"
+
+#include <QJsonObject>
+
+namespace opsdeck::probes {
+
+/// The JSON of a batch check: what `opsdeck-cli batch-check --json` prints
+/// and what history's `checks` rows hold (one source for both). Keys, a
+/// contract (issue 4): "verdict" ("BATCHED" | "SERIALIZED" | "PARTIAL", null
+/// without a verdict), "n", "peak_running" (requests, null when unread),
+/// "wall_s", "single_s" (s); then "failures", "ttft_p50_ms", "ttft_p99_ms",
+/// "ttft_max_ms" (ms, null when no TTFT), "cluster", "path", "entry",
+/// "model", "max_tokens", "started_at_ms", "reason", "error" (null when
+/// none), "confirmation_required", "timed_out", "cancelled",
+/// "samples_source", "samples" ([[offset_ms, running], ...]) and "requests"
+/// ([{"index", "status", "ttft_ms", "total_ms", "end_ms", "local_port", "error"}]).
+QJsonObject batchCheckToJson(const BatchCheckResult &result);
+
+/// The JSON of a staged verification (`opsdeck-cli verify --json`, history):
+/// "cluster", "passed", "ms", "started_at_ms", "error" (null when none),
+/// "confirmation_required", "cancelled", "stages" ([{"name", "criterion",
+/// "ran", "passed", "ms", "detail"}], always three) and "batch" (the batch
+/// check's JSON, null when stage 3 did not run).
+QJsonObject verificationToJson(const VerificationResult &result);
+
+} // namespace opsdeck::probes

@@ -1,0 +1,102 @@
+#pragma once
+
+#include <QByteArray>
+#include <QMetaType>
+#include <QString>
+#include <QUrl>
+
+namespace opsdeck::probes {
+
+/// How a probe gets its TCP connection (issue 4, DESIGN.md "keep-alive").
+enum class ConnectionMode
+{
+    /// A new connection, reuse forbidden (CURLOPT_FRESH_CONNECT + FORBID_REUSE):
+    /// what a client that opens one connection per request sees.
+    Fresh,
+    /// The kept-alive connection of this request's origin (scheme, host, port,
+    /// proxy) that already served a request, used again: what an agentic client
+    /// that thinks between rounds sees. The first reused probe of an origin has
+    /// no connection yet and opens one (a warm-up: connectionReused false).
+    Reused,
+};
+
+/// What is sent. All kinds carry the service's API key when it has one.
+enum class ProbeKind
+{
+    Get,        ///< GET url (health, /v1/models, /v1/loads)
+    Chat,       ///< POST url with a JSON body (tiny chat completion), answer read whole
+    ChatStream, ///< the same with "stream": true; TTFT measured from the SSE events
+};
+
+/// One request to probe. Plain data, any thread.
+struct ProbeRequest
+{
+    ProbeKind kind = ProbeKind::Get;
+    ConnectionMode mode = ConnectionMode::Fresh;
+    QUrl url;        ///< full URL, e.g. http://127.0.0.1:8080/v1/chat/completions
+    QByteArray body; ///< JSON body of Chat / ChatStream; empty for Get
+    /// `Authorization: Bearer <apiKey>` when not empty. A secret: never logged,
+    /// never part of ProbeResult or of the "copy as curl" command.
+    QByteArray apiKey;
+    QString caFile;        ///< PEM CA file for https; empty: system roots
+    bool verifyTls = true; ///< false: no peer or host-name checks
+    /// Forward proxy from the inventory path (http://HOST:PORT); empty: direct.
+    /// Proxies are never taken from the environment (CURLOPT_PROXY is always set).
+    QUrl proxy;
+    int timeoutMs = 10'000;     ///< whole probe, ms (CURLOPT_TIMEOUT_MS); 1..600000
+    qint64 maxBytes = 1 << 20;  ///< answers longer than this are cut and fail, bytes
+    QString label;              ///< free text the caller uses to find its result (path name...)
+};
+
+/// What one probe saw. Times are curl's -w fields, ms from the start of the
+/// transfer, each cumulative as curl prints them: time_namelookup,
+/// time_connect, time_appconnect (TLS done; 0 for http), time_starttransfer
+/// (first response byte) and time_total. Plain data, any thread.
+struct ProbeResult
+{
+    quint64 id = 0;          ///< the id ProbeEngine::submit() returned
+    QString label;           ///< ProbeRequest::label
+    ProbeKind kind = ProbeKind::Get;
+    ConnectionMode mode = ConnectionMode::Fresh;
+    QUrl url;                ///< without user info
+    qint64 startedAtMs = 0;  ///< wall clock when the transfer started, ms since the Unix epoch
+    int status = 0;          ///< HTTP status; 0 when no response came
+    double namelookupMs = 0; ///< curl time_namelookup, ms
+    double connectMs = 0;    ///< curl time_connect, ms; 0 on a reused connection
+    double tlsMs = 0;        ///< curl time_appconnect, ms; 0 without TLS or when reused
+    double ttfbMs = 0;       ///< curl time_starttransfer, ms
+    double totalMs = 0;      ///< curl time_total, ms
+    /// ChatStream: ms from the start to the first SSE event whose
+    /// choices[0].delta.content is a non-empty string (not the first byte, not
+    /// a role-only or empty first chunk). -1 when none came or not a stream.
+    double ttftMs = -1;
+    qint64 bytes = 0;        ///< response body bytes received (curl size_download)
+    /// True when the request went on a connection that already served one
+    /// (curl's CURLINFO_NUM_CONNECTS == 0 and the local port equals the one the
+    /// origin's connection had), false when a connection was opened for it.
+    bool connectionReused = false;
+    long newConnections = 0; ///< CURLINFO_NUM_CONNECTS: connections curl opened for it
+    int localPort = 0;       ///< CURLINFO_LOCAL_PORT: the connection's identity; 0 when none
+    /// The connection this Reused probe was meant to use had been closed by
+    /// the server while idle, and curl replaced it with a new one: "stale
+    /// keep-alive replaced". Not a failure of the service, not a reused-latency sample.
+    bool staleKeepAlive = false;
+    /// How long the replaced connection had been idle, s (> 0 only with staleKeepAlive).
+    double staleIdleS = 0;
+    bool timedOut = false;   ///< the probe hit timeoutMs
+    bool cancelled = false;  ///< cancelled before it finished
+    QString error;           ///< curl's error text or the reason of a failure; empty when ok
+    /// One line for people: "stale keep-alive replaced: ...", "warm-up", "HTTP 503"...
+    QString note;
+    QByteArray body;         ///< the answer (up to maxBytes) for callers that parse it
+
+    /// Status 2xx, no error, not cancelled.
+    bool ok() const { return error.isEmpty() && !cancelled && status >= 200 && status < 300; }
+};
+
+QString connectionModeName(ConnectionMode mode); ///< "fresh" / "reused"
+QString probeKindName(ProbeKind kind);           ///< "get" / "chat" / "chat-stream"
+
+} // namespace opsdeck::probes
+
+Q_DECLARE_METATYPE(opsdeck::probes::ProbeResult)

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "probelab.h"
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+
+namespace opsdeck::probes {
+
+/// A worker's run as the GUI thread sees it: a stop request, and how to
+/// reach the running ProbeRounds / StagedVerification / BatchCheck, which
+/// live on the worker's stack (set while it runs, cleared before it goes).
+struct ProbeLab::Job
+{
+    std::mutex mutex;
+    bool stopRequested = false;
+    std::function<void()> cancel; ///< guarded by `mutex`
+    /// Wall clock of the batch's submission, ms since the Unix epoch; 0 until
+    /// the first running sample tells it (engine threads).
+    std::atomic<qint64> batchStartMs{0};
+
+    /// From the GUI thread: stops the run now or as soon as it starts.
+    void requestStop()
+    {
+        const std::lock_guard lock(mutex);
+        stopRequested = true;
+        if (cancel)
+            cancel();
+    }
+    /// From the worker: makes `stop` reachable; false when a stop came first.
+    bool attach(std::function<void()> stop)
+    {
+        const std::lock_guard lock(mutex);
+        if (stopRequested)
+            return false;
+        cancel = std::move(stop);
+        return true;
+    }
+    void detach()
+    {
+        const std::lock_guard lock(mutex);
+        cancel = nullptr;
+    }
+};
+
+} // namespace opsdeck::probes

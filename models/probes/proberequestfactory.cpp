@@ -1,0 +1,138 @@
+#include "proberequestfactory.h"
+
+#include "httprequestsettings.h"
+#include "secretstore.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::probes {
+
+namespace {
+
+inventory::Service entryOf(const ProbePath &path)
+{
+    inventory::Service service;
+    service.name = path.entryService;
+    service.role = path.entryRole;
+    service.url = path.baseUrl;
+    service.http = path.http;
+    return service;
+}
+
+} // namespace
+
+ProbeRequestFactory::ProbeRequestFactory(ProbePath path, QByteArray apiKey, QString problem)
+    : m_path(std::move(path)), m_apiKey(std::move(apiKey)), m_problem(std::move(problem))
+{
+}
+
+ProbeRequestFactory ProbeRequestFactory::resolve(const ProbePath &path, secrets::SecretStore &store,
+                                                 std::chrono::milliseconds deadline)
+{
+    HttpRequestSettings settings = HttpRequestSettings::resolve(entryOf(path), store, deadline);
+    ProbeRequestFactory factory(path, settings.apiKey, settings.problem);
+    settings.wipe();
+    return factory;
+}
+
+ProbeRequestFactory ProbeRequestFactory::withoutSecrets(const ProbePath &path)
+{
+    const HttpRequestSettings settings = HttpRequestSettings::withoutSecrets(entryOf(path));
+    return ProbeRequestFactory(path, {}, settings.problem);
+}
+
+int ProbeRequestFactory::timeoutMs() const
+{
+    int ms = m_overrideTimeoutMs > 0     ? m_overrideTimeoutMs
+             : m_path.http.timeoutMs > 0 ? m_path.http.timeoutMs
+                                         : m_defaultTimeoutMs;
+    return std::clamp(ms, 1, 600'000);
+}
+
+ProbeRequest ProbeRequestFactory::request(ProbeKind kind, ConnectionMode mode,
+                                          const QUrl &url) const
+{
+    ProbeRequest request;
+    request.kind = kind;
+    request.mode = mode;
+    request.url = url;
+    request.apiKey = m_apiKey;
+    request.caFile = m_path.http.caFile;
+    request.verifyTls = m_path.http.verifyTls;
+    request.proxy = m_path.http.proxy;
+    request.timeoutMs = timeoutMs();
+    request.label = m_path.name;
+    return request;
+}
+
+ProbeRequest ProbeRequestFactory::get(ConnectionMode mode, const QString &path) const
+{
+    return request(ProbeKind::Get, mode, withPath(m_path.baseUrl, path));
+}
+
+ProbeRequest ProbeRequestFactory::health(ConnectionMode mode) const
+{
+    const QUrl url =
+        m_path.healthUrl.isEmpty() ? withPath(m_path.baseUrl, u"/health"_s) : m_path.healthUrl;
+    return request(ProbeKind::Get, mode, url);
+}
+
+ProbeRequest ProbeRequestFactory::models(ConnectionMode mode) const
+{
+    return request(ProbeKind::Get, mode, withPath(m_path.baseUrl, u"/v1/models"_s));
+}
+
+ProbeRequest ProbeRequestFactory::chat(ConnectionMode mode, const QString &model, bool stream,
+                                       int maxTokens) const
+{
+    ProbeRequest chat = request(stream ? ProbeKind::ChatStream : ProbeKind::Chat, mode,
+                                withPath(m_path.baseUrl, u"/v1/chat/completions"_s));
+    chat.body = chatBody(model, stream, maxTokens);
+    return chat;
+}
+
+QByteArray ProbeRequestFactory::chatBody(const QString &model, bool stream, int maxTokens)
+{
+    // Built by hand to keep the key order of the example (QJsonObject sorts keys).
+    QByteArray body = "{\"model\":";
+    body += QJsonDocument(QJsonArray{model}).toJson(QJsonDocument::Compact).mid(1).chopped(1);
+    body += ",\"messages\":[{\"role\":\"user\",\"content\":\"ping\"}],\"max_tokens\":";
+    body += QByteArray::number(maxTokens);
+    if (stream)
+        body += ",\"stream\":true";
+    body += '}';
+    return body;
+}
+
+QString ProbeRequestFactory::modelFromModels(const QByteArray &body)
+{
+    const QJsonArray data = QJsonDocument::fromJson(body).object().value(u"data"_s).toArray();
+    for (const QJsonValue &entry : data) {
+        const QString id = entry.toObject().value(u"id"_s).toString();
+        if (!id.isEmpty())
+            return id;
+    }
+    return {};
+}
+
+QUrl ProbeRequestFactory::withPath(const QUrl &base, const QString &path)
+{
+    QUrl url = base;
+    QString basePath = url.path();
+    while (basePath.endsWith(u'/'))
+        basePath.chop(1);
+    url.setPath(basePath + path);
+    return url;
+}
+
+void ProbeRequestFactory::wipe()
+{
+    secrets::SecretStore::wipe(m_apiKey);
+}
+
+} // namespace opsdeck::probes

@@ -1,0 +1,95 @@
+#pragma once
+
+#include "probe.h"
+#include "probepath.h"
+
+#include <QByteArray>
+#include <QString>
+#include <chrono>
+
+namespace opsdeck::secrets {
+class SecretStore;
+}
+
+namespace opsdeck::probes {
+
+/// Builds the ProbeRequests of one probe path (issue 4): its health GET, its
+/// /v1/models GET and the tiny chat completion
+/// `{"model":M,"messages":[{"role":"user","content":"ping"}],"max_tokens":8}`
+/// (with `"stream":true` for ChatStream), each carrying the path's entry
+/// settings: API key, CA file, TLS verification, forward proxy (the
+/// inventory's `http.proxy`, never the environment) and timeout.
+///
+/// Holds the API key bytes: never log it; wipe() when done (the destructor
+/// does not, copies share the bytes). Thread: plain data, any thread; resolve()
+/// blocks (call it on a worker thread, never the GUI thread).
+class ProbeRequestFactory
+{
+public:
+    /// Default whole-probe timeout when neither the inventory (`http.timeout_ms`)
+    /// nor the caller names one, ms. 10 s: a tiny chat on an idle engine takes
+    /// well under a second; ten times that is a hang, not a slow answer.
+    static constexpr int kDefaultTimeoutMs = 10'000;
+    /// max_tokens of the tiny chat: enough for a first content token, cheap for the engine.
+    static constexpr int kTinyChatTokens = 8;
+
+    ProbeRequestFactory() = default;
+    /// `apiKey`: the entry service's key (empty: none). `problem`: why requests
+    /// on this path cannot be made (a key missing from the store, an unreadable
+    /// CA file); when set, requests are still built but callers should not send them.
+    explicit ProbeRequestFactory(ProbePath path, QByteArray apiKey = {}, QString problem = {});
+
+    /// Reads the entry's API key through HttpRequestSettings::resolve (blocking,
+    /// at most `deadline`). A key that cannot be read gives problem() naming the
+    /// service and the key, never an unauthenticated request.
+    static ProbeRequestFactory resolve(const ProbePath &path, secrets::SecretStore &store,
+                                       std::chrono::milliseconds deadline);
+    /// Without a secret store: problem() is set when the path needs an API key.
+    static ProbeRequestFactory withoutSecrets(const ProbePath &path);
+
+    const ProbePath &path() const { return m_path; }
+    /// Why this path cannot be probed; empty when it can.
+    const QString &problem() const { return m_problem; }
+
+    /// Timeout of every request, ms: `http.timeout_ms` of the entry when set,
+    /// else the one given here (default kDefaultTimeoutMs). Clamped to 1..600000.
+    void setDefaultTimeoutMs(int ms) { m_defaultTimeoutMs = ms; }
+    /// Overrides the inventory's timeout too (probe rounds bound each probe
+    /// themselves); 0 goes back to the rule above.
+    void setTimeoutOverrideMs(int ms) { m_overrideTimeoutMs = ms; }
+    int timeoutMs() const;
+
+    /// GET of the entry's health URL (`url` + `health_path`).
+    ProbeRequest health(ConnectionMode mode) const;
+    /// GET `<url><path>` (e.g. "/v1/loads").
+    ProbeRequest get(ConnectionMode mode, const QString &path) const;
+    /// GET `<url>/v1/models`; read the model with modelFromModels().
+    ProbeRequest models(ConnectionMode mode) const;
+    /// POST `<url>/v1/chat/completions` with chatBody(model, stream, maxTokens);
+    /// kind Chat, or ChatStream when `stream`.
+    ProbeRequest chat(ConnectionMode mode, const QString &model, bool stream = false,
+                      int maxTokens = kTinyChatTokens) const;
+
+    /// The tiny chat body, compact JSON, keys in this order:
+    /// {"model":M,"messages":[{"role":"user","content":"ping"}],"max_tokens":N[,"stream":true]}.
+    static QByteArray chatBody(const QString &model, bool stream, int maxTokens = kTinyChatTokens);
+    /// The first model id of an OpenAI /v1/models answer (`data[0].id`); empty
+    /// when the body has none.
+    static QString modelFromModels(const QByteArray &body);
+    /// `base` with `path` appended to its path (a trailing '/' of `base` dropped first).
+    static QUrl withPath(const QUrl &base, const QString &path);
+
+    /// Overwrites the API key's bytes.
+    void wipe();
+
+private:
+    ProbeRequest request(ProbeKind kind, ConnectionMode mode, const QUrl &url) const;
+
+    ProbePath m_path;
+    QByteArray m_apiKey;
+    QString m_problem;
+    int m_defaultTimeoutMs = kDefaultTimeoutMs;
+    int m_overrideTimeoutMs = 0;
+};
+
+} // namespace opsdeck::probes

@@ -1,0 +1,273 @@
+#include "proberounds.h"
+
+#include "loadsample.h"
+#include "probeengine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::probes {
+
+// Shared with the engine's callbacks, which may outlive a run() that stopped waiting.
+struct ProbeRounds::Sync
+{
+    std::mutex mutex;
+    std::condition_variable changed;
+};
+
+namespace {
+
+QVector<ProbePath> pathsOf(const QVector<ProbeRequestFactory> &factories)
+{
+    QVector<ProbePath> paths;
+    for (const ProbeRequestFactory &factory : factories)
+        paths << factory.path();
+    return paths;
+}
+
+ProbeRounds::Settings bounded(ProbeRounds::Settings settings)
+{
+    settings.rounds = std::clamp(settings.rounds, 1, ProbeRounds::kMaxRounds);
+    settings.idleGapS = std::clamp(settings.idleGapS, 0.0, ProbeRounds::kMaxIdleGapS);
+    if (settings.timeoutMs <= 0)
+        settings.timeoutMs = ProbeRounds::defaultTimeoutMs(settings.idleGapS);
+    settings.timeoutMs = std::clamp(settings.timeoutMs, 1, 600'000);
+    return settings;
+}
+
+bool servesChatAlone(inventory::Role role)
+{
+    return role != inventory::Role::Prefill && role != inventory::Role::Decode;
+}
+
+} // namespace
+
+ProbeRounds::ProbeRounds(ProbeEngine &engine, QVector<ProbeRequestFactory> factories,
+                         Settings settings)
+    : m_engine(engine), m_factories(std::move(factories)), m_settings(bounded(settings)),
+      m_diagnoser(pathsOf(m_factories), m_settings.stall), m_chat(m_factories.size(), false),
+      m_sync(std::make_shared<Sync>())
+{
+    for (ProbeRequestFactory &factory : m_factories)
+        factory.setTimeoutOverrideMs(m_settings.timeoutMs);
+}
+
+ProbeRounds::~ProbeRounds()
+{
+    for (ProbeRequestFactory &factory : m_factories)
+        factory.wipe();
+}
+
+int ProbeRounds::defaultTimeoutMs(double idleGapS)
+{
+    return std::clamp(static_cast<int>(3 * idleGapS * 1000), 2'000, 60'000);
+}
+
+void ProbeRounds::stop()
+{
+    {
+        std::lock_guard lock(m_sync->mutex);
+        m_stop = true;
+    }
+    m_sync->changed.notify_all();
+}
+
+QString ProbeRounds::probeName(int index) const
+{
+    return m_chat.value(index) ? u"chat"_s : u"health"_s;
+}
+
+QString ProbeRounds::problem(int index) const
+{
+    return index >= 0 && index < m_factories.size() ? m_factories.at(index).problem() : QString();
+}
+
+ProbeRequest ProbeRounds::request(int index, ConnectionMode mode) const
+{
+    const ProbeRequestFactory &factory = m_factories.at(index);
+    return m_chat.at(index) ? factory.chat(mode, m_model) : factory.health(mode);
+}
+
+QVector<ProbeResult> ProbeRounds::runBatch(const QVector<ProbeRequest> &requests)
+{
+    struct Batch
+    {
+        QVector<std::optional<ProbeResult>> results;
+        int pending = 0;
+    };
+    auto batch = std::make_shared<Batch>();
+    batch->results.resize(requests.size());
+    batch->pending = requests.size();
+    std::shared_ptr<Sync> sync = m_sync;
+    QVector<quint64> ids;
+    for (int i = 0; i < requests.size(); ++i)
+        ids << m_engine.submit(requests.at(i), [sync, batch, i](const ProbeResult &result) {
+            {
+                std::lock_guard lock(sync->mutex);
+                batch->results[i] = result;
+                --batch->pending;
+            }
+            sync->changed.notify_all();
+        });
+
+    std::unique_lock lock(m_sync->mutex);
+    // Every probe ends by its own timeout; the margin covers the engine's
+    // queue. A stop cancels them, and the cancelled results come at once.
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(m_settings.timeoutMs + 5'000);
+    bool cancelled = false;
+    while (batch->pending > 0) {
+        if (m_stop && !cancelled) {
+            cancelled = true;
+            lock.unlock();
+            for (quint64 id : ids)
+                m_engine.cancel(id);
+            lock.lock();
+            continue;
+        }
+        if (m_sync->changed.wait_until(lock, deadline) == std::cv_status::timeout)
+            break;
+    }
+    QVector<ProbeResult> results;
+    for (int i = 0; i < requests.size(); ++i) {
+        if (batch->results.at(i)) {
+            results << *batch->results.at(i);
+            continue;
+        }
+        ProbeResult missing;
+        missing.label = requests.at(i).label;
+        missing.mode = requests.at(i).mode;
+        missing.kind = requests.at(i).kind;
+        missing.url = requests.at(i).url;
+        missing.cancelled = true;
+        missing.error = u"no result from the probe engine in time"_s;
+        results << missing;
+    }
+    lock.unlock();
+    if (batch->pending > 0)
+        for (quint64 id : ids)
+            m_engine.cancel(id);
+    return results;
+}
+
+void ProbeRounds::lookUpModel()
+{
+    // Deepest first: an engine answers /v1/models itself, without a router
+    // that may not have seen a healthy worker yet.
+    QVector<int> order;
+    for (int i = 0; i < m_factories.size(); ++i)
+        if (m_factories.at(i).problem().isEmpty())
+            order << i;
+    std::stable_sort(order.begin(), order.end(), [this](int a, int b) {
+        return m_factories.at(a).path().depth > m_factories.at(b).path().depth;
+    });
+    for (int index : order) {
+        if (m_stop)
+            return;
+        const ProbeResult result =
+            runBatch({m_factories.at(index).models(ConnectionMode::Fresh)}).first();
+        if (m_onResult)
+            m_onResult(0, index, result);
+        m_model = result.ok() ? ProbeRequestFactory::modelFromModels(result.body) : QString();
+        if (!m_model.isEmpty())
+            break;
+    }
+    for (int i = 0; i < m_factories.size(); ++i)
+        m_chat[i] = m_settings.probe == Probe::Auto && !m_model.isEmpty() &&
+                    servesChatAlone(m_factories.at(i).path().entryRole);
+}
+
+void ProbeRounds::warmUp(const QVector<int> &paths)
+{
+    QVector<ProbeRequest> requests;
+    for (int index : paths)
+        requests << request(index, ConnectionMode::Reused);
+    const QVector<ProbeResult> results = runBatch(requests);
+    for (int i = 0; i < paths.size() && m_onResult; ++i)
+        m_onResult(0, paths.at(i), results.at(i));
+}
+
+bool ProbeRounds::waitIdleGap()
+{
+    std::unique_lock lock(m_sync->mutex);
+    return !m_sync->changed.wait_for(lock, std::chrono::duration<double>(m_settings.idleGapS),
+                                     [this] { return m_stop.load(); });
+}
+
+// Read before the round's probes, so that our own tiny chat is not counted
+// as the engines' work.
+void ProbeRounds::sampleDecodeLoad(int round, const QVector<int> &probed)
+{
+    QVector<ProbeRequest> requests;
+    for (int index : probed)
+        if (m_factories.at(index).path().entryRole == inventory::Role::Decode)
+            requests << m_factories.at(index).get(ConnectionMode::Fresh, u"/v1/loads"_s);
+    if (requests.isEmpty())
+        return;
+    double running = 0;
+    double waiting = 0;
+    for (const ProbeResult &result : runBatch(requests)) {
+        const std::optional<LoadSample> load = result.ok() ? parseLoads(result.body) : std::nullopt;
+        if (!load)
+            return; // a decode that did not say: no claim about the engines
+        running += load->running;
+        waiting += load->waiting;
+    }
+    m_diagnoser.addDecodeLoad(round, running, waiting);
+}
+
+std::optional<Diagnosis> ProbeRounds::run()
+{
+    m_roundsRun = 0;
+    QVector<int> probed;
+    for (int i = 0; i < m_factories.size(); ++i) {
+        if (m_factories.at(i).problem().isEmpty()) {
+            probed << i;
+        } else if (m_onResult) {
+            ProbeResult refused;
+            refused.label = m_factories.at(i).path().name;
+            refused.error = m_factories.at(i).problem();
+            m_onResult(0, i, refused);
+        }
+    }
+    lookUpModel();
+    if (!m_stop)
+        warmUp(probed);
+    for (int round = 1; round <= m_settings.rounds && !m_stop; ++round) {
+        if (!waitIdleGap())
+            break;
+        sampleDecodeLoad(round, probed);
+        QVector<ProbeRequest> requests;
+        for (int index : probed)
+            requests << request(index, ConnectionMode::Reused)
+                     << request(index, ConnectionMode::Fresh);
+        const QVector<ProbeResult> results = runBatch(requests);
+        if (m_stop)
+            break;
+        QVector<int> rewarm;
+        for (int i = 0; i < probed.size(); ++i) {
+            const ProbeResult &reused = results.at(2 * i);
+            const ProbeResult &fresh = results.at(2 * i + 1);
+            if (m_onResult) {
+                m_onResult(round, probed.at(i), reused);
+                m_onResult(round, probed.at(i), fresh);
+            }
+            m_diagnoser.add(round, probed.at(i), fresh, reused);
+            // A reused probe that did not answer took its connection with it.
+            if (!reused.ok())
+                rewarm << probed.at(i);
+        }
+        m_roundsRun = round;
+        if (m_onRound)
+            m_onRound(round, m_diagnoser);
+        if (!rewarm.isEmpty() && round < m_settings.rounds)
+            warmUp(rewarm);
+    }
+    return m_diagnoser.diagnosis();
+}
+
+} // namespace opsdeck::probes

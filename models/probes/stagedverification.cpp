@@ -1,0 +1,306 @@
+#include "stagedverification.h"
+
+#include "probeengine.h"
+#include "proberequestfactory.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+
+using namespace Qt::StringLiterals;
+using Clock = std::chrono::steady_clock;
+
+namespace opsdeck::probes {
+
+namespace {
+
+constexpr auto secretDeadline = std::chrono::seconds(5);
+
+double msSince(Clock::time_point start)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// choices[0].message.content of a non-streamed chat completion.
+QString chatContent(const QByteArray &body)
+{
+    const QJsonArray choices = QJsonDocument::fromJson(body).object().value(u"choices"_s).toArray();
+    return choices.isEmpty() ? QString()
+                             : choices.first()
+                                   .toObject()
+                                   .value(u"message"_s)
+                                   .toObject()
+                                   .value(u"content"_s)
+                                   .toString();
+}
+
+QString outcomeOf(const ProbeResult &result)
+{
+    if (result.cancelled)
+        return u"cancelled"_s;
+    if (!result.error.isEmpty())
+        return result.error;
+    return u"HTTP %1 in %2 ms"_s.arg(result.status).arg(result.totalMs, 0, 'f', 1);
+}
+
+} // namespace
+
+struct StagedVerification::Shared
+{
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool cancelled = false;
+    QVector<quint64> inFlight;
+    BatchCheck *batch = nullptr; // stage 3's, while it runs
+};
+
+StagedVerification::StagedVerification(ProbeEngine &engine, inventory::Inventory inventory,
+                                       QString cluster, Settings settings,
+                                       secrets::SecretStore *store)
+    : m_engine(engine), m_inventory(std::move(inventory)), m_cluster(std::move(cluster)),
+      m_settings(std::move(settings)), m_store(store), m_shared(std::make_shared<Shared>())
+{
+}
+
+StagedVerification::~StagedVerification() = default;
+
+void StagedVerification::setCallbacks(Callbacks callbacks)
+{
+    m_callbacks = std::move(callbacks);
+}
+
+QVector<VerificationStage> StagedVerification::plannedStages(const inventory::Cluster &cluster,
+                                                             const Settings &settings)
+{
+    VerificationStage health;
+    health.name = u"health"_s;
+    health.criterion =
+        u"every service of cluster %1 answers GET on its health URL with 200"_s.arg(cluster.name);
+    VerificationStage endToEnd;
+    endToEnd.name = u"end-to-end"_s;
+    endToEnd.criterion = u"one chat completion through the router answers 200 with non-empty "
+                         "content"_s;
+    VerificationStage batch;
+    batch.name = u"batch-check"_s;
+    batch.criterion =
+        u"%1 concurrent chat completions (max_tokens %2) are BATCHED: peak decode running >= "
+        "0.75 x N and wall <= 2 x a single request's time, none failing"_s.arg(settings.batch.n)
+            .arg(settings.batch.maxTokens);
+    return {health, endToEnd, batch};
+}
+
+ProbeRequestFactory StagedVerification::factoryFor(const ProbePath &path) const
+{
+    return m_store ? ProbeRequestFactory::resolve(path, *m_store, secretDeadline)
+                   : ProbeRequestFactory::withoutSecrets(path);
+}
+
+void StagedVerification::cancel()
+{
+    QVector<quint64> ids;
+    BatchCheck *batch = nullptr;
+    {
+        std::lock_guard lock(m_shared->mutex);
+        m_shared->cancelled = true;
+        ids = m_shared->inFlight;
+        batch = m_shared->batch;
+        // Cancelling under the lock keeps run() from destroying the batch check meanwhile.
+        if (batch)
+            batch->cancel();
+    }
+    for (const quint64 id : ids)
+        m_engine.cancel(id);
+    m_shared->changed.notify_all();
+}
+
+QVector<ProbeResult> StagedVerification::runAll(QVector<ProbeRequest> requests)
+{
+    struct Answers
+    {
+        QVector<std::optional<ProbeResult>> results;
+        int done = 0;
+    };
+    auto answers = std::make_shared<Answers>();
+    answers->results.resize(requests.size());
+    const std::weak_ptr<Shared> weak = m_shared;
+    std::unique_lock lock(m_shared->mutex);
+    m_shared->inFlight.clear();
+    if (m_shared->cancelled)
+        return {};
+    for (qsizetype i = 0; i < requests.size(); ++i) {
+        lock.unlock();
+        const quint64 id =
+            m_engine.submit(std::move(requests[i]), [weak, answers, i](const ProbeResult &result) {
+                const auto shared = weak.lock();
+                if (!shared)
+                    return;
+                std::lock_guard inner(shared->mutex);
+                answers->results[i] = result;
+                ++answers->done;
+                shared->changed.notify_all();
+            });
+        lock.lock();
+        m_shared->inFlight.append(id);
+        if (m_shared->cancelled)
+            m_engine.cancel(id);
+    }
+    // Each request is bounded by its own timeout; a cancel is reported at once.
+    m_shared->changed.wait(lock, [&] { return answers->done == answers->results.size(); });
+    m_shared->inFlight.clear();
+    QVector<ProbeResult> results;
+    for (const auto &result : std::as_const(answers->results))
+        results.append(*result);
+    return results;
+}
+
+VerificationResult StagedVerification::run()
+{
+    VerificationResult result;
+    result.cluster = m_cluster;
+    result.startedAtMs = QDateTime::currentMSecsSinceEpoch();
+    const Clock::time_point start = Clock::now();
+    const inventory::Cluster *cluster = m_inventory.cluster(m_cluster);
+    if (!cluster) {
+        result.error = u"no cluster %1 in %2"_s.arg(m_cluster, m_inventory.path);
+        return result;
+    }
+    result.stages = plannedStages(*cluster, m_settings);
+    const QVector<ProbePath> paths = probePaths(m_inventory, *cluster);
+    const ProbePath *path = BatchCheck::defaultPath(paths);
+    if (!m_settings.batch.pathName.isEmpty())
+        for (const ProbePath &p : paths)
+            if (p.name == m_settings.batch.pathName)
+                path = &p;
+    const QStringList production = BatchCheck::productionServices(m_inventory, *cluster, path);
+    if (!production.isEmpty() && m_settings.batch.confirmation != cluster->name) {
+        result.confirmationRequired = true;
+        result.error = BatchCheck::confirmationText(*cluster, production);
+        return result;
+    }
+    if (!path) {
+        result.error = u"cluster %1 has no service to send a chat completion to"_s.arg(m_cluster);
+        return result;
+    }
+
+    for (int index = 0; index < result.stages.size(); ++index) {
+        VerificationStage &stage = result.stages[index];
+        if (m_callbacks.stageStarted)
+            m_callbacks.stageStarted(index, stage);
+        stage.ran = true;
+        stage.startedAtMs = QDateTime::currentMSecsSinceEpoch();
+        const Clock::time_point stageStart = Clock::now();
+        stage.passed = index == 0   ? runHealth(*cluster, stage)
+                       : index == 1 ? runEndToEnd(*path, stage)
+                                    : runBatchCheck(stage, result);
+        stage.ms = msSince(stageStart);
+        if (m_callbacks.stageFinished)
+            m_callbacks.stageFinished(index, stage);
+        {
+            std::lock_guard lock(m_shared->mutex);
+            result.cancelled = m_shared->cancelled;
+        }
+        if (!stage.passed || result.cancelled)
+            break;
+    }
+    result.passed = !result.cancelled && result.failedStage() < 0 &&
+                    std::all_of(result.stages.cbegin(), result.stages.cend(),
+                                [](const VerificationStage &s) { return s.ran && s.passed; });
+    result.ms = msSince(start);
+    return result;
+}
+
+bool StagedVerification::runHealth(const inventory::Cluster &cluster, VerificationStage &stage)
+{
+    // Every member once, each through the path that enters at it (its URL,
+    // health path, TLS and API key settings).
+    QStringList members = cluster.prefill + cluster.decode;
+    for (const QString &name : {cluster.router, cluster.proxy})
+        if (!name.isEmpty())
+            members << name;
+    const QVector<ProbePath> paths = probePaths(m_inventory, cluster);
+    QVector<ProbeRequest> requests;
+    QStringList names;
+    for (const QString &name : std::as_const(members)) {
+        const auto path = std::find_if(paths.cbegin(), paths.cend(),
+                                       [&](const ProbePath &p) { return p.entryService == name; });
+        if (path == paths.cend())
+            continue;
+        ProbeRequestFactory factory = factoryFor(*path);
+        ProbeRequest request = factory.health(ConnectionMode::Fresh);
+        request.timeoutMs = m_settings.healthTimeoutMs;
+        request.label = name;
+        factory.wipe();
+        requests.append(std::move(request));
+        names.append(name);
+    }
+    const QVector<ProbeResult> results = runAll(std::move(requests));
+    QStringList details;
+    bool passed = !results.isEmpty() && results.size() == names.size();
+    for (qsizetype i = 0; i < results.size(); ++i) {
+        passed = passed && results[i].status == 200 && results[i].error.isEmpty();
+        details << u"%1: %2"_s.arg(names[i], outcomeOf(results[i]));
+    }
+    stage.detail = results.isEmpty() ? u"cancelled"_s : details.join(u"; "_s);
+    return passed;
+}
+
+bool StagedVerification::runEndToEnd(const ProbePath &path, VerificationStage &stage)
+{
+    ProbeRequestFactory factory = factoryFor(path);
+    factory.setTimeoutOverrideMs(m_settings.probeTimeoutMs);
+    if (!factory.problem().isEmpty()) {
+        stage.detail = factory.problem();
+        return false;
+    }
+    const QVector<ProbeResult> models = runAll({factory.models(ConnectionMode::Fresh)});
+    const QString model =
+        models.isEmpty() ? QString() : ProbeRequestFactory::modelFromModels(models.first().body);
+    if (model.isEmpty()) {
+        stage.detail = models.isEmpty() ? u"cancelled"_s
+                                        : u"%1: GET /v1/models gave no model (%2)"_s.arg(
+                                              path.entryService, outcomeOf(models.first()));
+        factory.wipe();
+        return false;
+    }
+    const QVector<ProbeResult> chat = runAll({factory.chat(ConnectionMode::Fresh, model)});
+    factory.wipe();
+    if (chat.isEmpty()) {
+        stage.detail = u"cancelled"_s;
+        return false;
+    }
+    const QString content = chatContent(chat.first().body);
+    stage.detail = u"%1 (%2), model %3: %4, %5 characters of content"_s
+                       .arg(path.name, path.entryService, model, outcomeOf(chat.first()))
+                       .arg(content.size());
+    return chat.first().status == 200 && chat.first().error.isEmpty() && !content.isEmpty();
+}
+
+bool StagedVerification::runBatchCheck(VerificationStage &stage, VerificationResult &result)
+{
+    BatchCheck check(m_engine, m_inventory, m_cluster, m_settings.batch, m_store);
+    check.setCallbacks(m_callbacks.batch);
+    {
+        std::lock_guard lock(m_shared->mutex);
+        if (m_shared->cancelled) {
+            stage.detail = u"cancelled"_s;
+            return false;
+        }
+        m_shared->batch = &check;
+    }
+    result.batch = check.run();
+    {
+        std::lock_guard lock(m_shared->mutex);
+        m_shared->batch = nullptr;
+    }
+    const BatchCheckResult &batch = result.batch;
+    stage.detail = batch.reason;
+    return batch.verdict == BatchVerdict::Batched && batch.failures == 0;
+}
+
+} // namespace opsdeck::probes

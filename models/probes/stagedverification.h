@@ -1,0 +1,94 @@
+#pragma once
+
+#include "batchcheck.h"
+#include "probe.h"
+#include "proberequestfactory.h"
+#include "verificationresult.h"
+
+#include <QString>
+#include <functional>
+#include <memory>
+
+namespace opsdeck::probes {
+
+/// The staged verification run after every change (issue 4, DESIGN.md):
+///  1. "health": every service of the cluster answers GET its health URL
+///     with 200 (all asked at once, fresh connections);
+///  2. "end-to-end": one chat completion through the router ("router direct",
+///     else the batch check's default path) answers 200 with non-empty
+///     `choices[0].message.content`;
+///  3. "batch-check": BatchCheck through the same path gives BATCHED with no
+///     failed request (PARTIAL and SERIALIZED fail).
+/// The sequence stops at the first failure; the later stages stay `ran == false`.
+///
+/// Load safety: stage 3 loads the cluster, so a cluster with a production
+/// service is refused before stage 1 (error, confirmationRequired) unless
+/// Settings::batch.confirmation equals the cluster's name (BatchCheck's rule).
+///
+/// Recording is the caller's: history::recordVerification() (models/history)
+/// writes the marker and the `checks` row, so this library stays below history.
+///
+/// Thread: run() blocks for the whole sequence (seconds to minutes): call it
+/// on a worker thread, never the GUI thread. cancel() from any thread. The
+/// callbacks run on the thread of run() (stage events) or on engine threads
+/// (the batch check's live progress); keep them short. The engine must
+/// outlive run().
+class StagedVerification
+{
+public:
+    struct Settings
+    {
+        /// Stage 3's settings; `confirmation` also guards the whole run.
+        BatchCheck::Settings batch;
+        int healthTimeoutMs = 5'000; ///< bound of each health GET, ms
+        int probeTimeoutMs = 30'000; ///< bound of stage 2's /v1/models and chat, ms
+    };
+
+    struct Callbacks
+    {
+        /// Stage `index` (0..2) starts; `stage` has its name and criterion.
+        std::function<void(int index, const VerificationStage &stage)> stageStarted;
+        /// Stage `index` ended with `stage.passed`, `ms` and `detail`.
+        std::function<void(int index, const VerificationStage &stage)> stageFinished;
+        /// Stage 3's live progress (running samples for the chart, requests done).
+        BatchCheck::Callbacks batch;
+    };
+
+    /// `store`: API keys of the services (nullptr: none configured).
+    StagedVerification(ProbeEngine &engine, inventory::Inventory inventory, QString cluster,
+                       Settings settings, secrets::SecretStore *store = nullptr);
+    ~StagedVerification();
+    StagedVerification(const StagedVerification &) = delete;
+    StagedVerification &operator=(const StagedVerification &) = delete;
+
+    void setCallbacks(Callbacks callbacks);
+
+    /// The three stages with their names and criteria, not run: what the
+    /// window shows before the button is pressed.
+    static QVector<VerificationStage> plannedStages(const inventory::Cluster &cluster,
+                                                    const Settings &settings);
+
+    /// Runs the sequence (see above). Errors are in the result, never thrown.
+    VerificationResult run();
+    /// Ends the run early from any thread; run() returns with `cancelled`.
+    void cancel();
+
+private:
+    struct Shared;
+    bool runHealth(const inventory::Cluster &cluster, VerificationStage &stage);
+    bool runEndToEnd(const ProbePath &path, VerificationStage &stage);
+    bool runBatchCheck(VerificationStage &stage, VerificationResult &result);
+    /// Submits `requests` at once and waits for all (or for cancel()).
+    QVector<ProbeResult> runAll(QVector<ProbeRequest> requests);
+    ProbeRequestFactory factoryFor(const ProbePath &path) const;
+
+    ProbeEngine &m_engine;
+    inventory::Inventory m_inventory;
+    QString m_cluster;
+    Settings m_settings;
+    secrets::SecretStore *m_store = nullptr;
+    Callbacks m_callbacks;
+    std::shared_ptr<Shared> m_shared;
+};
+
+} // namespace opsdeck::probes

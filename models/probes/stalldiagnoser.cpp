@@ -1,0 +1,201 @@
+#include "stalldiagnoser.h"
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::probes {
+
+QString Diagnosis::headline() const
+{
+    return u"keep-alive stall at %1 (%2): reused connections stall, fresh ones answer"_s.arg(
+        hop, roleName());
+}
+
+StallDiagnoser::StallDiagnoser(QVector<ProbePath> paths)
+    : StallDiagnoser(std::move(paths), Settings())
+{
+}
+
+StallDiagnoser::StallDiagnoser(QVector<ProbePath> paths, Settings settings)
+    : m_paths(std::move(paths)), m_settings(settings), m_samples(m_paths.size())
+{
+    m_settings.consecutiveRounds = std::max(1, m_settings.consecutiveRounds);
+}
+
+StallDiagnoser::Verdict StallDiagnoser::classify(const ProbeResult &fresh,
+                                                 const ProbeResult &reused,
+                                                 const Settings &settings, QString *reason)
+{
+    const auto because = [reason](Verdict verdict, const QString &why) {
+        if (reason)
+            *reason = why;
+        return verdict;
+    };
+    if (fresh.cancelled || reused.cancelled)
+        return because(Verdict::Inconclusive, u"cancelled"_s);
+    // The server closed the idle connection and curl opened another: the
+    // latency is a new connection's, not a kept one's.
+    if (reused.staleKeepAlive)
+        return because(Verdict::Inconclusive, u"stale keep-alive replaced (idle %1 s)"_s.arg(
+                                                  reused.staleIdleS, 0, 'f', 1));
+    if (!reused.connectionReused && !reused.timedOut)
+        return because(Verdict::Inconclusive, u"no kept connection to reuse (warm-up)"_s);
+    if (!fresh.ok() || fresh.timedOut)
+        return because(Verdict::Failed,
+                       u"fresh probe did not answer: %1"_s.arg(
+                           fresh.error.isEmpty() ? u"HTTP %1"_s.arg(fresh.status) : fresh.error));
+    if (reused.timedOut)
+        return because(Verdict::Stalling, u"reused timed out after %1 ms, fresh answered in %2 ms"_s
+                                              .arg(qRound64(reused.totalMs))
+                                              .arg(fresh.totalMs, 0, 'f', 1));
+    if (!reused.ok())
+        return because(Verdict::Failed, u"reused probe failed: %1"_s.arg(
+                                            reused.error.isEmpty() ? u"HTTP %1"_s.arg(reused.status)
+                                                                   : reused.error));
+    if (reused.totalMs >= settings.ratio * fresh.totalMs &&
+        reused.totalMs - fresh.totalMs >= settings.minExtraMs)
+        return because(Verdict::Stalling,
+                       u"reused %1 ms vs fresh %2 ms"_s.arg(reused.totalMs, 0, 'f', 1)
+                           .arg(fresh.totalMs, 0, 'f', 1));
+    return because(Verdict::Clear, u"reused %1 ms, fresh %2 ms"_s.arg(reused.totalMs, 0, 'f', 1)
+                                       .arg(fresh.totalMs, 0, 'f', 1));
+}
+
+QString StallDiagnoser::verdictName(Verdict verdict)
+{
+    switch (verdict) {
+    case Verdict::Clear:
+        return u"clear"_s;
+    case Verdict::Stalling:
+        return u"stalling"_s;
+    case Verdict::Failed:
+        return u"failed"_s;
+    case Verdict::Inconclusive:
+        break;
+    }
+    return u"inconclusive"_s;
+}
+
+StallDiagnoser::Verdict StallDiagnoser::add(int round, int pathIndex, const ProbeResult &fresh,
+                                            const ProbeResult &reused)
+{
+    if (pathIndex < 0 || pathIndex >= m_samples.size())
+        return Verdict::Inconclusive;
+    Sample sample;
+    sample.round = round;
+    sample.fresh = fresh;
+    sample.reused = reused;
+    // Bodies are not evidence; dropping them keeps a long run's memory flat.
+    sample.fresh.body.clear();
+    sample.reused.body.clear();
+    sample.verdict = classify(fresh, reused, m_settings, &sample.reason);
+    m_samples[pathIndex].append(sample);
+    return sample.verdict;
+}
+
+const QVector<StallDiagnoser::Sample> &StallDiagnoser::samples(int pathIndex) const
+{
+    static const QVector<Sample> none;
+    return pathIndex >= 0 && pathIndex < m_samples.size() ? m_samples.at(pathIndex) : none;
+}
+
+int StallDiagnoser::currentStreak(int pathIndex) const
+{
+    int streak = 0;
+    const QVector<Sample> &all = samples(pathIndex);
+    for (auto it = all.crbegin(); it != all.crend(); ++it) {
+        if (it->verdict == Verdict::Inconclusive)
+            continue;
+        if (it->verdict != Verdict::Stalling)
+            break;
+        ++streak;
+    }
+    return streak;
+}
+
+QVector<int> StallDiagnoser::stallRun(int pathIndex) const
+{
+    QVector<int> run;
+    const QVector<Sample> &all = samples(pathIndex);
+    for (int i = 0; i < all.size(); ++i) {
+        const Verdict verdict = all.at(i).verdict;
+        if (verdict == Verdict::Inconclusive)
+            continue;
+        if (verdict != Verdict::Stalling) {
+            run.clear();
+            continue;
+        }
+        run.append(i);
+        if (run.size() >= m_settings.consecutiveRounds)
+            return run;
+    }
+    return {};
+}
+
+void StallDiagnoser::addDecodeLoad(int round, double running, double waiting)
+{
+    m_decodeLoads.insert(round, {running, waiting});
+}
+
+bool StallDiagnoser::stallDeclared(int pathIndex) const
+{
+    return !stallRun(pathIndex).isEmpty();
+}
+
+std::optional<Diagnosis> StallDiagnoser::diagnosis() const
+{
+    int chosen = -1;
+    QVector<int> chosenRun;
+    for (int i = 0; i < m_paths.size(); ++i) {
+        QVector<int> run = stallRun(i);
+        if (run.isEmpty())
+            continue;
+        if (chosen < 0 || m_paths.at(i).depth > m_paths.at(chosen).depth) {
+            chosen = i;
+            chosenRun = std::move(run);
+        }
+    }
+    if (chosen < 0)
+        return std::nullopt;
+    const ProbePath &path = m_paths.at(chosen);
+    const QVector<Sample> &all = m_samples.at(chosen);
+    Diagnosis diagnosis;
+    diagnosis.hop = path.entryService;
+    diagnosis.role = path.entryRole;
+    diagnosis.pathName = path.name;
+    diagnosis.depth = path.depth;
+    for (int index : chosenRun)
+        diagnosis.rounds.append(all.at(index).round);
+    diagnosis.firstStallMs = all.at(chosenRun.first()).reused.startedAtMs;
+    diagnosis.lastStallMs = all.at(chosenRun.last()).reused.startedAtMs;
+    diagnosis.evidence = evidence(chosen, chosenRun);
+    const bool engine = path.entryRole == inventory::Role::Prefill ||
+                        path.entryRole == inventory::Role::Decode ||
+                        path.entryRole == inventory::Role::Engine;
+    for (int round : diagnosis.rounds) {
+        const auto load = m_decodeLoads.constFind(round);
+        if (load == m_decodeLoads.cend())
+            continue;
+        diagnosis.decodeRunningMax = std::max(diagnosis.decodeRunningMax, load->first);
+        diagnosis.decodeWaitingMax = std::max(diagnosis.decodeWaitingMax, load->second);
+    }
+    // "The engines are idle" only when the decode's own numbers say so.
+    QString engines = u"The engines answer fresh requests at once"_s;
+    if (diagnosis.decodeRunningMax == 0 && diagnosis.decodeWaitingMax == 0)
+        engines = u"The engines are idle (decode running 0, waiting 0 in the stalled rounds) "
+                  "and answer fresh requests at once"_s;
+    else if (diagnosis.decodeRunningMax > 0 || diagnosis.decodeWaitingMax > 0)
+        engines += u" (decode running up to %1, waiting up to %2 in the stalled rounds)"_s
+                       .arg(diagnosis.decodeRunningMax)
+                       .arg(diagnosis.decodeWaitingMax);
+    diagnosis.caution =
+        engine
+            ? u"%1 answers fresh requests at once: this is the connection layer (keep-alive) "
+              "of %1, not its compute; do not change engine knobs for it."_s.arg(path.entryService)
+            : u"%1: this is the connection layer at %2; do not change engine knobs for it."_s.arg(
+                  engines, path.entryService);
+    return diagnosis;
+}
+
+} // namespace opsdeck::probes

@@ -1,0 +1,167 @@
+#include "sshauthenticator.h"
+
+#include <QFileInfo>
+#include <libssh/callbacks.h>
+#include <spdlog/spdlog.h>
+#include <string.h>
+
+namespace opsdeck::remote {
+
+SshAuthenticator::SshAuthenticator(ssh_session session, const SshSettings &settings,
+                                   QString userAtHost)
+    : m_session(session), m_settings(settings), m_userAtHost(std::move(userAtHost))
+{
+}
+
+QString SshAuthenticator::methodNames(int methods)
+{
+    QStringList names;
+    if (methods & SSH_AUTH_METHOD_PUBLICKEY)
+        names << QStringLiteral("publickey");
+    if (methods & SSH_AUTH_METHOD_INTERACTIVE)
+        names << QStringLiteral("keyboard-interactive");
+    if (methods & SSH_AUTH_METHOD_PASSWORD)
+        names << QStringLiteral("password");
+    if (methods & SSH_AUTH_METHOD_HOSTBASED)
+        names << QStringLiteral("hostbased");
+    if (methods & SSH_AUTH_METHOD_GSSAPI_MIC)
+        names << QStringLiteral("gssapi-with-mic");
+    return names.isEmpty() ? QStringLiteral("(none listed)") : names.join(QStringLiteral(", "));
+}
+
+int SshAuthenticator::passphraseWanted(const char *, char *, size_t, int, int, void *userdata)
+{
+    static_cast<SshAuthenticator *>(userdata)->m_passphraseAsked = true;
+    return -1;
+}
+
+bool SshAuthenticator::tryAgent()
+{
+    if (!m_settings.useAgent || qEnvironmentVariableIsEmpty("SSH_AUTH_SOCK"))
+        return false;
+    m_tried << QStringLiteral("publickey (ssh-agent)");
+    if (ssh_userauth_agent(m_session, nullptr) != SSH_AUTH_SUCCESS)
+        return false;
+    m_method = QStringLiteral("publickey (ssh-agent)");
+    return true;
+}
+
+bool SshAuthenticator::tryKeyFiles()
+{
+    for (const QString &file : m_settings.identityFiles) {
+        m_tried << QStringLiteral("publickey (%1)").arg(file);
+        if (!QFileInfo::exists(file)) {
+            m_notes << QStringLiteral("%1: no such key file").arg(file);
+            continue;
+        }
+        ssh_key key = nullptr;
+        m_passphraseAsked = false;
+        const int rc = ssh_pki_import_privkey_file(file.toLocal8Bit().constData(), nullptr,
+                                                   &SshAuthenticator::passphraseWanted, this, &key);
+        if (rc != SSH_OK) {
+            m_notes << (m_passphraseAsked
+                            ? QStringLiteral("%1: passphrase-protected, skipped (no passphrase "
+                                             "source; use ssh-agent)")
+                                  .arg(file)
+                            : QStringLiteral("%1: not a private key libssh can read").arg(file));
+            continue;
+        }
+        const int auth = ssh_userauth_publickey(m_session, nullptr, key);
+        ssh_key_free(key);
+        if (auth == SSH_AUTH_SUCCESS) {
+            m_method = QStringLiteral("publickey (%1)").arg(file);
+            return true;
+        }
+        m_notes << QStringLiteral("%1: refused by the server").arg(file);
+    }
+    return false;
+}
+
+bool SshAuthenticator::tryDefaultKeys()
+{
+    // libssh's list: the config's IdentityFile lines, then id_ed25519,
+    // id_ecdsa, id_rsa in the SSH directory. It offers each public key before
+    // loading the private one, and asks passphraseWanted for encrypted keys.
+    ssh_callbacks_struct callbacks{};
+    ssh_callbacks_init(&callbacks);
+    callbacks.userdata = this;
+    callbacks.auth_function = &SshAuthenticator::passphraseWanted;
+    ssh_set_callbacks(m_session, &callbacks);
+    m_passphraseAsked = false;
+    m_tried << QStringLiteral("publickey (key files from the ssh config and the SSH directory)");
+    const int rc = ssh_userauth_publickey_auto(m_session, nullptr, nullptr);
+    ssh_set_callbacks(m_session, nullptr);
+    if (m_passphraseAsked)
+        m_notes << QStringLiteral("a passphrase-protected key was skipped (no passphrase source; "
+                                  "use ssh-agent)");
+    if (rc != SSH_AUTH_SUCCESS)
+        return false;
+    m_method = QStringLiteral("publickey (key file)");
+    return true;
+}
+
+bool SshAuthenticator::tryPassword()
+{
+    if (!m_settings.password)
+        return false;
+    char *user = nullptr;
+    ssh_options_get(m_session, SSH_OPTIONS_USER, &user);
+    const QString userName = user ? QString::fromUtf8(user) : QString();
+    ssh_string_free_char(user);
+    std::optional<QByteArray> secret = m_settings.password(m_settings.host, userName);
+    if (!secret)
+        return false;
+    m_tried << QStringLiteral("password");
+    const int rc = ssh_userauth_password(m_session, nullptr, secret->constData());
+    ::explicit_bzero(secret->data(), static_cast<size_t>(secret->size()));
+    secret->clear();
+    if (rc != SSH_AUTH_SUCCESS)
+        return false;
+    m_method = QStringLiteral("password");
+    return true;
+}
+
+SshAuthenticator::Outcome SshAuthenticator::authenticate()
+{
+    Outcome outcome;
+    m_tried << QStringLiteral("none");
+    const int none = ssh_userauth_none(m_session, nullptr);
+    if (none == SSH_AUTH_SUCCESS) {
+        outcome.authenticated = true;
+        outcome.method = QStringLiteral("none");
+        return outcome;
+    }
+    if (none == SSH_AUTH_ERROR) {
+        outcome.message = QStringLiteral("authentication with %1 failed: %2")
+                              .arg(m_userAtHost, QString::fromUtf8(ssh_get_error(m_session)));
+        return outcome;
+    }
+    const int allowed = ssh_userauth_list(m_session, nullptr);
+    bool done = false;
+    if (allowed & SSH_AUTH_METHOD_PUBLICKEY) {
+        done = tryAgent();
+        if (!done)
+            done = m_settings.identityFiles.isEmpty() ? tryDefaultKeys() : tryKeyFiles();
+    }
+    if (!done && (allowed & SSH_AUTH_METHOD_PASSWORD))
+        done = tryPassword();
+    if (done) {
+        outcome.authenticated = true;
+        outcome.method = m_method;
+        spdlog::info("ssh: {} authenticated by {}", m_userAtHost.toStdString(),
+                     m_method.toStdString());
+        return outcome;
+    }
+    outcome.message =
+        QStringLiteral("authentication failed for %1: tried %2; the server allows %3")
+            .arg(m_userAtHost, m_tried.join(QStringLiteral(", ")), methodNames(allowed));
+    if (allowed & SSH_AUTH_METHOD_INTERACTIVE)
+        m_notes << QStringLiteral("keyboard-interactive is not supported yet");
+    if ((allowed & SSH_AUTH_METHOD_PASSWORD) && !m_settings.password)
+        m_notes << QStringLiteral("no password source is configured");
+    for (const QString &note : std::as_const(m_notes))
+        outcome.message += QStringLiteral("\n  ") + note;
+    return outcome;
+}
+
+} // namespace opsdeck::remote

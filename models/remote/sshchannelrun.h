@@ -1,0 +1,77 @@
+#pragma once
+
+#include "commandrequest.h"
+#include "commandresult.h"
+
+#include <chrono>
+#include <functional>
+#include <libssh/callbacks.h>
+#include <libssh/libssh.h>
+
+namespace opsdeck::remote {
+
+/// Runs one CommandRequest on an exec channel of a connected session and
+/// blocks (the session's thread) until its result is known.
+///
+/// The result follows case B15: output is complete at EOF, the result is
+/// known at channel close. exit-status -> Exited; exit-signal (reported by
+/// libssh 0.10 only through the channel callbacks) -> Signalled; a channel
+/// closed, or a connection lost, with neither -> Unknown, never success.
+/// Stdin gets EOF right after the exec request unless input is given, then
+/// after the input (case B16). Output arrives through the data callback and
+/// is kept up to the request's cap per stream, the rest only counted, so
+/// memory does not grow with the output.
+/// Deadline or cancel: the command's process group gets a `signal` request
+/// TERM, then KILL after killGrace, then the channel is closed; the result is
+/// TimedOut / Cancelled whatever arrives afterwards.
+class SshChannelRun
+{
+public:
+    SshChannelRun(ssh_session session, const CommandRequest &request, QString hostName,
+                  std::function<bool()> cancelled);
+    CommandResult run();
+
+    /// True when run() failed before the command started because the session
+    /// was gone (the caller reconnects and retries: nothing ran).
+    bool sessionLostBeforeStart() const { return m_lostBeforeStart; }
+
+    /// From the signal request to KILL, and from KILL to giving up on close.
+    static constexpr std::chrono::milliseconds killGrace{2000};
+    /// How long a status that came with EOF waits for the close (B15 D waits past EOF).
+    static constexpr std::chrono::milliseconds closeGrace{2000};
+
+private:
+    using Clock = std::chrono::steady_clock;
+    void pump(ssh_channel channel, ssh_event event);
+    void writeInput(ssh_channel channel);
+    CommandResult verdict();
+
+    static int onData(ssh_session, ssh_channel, void *data, uint32_t len, int isStderr, void *self);
+    static void onEof(ssh_session, ssh_channel, void *self);
+    static void onClose(ssh_session, ssh_channel, void *self);
+    static void onExitStatus(ssh_session, ssh_channel, int status, void *self);
+    static void onExitSignal(ssh_session, ssh_channel, const char *signal, int core,
+                             const char *errmsg, const char *lang, void *self);
+
+    ssh_session m_session;
+    const CommandRequest &m_request;
+    QString m_hostName;
+    std::function<bool()> m_cancelled;
+    ssh_channel_callbacks_struct m_callbacks{};
+    CommandResult m_result;
+    Clock::time_point m_start;
+    qsizetype m_inputSent = 0;
+    bool m_inputDone = false;
+    bool m_eof = false;
+    bool m_closed = false;
+    bool m_lost = false;
+    bool m_lostBeforeStart = false;
+    std::optional<int> m_exitStatus;
+    QString m_exitSignal;
+    Clock::time_point m_eofAt;
+    std::optional<CommandResult::Outcome> m_killedBecause;
+    int m_killStage = 0; ///< 0 none, 1 TERM sent, 2 KILL sent
+    Clock::time_point m_killAt;
+};
+
+} // namespace opsdeck::remote

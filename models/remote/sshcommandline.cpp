@@ -1,0 +1,50 @@
+#include "sshcommandline.h"
+
+namespace opsdeck::remote {
+
+QByteArray shellQuote(const QString &text)
+{
+    QByteArray quoted = text.toUtf8();
+    quoted.replace('\'', "'\\''");
+    return '\'' + quoted + '\'';
+}
+
+QByteArray remoteCommandLine(const CommandRequest &request, QString *error)
+{
+    if (request.argv.isEmpty() && request.script.trimmed().isEmpty()) {
+        *error = QStringLiteral("empty command: neither argv nor script given");
+        return {};
+    }
+    if (request.argv.isEmpty() && request.script.toUtf8().size() > maxScriptBytes) {
+        *error = QStringLiteral("script of %1 bytes is over the %2-byte limit of one remote "
+                                "argument; copy it to the host and run the file instead")
+                     .arg(request.script.toUtf8().size())
+                     .arg(maxScriptBytes);
+        return {};
+    }
+    QByteArray line;
+    if (!request.workingDirectory.isEmpty())
+        line += "cd " + shellQuote(request.workingDirectory) + " && ";
+    line += "exec ";
+    const QStringList keys = request.environment.keys();
+    if (!keys.isEmpty()) {
+        line += "env ";
+        for (const QString &key : keys) {
+            if (key.isEmpty() || key.contains(u'=')) {
+                *error = QStringLiteral("bad environment name '%1'").arg(key);
+                return {};
+            }
+            line += shellQuote(key + u'=' + request.environment.value(key)) + ' ';
+        }
+    }
+    if (request.argv.isEmpty()) {
+        line += "bash -c " + shellQuote(request.script);
+    } else {
+        // env would take a program named "A=B" for an assignment; such names do not occur.
+        for (qsizetype i = 0; i < request.argv.size(); ++i)
+            line += (i ? " " : "") + shellQuote(request.argv.at(i));
+    }
+    return line;
+}
+
+} // namespace opsdeck::remote

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "commandrequest.h"
+
+#include <QByteArray>
+#include <QString>
+
+namespace opsdeck::remote {
+
+/// `'text'` for a POSIX shell: single quotes, each `'` written as `'\''`.
+QByteArray shellQuote(const QString &text);
+
+/// The exec request's command string for `request`. sshd hands it to the
+/// login shell as `$SHELL -c "<string>"`, so the user's shell must be a
+/// POSIX shell (bash, dash, zsh in sh mode); fish or csh accounts are not supported.
+///
+/// Forms:  [cd 'DIR' && ] exec [env 'K=V'... ] 'argv0' 'argv1'...
+///         [cd 'DIR' && ] exec [env 'K=V'... ] bash -c '<script>'
+/// - `exec` so the command replaces the login shell: a signal that kills it
+///   reaches sshd as exit-signal (not as the shell's 128+N), and the
+///   deadline's signal request hits the command itself.
+/// - Environment through `env`, not setenv requests: sshd accepts only the
+///   names in its AcceptEnv (Debian: LANG, LC_*) and refuses the rest, so
+///   a knob like SGLANG_FOO would silently not be set. Values are visible in
+///   the remote `ps`: never pass secrets this way.
+/// - A script runs through `bash -c '<script>'`, as LocalTransport does, and
+///   not through `bash -s` with the script on stdin: with `bash -s` a command
+///   in the script that reads stdin (`cat`, `read`) would swallow the rest of
+///   the script instead of getting EOF at once (case B16), and stdin could not
+///   carry the request's input. Cost: the script is one argument of the remote
+///   execve, so it is limited (maxScriptBytes, under Linux's 128 KiB per argument).
+/// Returns an empty array and sets `error` when the request cannot be sent.
+QByteArray remoteCommandLine(const CommandRequest &request, QString *error);
+
+/// Largest script (UTF-8 bytes, before quoting) remoteCommandLine() sends.
+constexpr qsizetype maxScriptBytes = 96 * 1024;
+
+} // namespace opsdeck::remote

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <QMetaType>
+#include <QString>
+
+namespace opsdeck::remote {
+
+/// Where a host's SSH session stands, for the window and the CLI's exit code.
+struct SshConnectionState
+{
+    enum class Phase
+    {
+        Disconnected,   ///< no session yet, or it was closed / lost
+        Connecting,     ///< TCP, key exchange and host key check
+        Authenticating, ///< none -> public key -> password
+        Connected,      ///< commands run
+        Failed          ///< the last attempt failed: see failure and reason
+    };
+    enum class Failure
+    {
+        None,
+        Config,         ///< the ssh config or settings cannot be used (ProxyJump, bad file)
+        Connect,        ///< TCP / key exchange failed or timed out
+        HostKeyRefused, ///< unknown without the exact accepted fingerprint, changed, or other type
+        Auth            ///< no method the server allows succeeded
+    };
+
+    Phase phase = Phase::Disconnected;
+    Failure failure = Failure::None;
+    QString reason; ///< one or more lines for the operator; never holds a secret
+};
+
+} // namespace opsdeck::remote
+
+Q_DECLARE_METATYPE(opsdeck::remote::SshConnectionState)

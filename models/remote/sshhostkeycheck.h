@@ -1,0 +1,36 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <libssh/libssh.h>
+
+namespace opsdeck::remote {
+
+/// Decides whether a connected session's server key is trusted, as OpenSSH's
+/// StrictHostKeyChecking=yes would, plus one way in for a new host: the
+/// operator's `SHA256:` fingerprint, checked out of band (issue 5, host keys).
+/// Thread: the session's. Every decision is logged with a "host key" line
+/// (OpsDeck has no audit log yet; the audit log of issue 7 takes these over).
+class SshHostKeyCheck
+{
+public:
+    struct Decision
+    {
+        bool trusted = false;
+        QString keyType;     ///< e.g. "ssh-ed25519"
+        QString fingerprint; ///< "SHA256:<base64>" of the server's key
+        QString message;     ///< why refused, for the operator (several lines); empty when trusted
+    };
+
+    /// `hostEntry` is the known_hosts name: `host` for port 22, else `[host]:port`.
+    /// `knownHostsFile` is where libssh reads and writes (for the lines to remove).
+    static Decision check(ssh_session session, const QString &hostEntry,
+                          const QString &knownHostsFile, const QString &acceptedFingerprint);
+
+    /// "SHA256:<base64 without padding>", as `ssh-keygen -l` prints it; empty on error.
+    static QString fingerprint(ssh_key key);
+    /// `FILE:LINE` of every line of `file` that names `hostEntry` (hashed names too).
+    static QStringList matchingLines(const QString &file, const QString &hostEntry);
+};
+
+} // namespace opsdeck::remote

@@ -1,0 +1,163 @@
+#include "sshsession.h"
+
+#include "sshauthenticator.h"
+#include "sshhostkeycheck.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <spdlog/spdlog.h>
+
+namespace opsdeck::remote {
+
+namespace {
+
+SshConnectionState failed(SshConnectionState::Failure failure, QString reason)
+{
+    SshConnectionState state;
+    state.phase = SshConnectionState::Phase::Failed;
+    state.failure = failure;
+    state.reason = std::move(reason);
+    return state;
+}
+
+QString stringOption(ssh_session session, ssh_options_e option)
+{
+    char *value = nullptr;
+    if (ssh_options_get(session, option, &value) != SSH_OK || !value)
+        return {};
+    const QString text = QString::fromUtf8(value);
+    ssh_string_free_char(value);
+    return text;
+}
+
+} // namespace
+
+SshSession::SshSession(SshSettings settings) : m_settings(std::move(settings)) {}
+
+SshSession::~SshSession()
+{
+    close();
+}
+
+bool SshSession::isConnected() const
+{
+    return m_session && ssh_is_connected(m_session);
+}
+
+void SshSession::close()
+{
+    if (!m_session)
+        return;
+    if (ssh_is_connected(m_session))
+        ssh_disconnect(m_session);
+    ssh_free(m_session);
+    m_session = nullptr;
+}
+
+SshConnectionState SshSession::configure()
+{
+    using Failure = SshConnectionState::Failure;
+    const QByteArray host = m_settings.host.toUtf8();
+    if (host.isEmpty())
+        return failed(Failure::Config, QStringLiteral("no host given"));
+    if (!m_settings.sshDirectory.isEmpty())
+        ssh_options_set(m_session, SSH_OPTIONS_SSH_DIR,
+                        QFile::encodeName(m_settings.sshDirectory).constData());
+    ssh_options_set(m_session, SSH_OPTIONS_HOST, host.constData());
+
+    // A missing default config is normal; a named one must exist (as ssh -F).
+    if (!m_settings.configFile.isEmpty() && !QFileInfo(m_settings.configFile).isReadable())
+        return failed(
+            Failure::Config,
+            QStringLiteral("ssh config %1: not a readable file").arg(m_settings.configFile));
+    const QByteArray configFile = QFile::encodeName(m_settings.configFile);
+    if (ssh_options_parse_config(m_session,
+                                 configFile.isEmpty() ? nullptr : configFile.constData()) < 0)
+        return failed(Failure::Config,
+                      QStringLiteral("ssh config %1: %2")
+                          .arg(m_settings.configFile.isEmpty() ? QStringLiteral("~/.ssh/config")
+                                                               : m_settings.configFile,
+                               QString::fromUtf8(ssh_get_error(m_session))));
+
+    // libssh 0.10 turns ProxyJump into ProxyCommand "ssh -W '[%h]:%p' JUMP",
+    // i.e. it would run the ssh binary, whose host-key checks, keys and audit
+    // are not ours. Refuse until OpsDeck does the jump itself.
+    const QString proxy = stringOption(m_session, SSH_OPTIONS_PROXYCOMMAND);
+    if (!proxy.isEmpty() && proxy != u"none") {
+        ssh_options_set(m_session, SSH_OPTIONS_PROXYCOMMAND, "none");
+        const bool jump = proxy.startsWith(u"ssh -W ");
+        return failed(Failure::Config,
+                      jump ? QStringLiteral("host %1: ProxyJump is not supported yet (the ssh "
+                                            "config gives ProxyJump %2)")
+                                 .arg(m_settings.host, proxy.section(u' ', -1))
+                           : QStringLiteral("host %1: ProxyCommand is not supported (the ssh "
+                                            "config gives ProxyCommand %2)")
+                                 .arg(m_settings.host, proxy));
+    }
+
+    // The settings (inventory address, port, user) beat the config, as
+    // ssh's command line does.
+    if (!m_settings.address.isEmpty())
+        ssh_options_set(m_session, SSH_OPTIONS_HOST, m_settings.address.toUtf8().constData());
+    if (m_settings.port > 0) {
+        const unsigned int port = static_cast<unsigned int>(m_settings.port);
+        ssh_options_set(m_session, SSH_OPTIONS_PORT, &port);
+    }
+    if (!m_settings.user.isEmpty())
+        ssh_options_set(m_session, SSH_OPTIONS_USER, m_settings.user.toUtf8().constData());
+    if (!m_settings.knownHostsFile.isEmpty())
+        ssh_options_set(m_session, SSH_OPTIONS_KNOWNHOSTS,
+                        QFile::encodeName(m_settings.knownHostsFile).constData());
+    const long timeoutUsec = static_cast<long>(m_settings.connectTimeout.count()) * 1000;
+    ssh_options_set(m_session, SSH_OPTIONS_TIMEOUT_USEC, &timeoutUsec);
+    return {};
+}
+
+SshConnectionState SshSession::open(const std::function<void(const SshConnectionState &)> &progress)
+{
+    using Failure = SshConnectionState::Failure;
+    close();
+    m_session = ssh_new();
+    if (!m_session)
+        return failed(Failure::Connect, QStringLiteral("libssh could not create a session"));
+    SshConnectionState configured = configure();
+    if (configured.phase == SshConnectionState::Phase::Failed)
+        return configured;
+
+    progress({SshConnectionState::Phase::Connecting, Failure::None, {}});
+    const QString address = stringOption(m_session, SSH_OPTIONS_HOST);
+    unsigned int port = 22;
+    ssh_options_get_port(m_session, &port);
+    m_hostEntry = port == 22 ? address : QStringLiteral("[%1]:%2").arg(address).arg(port);
+    if (ssh_connect(m_session) != SSH_OK) {
+        const QString error = QString::fromUtf8(ssh_get_error(m_session));
+        close();
+        return failed(Failure::Connect, QStringLiteral("cannot connect to %1 (host %2): %3")
+                                            .arg(m_hostEntry, m_settings.host, error));
+    }
+    // After connect the user and the known_hosts path are expanded.
+    const QString user = stringOption(m_session, SSH_OPTIONS_USER);
+    m_label = QStringLiteral("%1@%2").arg(user, m_hostEntry);
+    m_knownHostsFile = stringOption(m_session, SSH_OPTIONS_KNOWNHOSTS);
+    if (m_knownHostsFile.isEmpty())
+        m_knownHostsFile = m_settings.knownHostsFile;
+
+    const SshHostKeyCheck::Decision key = SshHostKeyCheck::check(
+        m_session, m_hostEntry, m_knownHostsFile, m_settings.acceptedFingerprint);
+    if (!key.trusted) {
+        close();
+        return failed(Failure::HostKeyRefused, key.message);
+    }
+
+    progress({SshConnectionState::Phase::Authenticating, Failure::None, {}});
+    SshAuthenticator authenticator(m_session, m_settings, m_label);
+    const SshAuthenticator::Outcome auth = authenticator.authenticate();
+    if (!auth.authenticated) {
+        close();
+        return failed(Failure::Auth, auth.message);
+    }
+    spdlog::info("ssh: connected to {} ({})", m_label.toStdString(), auth.method.toStdString());
+    return {SshConnectionState::Phase::Connected, Failure::None, {}};
+}
+
+} // namespace opsdeck::remote

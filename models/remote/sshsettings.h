@@ -1,0 +1,52 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+#include <chrono>
+#include <functional>
+#include <optional>
+
+namespace opsdeck::remote {
+
+/// How SshTransport reaches one host. Plain data, copied into the session's
+/// thread. Empty fields mean "as OpenSSH would": the SSH directory is
+/// `~/.ssh` of the user in the password database (not `$HOME`), the client
+/// config `~/.ssh/config` (plus /etc/ssh/ssh_config), known_hosts
+/// `~/.ssh/known_hosts`, keys from ssh-agent and the config's IdentityFile or
+/// `~/.ssh/id_ed25519`, `id_ecdsa`, `id_rsa`.
+struct SshSettings
+{
+    /// What the user calls the host: an ssh config alias (`Host` pattern) or
+    /// a DNS name / IP. The config's HostName, Port, User apply to it.
+    QString host;
+    /// Overrides of the config (the inventory's address, port, user), applied
+    /// after the config is read, as `ssh -p`/`-l` beat the config.
+    QString address;
+    int port = 0; ///< 0: from the config, else 22
+    QString user; ///< empty: from the config, else the local user
+
+    QString sshDirectory; ///< empty: ~/.ssh from the password database
+    QString configFile; ///< empty: ~/.ssh/config and /etc/ssh/ssh_config; else only this file (like
+                        ///< ssh -F)
+    QString knownHostsFile; ///< empty: <sshDirectory>/known_hosts
+    /// When set, only these private key files are tried (after the agent),
+    /// each reported by name; else libssh's list (config IdentityFile, defaults).
+    QStringList identityFiles;
+    bool useAgent = true; ///< try ssh-agent first when SSH_AUTH_SOCK is set
+
+    /// `SHA256:<base64>` as `ssh-keygen -l` prints it. An unknown host key
+    /// equal to this is accepted and saved to known_hosts; any other unknown
+    /// key is refused. A changed key is refused whatever this says.
+    QString acceptedFingerprint;
+
+    /// TCP connect + key exchange limit, ms (SSH_OPTIONS_TIMEOUT_USEC).
+    std::chrono::milliseconds connectTimeout = std::chrono::seconds(10);
+    /// Optional: gives the password for `user` (e.g. from SecretStore key
+    /// `ssh/<host>/<user>`); called in the session thread, only after public
+    /// keys failed and when the server allows `password`. The returned bytes
+    /// are wiped after use. nullopt: no password is tried.
+    std::function<std::optional<QByteArray>(const QString &host, const QString &user)> password;
+};
+
+} // namespace opsdeck::remote

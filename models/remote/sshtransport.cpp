@@ -1,0 +1,52 @@
+#include "sshtransport.h"
+
+#include "sshjobqueue.h"
+
+namespace opsdeck::remote {
+
+SshTransport::SshTransport(QString hostName, SshSettings settings, QObject *parent)
+    : Transport(parent), m_hostName(std::move(hostName))
+{
+    qRegisterMetaType<SshConnectionState>();
+    qRegisterMetaType<CommandResult>();
+    // The queue's callbacks run in its thread: hop to ours. A call still in
+    // flight when the transport is deleted is dropped with its context.
+    m_queue = std::make_unique<SshJobQueue>(
+        std::move(settings), m_hostName,
+        [this](quint64 id, const CommandResult &result) {
+            QMetaObject::invokeMethod(
+                this,
+                [this, id, result] {
+                    --m_pending;
+                    Q_EMIT commandFinished(id, result);
+                },
+                Qt::QueuedConnection);
+        },
+        [this](const SshConnectionState &state) {
+            QMetaObject::invokeMethod(
+                this, [this, state] { Q_EMIT connectionStateChanged(state); },
+                Qt::QueuedConnection);
+        });
+}
+
+SshTransport::~SshTransport() = default;
+
+quint64 SshTransport::run(const CommandRequest &request)
+{
+    const quint64 id = m_nextId++;
+    ++m_pending;
+    m_queue->push(id, request);
+    return id;
+}
+
+void SshTransport::cancel(quint64 id)
+{
+    m_queue->cancel(id);
+}
+
+SshConnectionState SshTransport::connectionState() const
+{
+    return m_queue->state();
+}
+
+} // namespace opsdeck::remote

@@ -1,0 +1,227 @@
+// ProbeEngine against real opsdeck-sim processes on loopback: connection
+// reuse read from curl's counters, the stale keep-alive case, timeouts,
+// cancellation, API keys and proxies that must not come from the environment.
+#include "probeengine.h"
+#include "probetestsupport.h"
+#include "simprocess.h"
+#include "testsupport.h"
+
+#include <QRegularExpression>
+#include <QSet>
+#include <atomic>
+#include <gtest/gtest.h>
+#include <mutex>
+
+using namespace opsdeck::probes;
+using namespace opsdeck::test;
+using namespace std::chrono_literals;
+
+TEST(ProbeEngine, FreshProbesOpenANewConnectionEachTime)
+{
+    SimProcess sim;
+    ASSERT_TRUE(sim.start(simArgs(QStringLiteral("engine")))) << sim.errorText().toStdString();
+    ProbeEngine engine;
+    QSet<int> ports;
+    for (int i = 0; i < 4; ++i) {
+        const ProbeResult r =
+            engine.run(getProbe(sim.url(), QStringLiteral("/health"), ConnectionMode::Fresh));
+        EXPECT_TRUE(r.ok()) << r.error.toStdString();
+        EXPECT_EQ(r.status, 200);
+        EXPECT_FALSE(r.connectionReused);
+        EXPECT_EQ(r.newConnections, 1);
+        EXPECT_GT(r.localPort, 0);
+        EXPECT_GT(r.connectMs, 0);
+        EXPECT_GE(r.totalMs, r.ttfbMs);
+        EXPECT_GT(r.startedAtMs, 1'700'000'000'000LL);
+        ports.insert(r.localPort);
+    }
+    EXPECT_EQ(ports.size(), 4);
+}
+
+TEST(ProbeEngine, ReusedProbesKeepOneConnectionAndConnectInZeroMs)
+{
+    SimProcess sim;
+    ASSERT_TRUE(sim.start(simArgs(QStringLiteral("engine")))) << sim.errorText().toStdString();
+    ProbeEngine engine;
+    const auto probe = getProbe(sim.url(), QStringLiteral("/health"), ConnectionMode::Reused);
+    const ProbeResult warmUp = engine.run(probe);
+    ASSERT_TRUE(warmUp.ok()) << warmUp.error.toStdString();
+    EXPECT_FALSE(warmUp.connectionReused);
+    EXPECT_EQ(warmUp.newConnections, 1);
+    EXPECT_TRUE(warmUp.note.startsWith(QStringLiteral("warm-up"))) << warmUp.note.toStdString();
+    // A Fresh probe in between must neither take nor spoil the kept connection.
+    const ProbeResult fresh =
+        engine.run(getProbe(sim.url(), QStringLiteral("/health"), ConnectionMode::Fresh));
+    EXPECT_NE(fresh.localPort, warmUp.localPort);
+    for (int i = 0; i < 3; ++i) {
+        idleFor(300ms);
+        const ProbeResult r = engine.run(probe);
+        ASSERT_TRUE(r.ok()) << r.error.toStdString();
+        EXPECT_TRUE(r.connectionReused);
+        EXPECT_EQ(r.newConnections, 0);
+        EXPECT_EQ(r.localPort, warmUp.localPort);
+        EXPECT_EQ(r.connectMs, 0.0);
+        EXPECT_FALSE(r.staleKeepAlive);
+    }
+}
+
+TEST(ProbeEngine, AConnectionTheServerClosedWhileIdleIsAStaleKeepAliveNotAFailure)
+{
+    SimProcess sim;
+    ASSERT_TRUE(sim.start(simArgs(QStringLiteral("engine"),
+                                  {QStringLiteral("--keep-alive-timeout"), QStringLiteral("1")})))
+        << sim.errorText().toStdString();
+    ProbeEngine engine;
+    const auto probe = getProbe(sim.url(), QStringLiteral("/health"), ConnectionMode::Reused);
+    const ProbeResult warmUp = engine.run(probe);
+    ASSERT_TRUE(warmUp.ok());
+    idleFor(300ms); // within the server's 1 s: reused
+    const ProbeResult reused = engine.run(probe);
+    ASSERT_TRUE(reused.connectionReused);
+    idleFor(2000ms); // past it: the sim closes the connection
+    const ProbeResult stale = engine.run(probe);
+    EXPECT_TRUE(stale.ok()) << stale.error.toStdString(); // the service is not down
+    EXPECT_EQ(stale.status, 200);
+    EXPECT_TRUE(stale.staleKeepAlive);
+    EXPECT_FALSE(stale.connectionReused);
+    EXPECT_EQ(stale.newConnections, 1);
+    EXPECT_NE(stale.localPort, warmUp.localPort);
+    EXPECT_GE(stale.staleIdleS, 1.9);
+    EXPECT_LT(stale.staleIdleS, 5.0);
+    EXPECT_TRUE(stale.note.contains(QStringLiteral("stale keep-alive replaced")))
+        << stale.note.toStdString();
+    // Reuse worked after 0.3 s and failed after 2 s: the window is bracketed.
+    EXPECT_TRUE(stale.note.contains(
+        QRegularExpression(QStringLiteral(R"(idle window is between 0\.[3-5] and 2\.[0-5] s)"))))
+        << stale.note.toStdString();
+    // The replacement connection is the one kept from now on.
+    idleFor(300ms);
+    const ProbeResult after = engine.run(probe);
+    EXPECT_TRUE(after.connectionReused);
+    EXPECT_EQ(after.localPort, stale.localPort);
+}
+
+TEST(ProbeEngine, AStalledReusedConnectionTimesOut)
+{
+    SimProcess engineSim;
+    ASSERT_TRUE(engineSim.start(simArgs(QStringLiteral("engine"))));
+    SimProcess proxy;
+    ASSERT_TRUE(proxy.start(simArgs(QStringLiteral("proxy"),
+                                    {QStringLiteral("--upstream"), engineSim.url(),
+                                     QStringLiteral("--fault"), QStringLiteral("reused-stall=5")})))
+        << proxy.errorText().toStdString();
+    ProbeEngine engine;
+    auto probe = getProbe(proxy.url(), QStringLiteral("/v1/models"), ConnectionMode::Reused);
+    probe.timeoutMs = 800;
+    const ProbeResult warmUp = engine.run(probe);
+    ASSERT_TRUE(warmUp.ok()) << warmUp.error.toStdString();
+    const ProbeResult stalled = engine.run(probe);
+    EXPECT_TRUE(stalled.timedOut);
+    EXPECT_FALSE(stalled.ok());
+    EXPECT_EQ(stalled.status, 0);
+    EXPECT_FALSE(stalled.error.isEmpty());
+    EXPECT_FALSE(stalled.staleKeepAlive);
+    EXPECT_TRUE(stalled.note.contains(QStringLiteral("timed out"))) << stalled.note.toStdString();
+    // A fresh connection through the same proxy passes at once.
+    probe.mode = ConnectionMode::Fresh;
+    EXPECT_TRUE(engine.run(probe).ok());
+}
+
+TEST(ProbeEngine, CancelAllEndsRunningAndQueuedProbes)
+{
+    SimProcess engineSim;
+    ASSERT_TRUE(engineSim.start(simArgs(QStringLiteral("engine"))));
+    SimProcess proxy;
+    ASSERT_TRUE(proxy.start(simArgs(
+        QStringLiteral("proxy"), {QStringLiteral("--upstream"), engineSim.url(),
+                                  QStringLiteral("--fault"), QStringLiteral("reused-stall=30")})));
+    ProbeEngine engine(ProbeEngine::Limits{1, 600});
+    auto probe = getProbe(proxy.url(), QStringLiteral("/v1/models"), ConnectionMode::Reused);
+    probe.timeoutMs = 60'000;
+    ASSERT_TRUE(engine.run(probe).ok());
+    std::mutex mutex;
+    std::vector<ProbeResult> results;
+    auto collect = [&](const ProbeResult &r) {
+        std::lock_guard lock(mutex);
+        results.push_back(r);
+    };
+    const quint64 stalled = engine.submit(probe, collect); // hangs 30 s in the proxy
+    const quint64 queued = engine.submit(
+        getProbe(proxy.url(), QStringLiteral("/health"), ConnectionMode::Fresh), collect);
+    EXPECT_NE(stalled, queued);
+    // The stalled one is in flight (the queued one waits for the single slot).
+    EXPECT_FALSE(waitUntil(
+        [&] {
+            std::lock_guard lock(mutex);
+            return !results.empty();
+        },
+        300ms));
+    engine.cancelAll();
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            std::lock_guard lock(mutex);
+            return results.size() == 2;
+        },
+        3s));
+    for (const ProbeResult &r : results) {
+        EXPECT_TRUE(r.cancelled);
+        EXPECT_FALSE(r.ok());
+        EXPECT_FALSE(r.timedOut);
+    }
+    // The cancelled transfer took its connection with it: the next Reused
+    // probe is a warm-up, not a "stale keep-alive".
+    const ProbeResult again = engine.run(probe);
+    EXPECT_TRUE(again.ok()) << again.error.toStdString();
+    EXPECT_FALSE(again.staleKeepAlive);
+    EXPECT_TRUE(again.note.startsWith(QStringLiteral("warm-up"))) << again.note.toStdString();
+    // The engine still works after a cancelAll.
+    EXPECT_TRUE(
+        engine.run(getProbe(engineSim.url(), QStringLiteral("/health"), ConnectionMode::Fresh))
+            .ok());
+}
+
+TEST(ProbeEngine, TheApiKeyIsSentAsBearerAndAnswersLongerThanTheCapFail)
+{
+    SimProcess sim;
+    const QByteArray key = "sk-probe-test-4711";
+    ASSERT_TRUE(sim.start(simArgs(QStringLiteral("engine"),
+                                  {QStringLiteral("--api-key"), QString::fromLatin1(key)})));
+    ProbeEngine engine;
+    auto probe = getProbe(sim.url(), QStringLiteral("/v1/models"), ConnectionMode::Fresh);
+    const ProbeResult without = engine.run(probe);
+    EXPECT_EQ(without.status, 401);
+    EXPECT_FALSE(without.ok());
+    EXPECT_EQ(without.note, QStringLiteral("HTTP 401"));
+    probe.apiKey = key;
+    const ProbeResult with = engine.run(probe);
+    EXPECT_EQ(with.status, 200);
+    EXPECT_TRUE(with.ok());
+    EXPECT_FALSE(with.body.contains(key));
+    probe.maxBytes = 10;
+    const ProbeResult cut = engine.run(probe);
+    EXPECT_FALSE(cut.ok());
+    EXPECT_EQ(cut.error, QStringLiteral("answer longer than 10 bytes"));
+}
+
+TEST(ProbeEngine, ProxiesComeFromTheRequestNeverFromTheEnvironment)
+{
+    SimProcess sim;
+    ASSERT_TRUE(sim.start(simArgs(QStringLiteral("engine"))));
+    const QByteArray dead = "http://127.0.0.1:" + QByteArray::number(freeTcpPort());
+    const QList<const char *> names = {"http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"};
+    for (const char *name : names)
+        qputenv(name, dead);
+    ProbeEngine engine;
+    const ProbeResult direct =
+        engine.run(getProbe(sim.url(), QStringLiteral("/health"), ConnectionMode::Fresh));
+    // The same dead proxy given by the request (the inventory path) is used: it fails.
+    auto viaDead = getProbe(sim.url(), QStringLiteral("/health"), ConnectionMode::Fresh);
+    viaDead.proxy = QUrl(QString::fromLatin1(dead));
+    const ProbeResult proxied = engine.run(viaDead);
+    for (const char *name : names)
+        qunsetenv(name);
+    EXPECT_TRUE(direct.ok()) << direct.error.toStdString();
+    EXPECT_FALSE(proxied.ok());
+    EXPECT_EQ(proxied.status, 0);
+    EXPECT_FALSE(proxied.error.isEmpty());
+}

@@ -1,0 +1,148 @@
+// opsdeck-cli ssh: output copied, exit code mirrored (signal 128+N),
+// 3 on a timeout, 4 on a refused host key, 1 on failed authentication,
+// HOST from an inventory.
+#include "sshfixture.h"
+
+#include <QCoreApplication>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <gtest/gtest.h>
+
+using opsdeck::test::SshdProcess;
+
+namespace {
+
+struct CliRun
+{
+    int exitCode = -1;
+    QByteArray standardOutput;
+    QString standardError;
+};
+
+CliRun runSsh(const SshdProcess &sshd, const QStringList &options, const QStringList &command,
+              const QString &host = SshdProcess::alias())
+{
+    QProcess cli;
+    QStringList arguments{QStringLiteral("ssh"), host};
+    arguments << QStringLiteral("--known-hosts") << sshd.knownHosts()
+              << QStringLiteral("--identity") << sshd.clientKey() << options << QStringLiteral("--")
+              << command;
+    cli.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")), arguments);
+    CliRun run;
+    if (!cli.waitForFinished(60000)) {
+        cli.kill();
+        cli.waitForFinished(5000);
+        return run;
+    }
+    run.exitCode = cli.exitStatus() == QProcess::NormalExit ? cli.exitCode() : -1;
+    run.standardOutput = cli.readAllStandardOutput();
+    run.standardError = QString::fromUtf8(cli.readAllStandardError());
+    return run;
+}
+
+QStringList withConfig(const SshdProcess &sshd)
+{
+    return {QStringLiteral("--ssh-config"), sshd.sshConfig()};
+}
+
+QStringList sh(const QString &script)
+{
+    return {QStringLiteral("sh"), QStringLiteral("-c"), script};
+}
+
+} // namespace
+
+TEST(SshCli, CopiesOutputAndMirrorsTheExitCode)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    const CliRun ok =
+        runSsh(sshd, withConfig(sshd), {QStringLiteral("printf"), QStringLiteral("\\377ok")});
+    EXPECT_EQ(ok.exitCode, 0) << ok.standardError.toStdString();
+    EXPECT_EQ(ok.standardOutput, QByteArray("\xffok"));
+
+    const CliRun seven = runSsh(sshd, withConfig(sshd), sh(QStringLiteral("echo err >&2; exit 7")));
+    EXPECT_EQ(seven.exitCode, 7);
+    EXPECT_TRUE(seven.standardError.startsWith(QStringLiteral("err\n")))
+        << seven.standardError.toStdString();
+
+    const CliRun killed = runSsh(sshd, withConfig(sshd), sh(QStringLiteral("kill -TERM $$")));
+    EXPECT_EQ(killed.exitCode, 128 + 15);
+    EXPECT_TRUE(killed.standardError.contains(QStringLiteral("killed by SIGTERM")));
+}
+
+TEST(SshCli, TimeoutExitsThree)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    const CliRun run =
+        runSsh(sshd, withConfig(sshd) << QStringLiteral("--timeout") << QStringLiteral("0.5"),
+               {QStringLiteral("sleep"), QStringLiteral("600")});
+    EXPECT_EQ(run.exitCode, 3) << run.standardError.toStdString();
+    EXPECT_TRUE(run.standardError.contains(QStringLiteral("timed out")))
+        << run.standardError.toStdString();
+}
+
+TEST(SshCli, RefusedHostKeyExitsFourAndTheFingerprintLetsItIn)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    ASSERT_TRUE(opsdeck::test::writeFile(sshd.knownHosts(), QByteArray()));
+    const CliRun refused = runSsh(sshd, withConfig(sshd), {QStringLiteral("true")});
+    EXPECT_EQ(refused.exitCode, 4) << refused.standardError.toStdString();
+    EXPECT_TRUE(refused.standardError.contains(sshd.hostKeyFingerprint()));
+
+    const CliRun accepted = runSsh(sshd,
+                                   withConfig(sshd) << QStringLiteral("--accept-new-host-key")
+                                                    << sshd.hostKeyFingerprint(),
+                                   {QStringLiteral("true")});
+    EXPECT_EQ(accepted.exitCode, 0) << accepted.standardError.toStdString();
+}
+
+TEST(SshCli, FailedAuthenticationExitsOneNamingTheMethods)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    const QString wrongKey = sshd.path(QStringLiteral("wrong_key"));
+    ASSERT_TRUE(SshdProcess::generateKey(wrongKey));
+    QProcess cli;
+    cli.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")),
+              {QStringLiteral("ssh"), SshdProcess::alias(), QStringLiteral("--ssh-config"),
+               sshd.sshConfig(), QStringLiteral("--known-hosts"), sshd.knownHosts(),
+               QStringLiteral("--identity"), wrongKey, QStringLiteral("--"),
+               QStringLiteral("true")});
+    ASSERT_TRUE(cli.waitForFinished(60000));
+    const QString error = QString::fromUtf8(cli.readAllStandardError());
+    EXPECT_EQ(cli.exitCode(), 1) << error.toStdString();
+    EXPECT_TRUE(error.contains(QStringLiteral("the server allows publickey")))
+        << error.toStdString();
+}
+
+TEST(SshCli, HostFromTheInventory)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    QTemporaryDir dir;
+    const QString inventory = opsdeck::test::writeInventory(
+        dir, QStringLiteral("hosts:\n"
+                            "  - {name: gpu-a, kind: ssh, address: 127.0.0.1, port: %1, user: %2}\n"
+                            "  - {name: here, kind: local}\n"
+                            "services: []\n")
+                 .arg(sshd.port())
+                 .arg(SshdProcess::userName()));
+    const CliRun ok =
+        runSsh(sshd, {QStringLiteral("--inventory"), inventory},
+               {QStringLiteral("echo"), QStringLiteral("from gpu-a")}, QStringLiteral("gpu-a"));
+    EXPECT_EQ(ok.exitCode, 0) << ok.standardError.toStdString();
+    EXPECT_EQ(ok.standardOutput, "from gpu-a\n");
+
+    const CliRun missing = runSsh(sshd, {QStringLiteral("--inventory"), inventory},
+                                  {QStringLiteral("true")}, QStringLiteral("gpu-z"));
+    EXPECT_EQ(missing.exitCode, 2);
+    EXPECT_TRUE(missing.standardError.contains(QStringLiteral("no host 'gpu-z'")));
+
+    const CliRun local = runSsh(sshd, {QStringLiteral("--inventory"), inventory},
+                                {QStringLiteral("true")}, QStringLiteral("here"));
+    EXPECT_EQ(local.exitCode, 2);
+    EXPECT_TRUE(local.standardError.contains(QStringLiteral("not ssh")));
+}

@@ -1,0 +1,49 @@
+#pragma once
+
+// Settings that point SshTransport at a test sshd and only at files in its
+// temp dir: never the real ~/.ssh, never an ssh-agent.
+#include "sshdprocess.h"
+#include "sshsettings.h"
+#include "testsupport.h"
+
+#include <QFile>
+#include <QProcess>
+
+namespace opsdeck::test {
+
+inline remote::SshSettings sshSettings(const SshdProcess &sshd)
+{
+    remote::SshSettings settings;
+    settings.host = SshdProcess::alias();
+    settings.configFile = sshd.sshConfig();
+    settings.knownHostsFile = sshd.knownHosts();
+    settings.sshDirectory = sshd.sshDirectory();
+    settings.identityFiles = {sshd.clientKey()};
+    settings.useAgent = false;
+    settings.connectTimeout = std::chrono::seconds(10);
+    return settings;
+}
+
+inline bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+           file.write(bytes) == bytes.size();
+}
+
+inline QByteArray readFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+/// True when some process's command line contains `pattern` (pgrep -f).
+inline bool processMatching(const QString &pattern)
+{
+    QProcess pgrep;
+    pgrep.start(QStringLiteral("pgrep"), {QStringLiteral("-f"), pattern});
+    pgrep.waitForFinished(5000);
+    return pgrep.exitStatus() == QProcess::NormalExit && pgrep.exitCode() == 0;
+}
+
+} // namespace opsdeck::test

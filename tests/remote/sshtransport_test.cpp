@@ -1,0 +1,177 @@
+// SshTransport beyond the shared semantics: bounded memory on huge output,
+// UNKNOWN results (case B15), one session for many commands, the job queue's
+// order, the OpenSSH client config.
+#include "sshfixture.h"
+#include "sshtransport.h"
+#include "synchronousrun.h"
+
+#include <QCoreApplication>
+#include <gtest/gtest.h>
+
+using namespace std::chrono_literals;
+using opsdeck::remote::CommandRequest;
+using opsdeck::remote::CommandResult;
+using opsdeck::remote::runAndWait;
+using opsdeck::remote::SshConnectionState;
+using opsdeck::remote::SshTransport;
+using opsdeck::test::SshdProcess;
+using opsdeck::test::sshSettings;
+
+namespace {
+
+// kB from a /proc/self/status line such as "VmHWM:   123456 kB".
+qint64 statusKb(const char *field)
+{
+    const QList<QByteArray> lines =
+        opsdeck::test::readFile(QStringLiteral("/proc/self/status")).split('\n');
+    for (const QByteArray &line : lines)
+        if (line.startsWith(field))
+            return line.mid(static_cast<qsizetype>(qstrlen(field)) + 1)
+                .trimmed()
+                .split(' ')
+                .value(0)
+                .toLongLong();
+    return -1;
+}
+
+CommandResult runScript(SshTransport &transport, const QString &script,
+                        std::chrono::milliseconds deadline = 30s)
+{
+    CommandRequest request;
+    request.script = script;
+    request.deadline = deadline;
+    return runAndWait(transport, request);
+}
+
+} // namespace
+
+TEST(SshTransport, FiftyMegabytesAreCappedWithoutMemoryGrowth)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    SshTransport transport(QStringLiteral("test-host"), sshSettings(sshd));
+    const qint64 rssBeforeKb = statusKb("VmRSS:");
+    CommandRequest request;
+    request.script = QStringLiteral("head -c 52428800 /dev/zero");
+    request.deadline = 120s;
+    const CommandResult result = runAndWait(transport, request);
+    ASSERT_TRUE(result.succeeded()) << result.describe().toStdString();
+    EXPECT_EQ(result.standardOutput.size(), request.outputCap);
+    EXPECT_EQ(result.standardOutputDropped, 52428800 - request.outputCap);
+    // The peak over the run: the 8 MiB kept plus libssh's buffers, never the 50 MB.
+    const qint64 peakGrowthKb = statusKb("VmHWM:") - rssBeforeKb;
+    EXPECT_LT(peakGrowthKb, (request.outputCap + 64 * 1024 * 1024) / 1024)
+        << "peak RSS grew by " << peakGrowthKb << " kB";
+}
+
+TEST(SshTransport, ChannelClosedWithoutStatusIsUnknown)
+{
+    // Case B15 C: sshd closes an idle command channel after 1 s and sends
+    // neither exit-status nor exit-signal; the command would exit 7 later.
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start(QStringLiteral("ChannelTimeout session:command=1s")))
+        << sshd.errorText().toStdString();
+    SshTransport transport(QStringLiteral("test-host"), sshSettings(sshd));
+    const CommandResult result = runScript(transport, QStringLiteral("sleep 4; exit 7"), 20s);
+    EXPECT_EQ(result.outcome, CommandResult::Outcome::Unknown) << result.describe().toStdString();
+    EXPECT_FALSE(result.succeeded());
+    EXPECT_EQ(result.exitCode, -1);
+    EXPECT_TRUE(result.errorText.contains(QStringLiteral("no exit status")))
+        << result.errorText.toStdString();
+    EXPECT_LT(result.elapsedMs, 4000) << "the result must come at the close, not the exit";
+}
+
+TEST(SshTransport, ConnectionLostMidCommandIsUnknownAndTheNextCommandReconnects)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    SshTransport transport(QStringLiteral("test-host"), sshSettings(sshd));
+    ASSERT_TRUE(runScript(transport, QStringLiteral("true")).succeeded());
+
+    const QString marker =
+        QStringLiteral("/tmp/opsdeck-lost-%1").arg(QCoreApplication::applicationPid());
+    QFile::remove(marker);
+    CommandRequest request;
+    request.script = QStringLiteral("touch '%1'; sleep 30").arg(marker);
+    std::optional<CommandResult> result;
+    QObject::connect(&transport, &SshTransport::commandFinished, &transport,
+                     [&](quint64, const CommandResult &r) { result = r; });
+    transport.run(request);
+    ASSERT_TRUE(opsdeck::test::waitUntil([&] { return QFile::exists(marker); }, 10s));
+    QFile::remove(marker);
+    // Kill the sshd processes serving this connection: the TCP connection drops.
+    const QVector<qint64> connections = sshd.connectionPids();
+    ASSERT_EQ(connections.size(), 1);
+    for (qint64 child : SshdProcess::childPids(connections.first()))
+        ::kill(static_cast<pid_t>(child), SIGKILL);
+    ::kill(static_cast<pid_t>(connections.first()), SIGKILL);
+    ASSERT_TRUE(opsdeck::test::waitUntil([&] { return result.has_value(); }, 15s));
+    EXPECT_EQ(result->outcome, CommandResult::Outcome::Unknown) << result->describe().toStdString();
+    EXPECT_FALSE(result->succeeded());
+    EXPECT_TRUE(result->errorText.contains(QStringLiteral("lost")))
+        << result->errorText.toStdString();
+
+    const CommandResult next = runScript(transport, QStringLiteral("echo again"));
+    EXPECT_TRUE(next.succeeded()) << next.describe().toStdString() << next.errorText.toStdString();
+    EXPECT_EQ(next.standardOutput, "again\n");
+}
+
+TEST(SshTransport, OneSessionServesManyCommandsInOrder)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    SshTransport transport(QStringLiteral("test-host"), sshSettings(sshd));
+    QVector<QByteArray> outputs;
+    QObject::connect(&transport, &SshTransport::commandFinished, &transport,
+                     [&](quint64, const CommandResult &r) { outputs << r.standardOutput; });
+    // Queued at once; the first is the slowest, so only the queue keeps the order.
+    for (int i = 0; i < 5; ++i) {
+        CommandRequest request;
+        request.script = QStringLiteral("sleep 0.%1; echo %2").arg(5 - i).arg(i);
+        transport.run(request);
+    }
+    EXPECT_EQ(transport.runningCount(), 5);
+    ASSERT_TRUE(opsdeck::test::waitUntil([&] { return outputs.size() == 5; }, 30s));
+    for (int i = 0; i < 5; ++i)
+        EXPECT_EQ(outputs.at(i), QByteArray::number(i) + '\n');
+    EXPECT_EQ(transport.runningCount(), 0);
+    // All of it over one connection.
+    EXPECT_EQ(sshd.connectionPids().size(), 1);
+    EXPECT_EQ(transport.connectionState().phase, SshConnectionState::Phase::Connected);
+}
+
+TEST(SshTransport, ClientConfigAliasGivesAddressPortUserAndKey)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    auto settings = sshSettings(sshd);
+    settings.identityFiles.clear(); // the key now comes from the config's IdentityFile
+    SshTransport transport(QStringLiteral("test-host"), settings);
+    const CommandResult result = runScript(transport, QStringLiteral("echo \"$USER\""));
+    ASSERT_TRUE(result.succeeded()) << result.errorText.toStdString();
+    EXPECT_EQ(result.standardOutput, SshdProcess::userName().toUtf8() + '\n');
+}
+
+TEST(SshTransport, ProxyJumpIsRefusedNotRunThroughTheSshBinary)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    const QString config = sshd.path(QStringLiteral("jump_config"));
+    ASSERT_TRUE(opsdeck::test::writeFile(
+        config, QStringLiteral("Host behind\n  HostName 127.0.0.1\n  Port %1\n  ProxyJump %2\n")
+                    .arg(sshd.port())
+                    .arg(SshdProcess::alias())
+                    .toUtf8()));
+    auto settings = sshSettings(sshd);
+    settings.host = QStringLiteral("behind");
+    settings.configFile = config;
+    SshTransport transport(QStringLiteral("behind"), settings);
+    const CommandResult result = runScript(transport, QStringLiteral("true"));
+    EXPECT_EQ(result.outcome, CommandResult::Outcome::FailedToStart);
+    EXPECT_TRUE(result.errorText.contains(QStringLiteral("ProxyJump is not supported yet")))
+        << result.errorText.toStdString();
+    EXPECT_EQ(transport.connectionState().failure, SshConnectionState::Failure::Config);
+    // (The harness's own port probe may take a moment to go away.)
+    EXPECT_TRUE(opsdeck::test::waitUntil([&] { return sshd.connectionPids().isEmpty(); }, 3s))
+        << "nothing may have connected";
+}

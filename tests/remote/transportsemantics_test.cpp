@@ -1,0 +1,196 @@
+// The command semantics both transports share (transport.h), run on
+// LocalTransport and on SshTransport against a real sshd: the same request
+// must give the same result whichever way the host is reached.
+#include "localtransport.h"
+#include "sshfixture.h"
+#include "sshtransport.h"
+#include "synchronousrun.h"
+
+#include <QCoreApplication>
+#include <gtest/gtest.h>
+#include <memory>
+
+using namespace std::chrono_literals;
+using opsdeck::remote::CommandRequest;
+using opsdeck::remote::CommandResult;
+using opsdeck::remote::runAndWait;
+using opsdeck::remote::Transport;
+using opsdeck::test::SshdProcess;
+
+namespace {
+
+class TransportSemantics : public testing::TestWithParam<QString>
+{
+protected:
+    static void SetUpTestSuite()
+    {
+        s_sshd = new SshdProcess;
+        ASSERT_TRUE(s_sshd->start()) << s_sshd->errorText().toStdString();
+    }
+    static void TearDownTestSuite()
+    {
+        delete s_sshd;
+        s_sshd = nullptr;
+    }
+
+    std::unique_ptr<Transport> makeTransport()
+    {
+        if (GetParam() == u"local")
+            return std::make_unique<opsdeck::remote::LocalTransport>();
+        return std::make_unique<opsdeck::remote::SshTransport>(QStringLiteral("test-host"),
+                                                               opsdeck::test::sshSettings(*s_sshd));
+    }
+    CommandResult run(const CommandRequest &request)
+    {
+        auto transport = makeTransport();
+        return runAndWait(*transport, request);
+    }
+    CommandResult runScript(const QString &script, std::chrono::milliseconds deadline = 20s)
+    {
+        CommandRequest request;
+        request.script = script;
+        request.deadline = deadline;
+        return run(request);
+    }
+
+    static SshdProcess *s_sshd;
+};
+
+SshdProcess *TransportSemantics::s_sshd = nullptr;
+
+} // namespace
+
+TEST_P(TransportSemantics, ReportsExitCodesAndOutput)
+{
+    const CommandResult zero = runScript(QStringLiteral("echo out; echo err >&2; exit 0"));
+    EXPECT_EQ(zero.outcome, CommandResult::Outcome::Exited) << zero.describe().toStdString();
+    EXPECT_TRUE(zero.succeeded());
+    EXPECT_EQ(zero.standardOutput, "out\n");
+    EXPECT_EQ(zero.standardError, "err\n");
+
+    const CommandResult three = runScript(QStringLiteral("exit 3"));
+    EXPECT_EQ(three.outcome, CommandResult::Outcome::Exited);
+    EXPECT_EQ(three.exitCode, 3);
+    EXPECT_FALSE(three.succeeded());
+
+    const CommandResult missing = runScript(QStringLiteral("opsdeck-no-such-command"));
+    EXPECT_EQ(missing.exitCode, 127);
+    EXPECT_TRUE(missing.standardError.contains("not found")) << missing.standardError.data();
+}
+
+TEST_P(TransportSemantics, ReportsTheKillingSignalByName)
+{
+    const CommandResult term = runScript(QStringLiteral("kill -TERM $$"));
+    EXPECT_EQ(term.outcome, CommandResult::Outcome::Signalled) << term.describe().toStdString();
+    EXPECT_EQ(term.signalName, QStringLiteral("SIGTERM"));
+    EXPECT_FALSE(term.succeeded());
+
+    const CommandResult kill = runScript(QStringLiteral("echo before; kill -KILL $$"));
+    EXPECT_EQ(kill.outcome, CommandResult::Outcome::Signalled) << kill.describe().toStdString();
+    EXPECT_EQ(kill.signalName, QStringLiteral("SIGKILL"));
+    EXPECT_EQ(kill.standardOutput, "before\n");
+}
+
+TEST_P(TransportSemantics, DeadlineKillsTheCommandAndItIsGone)
+{
+    // A sleep length no other process uses, so pgrep finds only ours.
+    const QString marker = QStringLiteral("sleep 600.%1").arg(QCoreApplication::applicationPid());
+    const CommandResult result = runScript(marker, 800ms);
+    EXPECT_EQ(result.outcome, CommandResult::Outcome::TimedOut) << result.describe().toStdString();
+    EXPECT_FALSE(result.succeeded());
+    // TERM is enough for sleep: well inside deadline + the TERM -> KILL grace.
+    EXPECT_LT(result.elapsedMs, 800 + 2000 + 1000);
+    EXPECT_TRUE(
+        opsdeck::test::waitUntil([&] { return !opsdeck::test::processMatching(marker); }, 5s))
+        << "the remote sleep outlived its deadline";
+}
+
+TEST_P(TransportSemantics, CancelKillsTheRunningCommand)
+{
+    auto transport = makeTransport();
+    CommandRequest request;
+    const QString started = QStringLiteral("/tmp/opsdeck-cancel-%1-%2")
+                                .arg(QCoreApplication::applicationPid())
+                                .arg(GetParam());
+    QFile::remove(started);
+    request.script = QStringLiteral("touch '%1'; sleep 600").arg(started);
+    std::optional<CommandResult> result;
+    QObject::connect(transport.get(), &Transport::commandFinished, transport.get(),
+                     [&](quint64, const CommandResult &r) { result = r; });
+    const quint64 id = transport->run(request);
+    ASSERT_TRUE(opsdeck::test::waitUntil([&] { return QFile::exists(started); }, 10s));
+    QFile::remove(started);
+    transport->cancel(id);
+    ASSERT_TRUE(opsdeck::test::waitUntil([&] { return result.has_value(); }, 10s));
+    EXPECT_EQ(result->outcome, CommandResult::Outcome::Cancelled)
+        << result->describe().toStdString();
+    EXPECT_EQ(transport->runningCount(), 0);
+}
+
+TEST_P(TransportSemantics, StdinIsAtEofUnlessGiven)
+{
+    // cat returns at once; with `bash -s` the second line would be eaten by cat.
+    const CommandResult closed = runScript(QStringLiteral("cat\necho done"), 10s);
+    EXPECT_TRUE(closed.succeeded()) << closed.describe().toStdString();
+    EXPECT_EQ(closed.standardOutput, "done\n");
+    EXPECT_LT(closed.elapsedMs, 5000);
+
+    CommandRequest given;
+    given.script = QStringLiteral("tr a-z A-Z");
+    given.input = QByteArray("knob\n");
+    const CommandResult upper = run(given);
+    EXPECT_TRUE(upper.succeeded());
+    EXPECT_EQ(upper.standardOutput, "KNOB\n");
+
+    // Bigger than one SSH window (libssh: 64 kB at first): the writes follow the window.
+    CommandRequest large;
+    large.argv = {QStringLiteral("wc"), QStringLiteral("-c")};
+    large.input = QByteArray(3 * 1024 * 1024, 'k');
+    const CommandResult counted = run(large);
+    EXPECT_TRUE(counted.succeeded());
+    EXPECT_EQ(counted.standardOutput.trimmed(), "3145728");
+}
+
+TEST_P(TransportSemantics, OutputPastTheCapIsCountedNotKept)
+{
+    CommandRequest request;
+    request.script = QStringLiteral("head -c 300000 /dev/zero; head -c 5000 /dev/zero >&2");
+    request.outputCap = 1000;
+    const CommandResult result = run(request);
+    EXPECT_TRUE(result.succeeded());
+    EXPECT_EQ(result.standardOutput.size(), 1000);
+    EXPECT_EQ(result.standardOutputDropped, 299000);
+    EXPECT_EQ(result.standardError.size(), 1000);
+    EXPECT_EQ(result.standardErrorDropped, 4000);
+}
+
+TEST_P(TransportSemantics, NonUtf8BytesPassThroughIntact)
+{
+    const CommandResult result = runScript(QStringLiteral("printf '\\377\\376\\000'; "
+                                                          "printf '\\300\\n' >&2"));
+    EXPECT_TRUE(result.succeeded());
+    EXPECT_EQ(result.standardOutput, QByteArray("\xff\xfe\x00", 3));
+    EXPECT_EQ(result.standardError, QByteArray("\xc0\n", 2));
+}
+
+TEST_P(TransportSemantics, EnvironmentWorkingDirectoryAndArgvQuoting)
+{
+    CommandRequest request;
+    request.script = QStringLiteral("echo \"$OPSDECK_KNOB:$(pwd)\"");
+    request.environment.insert(QStringLiteral("OPSDECK_KNOB"), QStringLiteral("it's $512"));
+    request.workingDirectory = QStringLiteral("/tmp");
+    const CommandResult env = run(request);
+    EXPECT_EQ(env.standardOutput, "it's $512:/tmp\n") << env.standardError.data();
+
+    CommandRequest argv;
+    argv.argv = {QStringLiteral("printf"), QStringLiteral("%s|"),   QStringLiteral("a b"),
+                 QStringLiteral("it's"),   QStringLiteral("$HOME"), QStringLiteral("`id`")};
+    const CommandResult quoted = run(argv);
+    EXPECT_EQ(quoted.standardOutput, "a b|it's|$HOME|`id`|");
+}
+
+INSTANTIATE_TEST_SUITE_P(Both, TransportSemantics,
+                         testing::Values(QStringLiteral("local"), QStringLiteral("ssh")),
+                         [](const testing::TestParamInfo<QString> &info) {
+                             return info.param.toStdString();
+                         });
