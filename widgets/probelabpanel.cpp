@@ -88,7 +88,7 @@ ProbeLabPanel::ProbeLabPanel(ProbeLab *lab, opsdeck::history::HotWindow *window,
     m_copyButton->setToolTip(QStringLiteral(
         "A curl command that sends the selected probe again and prints the same timings; "
         "an API key is read from $OPSDECK_API_KEY, never written out"));
-    auto *tableTitle = new QLabel(QStringLiteral("Recent probes (newest first)"));
+    auto *tableTitle = new QLabel(QStringLiteral("Recent probes, newest first (times in ms)"));
     QFont bold = tableTitle->font();
     bold.setBold(true);
     tableTitle->setFont(bold);
@@ -121,6 +121,8 @@ ProbeLabPanel::ProbeLabPanel(ProbeLab *lab, opsdeck::history::HotWindow *window,
     layout->addLayout(controls);
     layout->addWidget(main, 1);
 
+    // Once a person moved the divider, the charts keep the height they chose.
+    connect(m_leftSplitter, &QSplitter::splitterMoved, this, [this] { m_userSplit = true; });
     connect(m_startButton, &QPushButton::clicked, this, &ProbeLabPanel::start);
     connect(m_stopButton, &QPushButton::clicked, m_lab, &ProbeLab::stop);
     connect(m_copyButton, &QPushButton::clicked, this, &ProbeLabPanel::copySelectedAsCurl);
@@ -186,14 +188,17 @@ void ProbeLabPanel::layoutCharts()
         return;
     // All paths side by side where they fit (a wide screen: the four charts
     // in one row, the table tall); two rows of two on a laptop.
-    // Below ~400 px a chart's legend ("fresh p50" ...) is cut.
-    constexpr int minChartWidth = 400;
+    // One row of every path where each chart keeps ~300 px (its legend
+    // still reads); else rows of charts at least ~400 px wide, balanced (four
+    // paths in two rows of two rather than three and one).
     const int count = int(m_panels.size());
     const int width = m_chartScroll->viewport()->width();
-    const int fit = std::clamp(width / minChartWidth, 1, count);
-    // Balanced rows: four paths in two rows of two rather than three and one.
-    const int rows = (count + fit - 1) / fit;
-    const int columns = (count + rows - 1) / rows;
+    int columns = count;
+    if (width < count * 300) {
+        const int fit = std::clamp(width / 400, 1, count);
+        const int rows = (count + fit - 1) / fit;
+        columns = (count + rows - 1) / rows;
+    }
     if (columns != m_columns) {
         m_columns = columns;
         for (ProbeLatencyPanel *panel : std::as_const(m_panels))
@@ -202,15 +207,23 @@ void ProbeLabPanel::layoutCharts()
             m_chartGrid->setColumnStretch(c, c < columns ? 1 : 0);
         for (int i = 0; i < count; ++i)
             m_chartGrid->addWidget(m_panels[i], i / columns, i % columns);
-        m_splitSized = false;
+        m_sizedForHeight = 0;
     }
     const int total = m_leftSplitter->height();
-    if (!m_splitSized && total > 200) {
-        const int wanted = rows * m_panels.first()->minimumSizeHint().height() + 10 * rows;
-        // The table keeps at least 40 % of the height: rows are the evidence.
-        const int charts = std::min(wanted, total * 6 / 10);
+    if (!m_userSplit && total != m_sizedForHeight && total > 200) {
+        // Whole rows of charts only (the rest scroll), taking up to two thirds
+        // of the height: the table's rows are the evidence.
+        const int rows = (int(m_panels.size()) + columns - 1) / columns;
+        const int spacing = m_chartGrid->spacing();
+        const int rowHeight =
+            (m_chartScroll->widget()->minimumSizeHint().height() + spacing) / rows;
+        const int shownRows = std::clamp(total * 2 / 3 / rowHeight, 1, rows);
+        int charts = shownRows * rowHeight - spacing;
+        if (shownRows == rows) // all fit: taller charts, up to half the height
+            charts = std::max(charts, total / 2);
+        charts = std::min(charts, total - 120);
         m_leftSplitter->setSizes({charts, total - charts});
-        m_splitSized = true;
+        m_sizedForHeight = total;
     }
 }
 

@@ -78,7 +78,8 @@ private:
     QScrollArea *m_chartScroll;
     QSplitter *m_leftSplitter;
     int m_columns = 0;
-    bool m_splitSized = false;
+    int m_sizedForHeight = 0; ///< the splitter height the chart rows were fitted to
+    bool m_userSplit = false;
     QVector<ProbeLatencyPanel *> m_panels;
     QVector<ChartMarker> m_markers;
     QTableView *m_table;

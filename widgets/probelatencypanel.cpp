@@ -23,7 +23,7 @@ ProbeLatencyPanel::ProbeLatencyPanel(const opsdeck::probes::ProbePath &path,
     setUnit(QStringLiteral("ms"));
     setWindowMs(5 * 60 * 1000);
     setEmptyText(QStringLiteral("no probes on this path yet: press Start"));
-    chart()->setMinimumHeight(150);
+    chart()->setMinimumHeight(200);
 }
 
 QString ProbeLatencyPanel::latestLine() const

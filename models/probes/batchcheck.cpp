@@ -22,9 +22,8 @@ constexpr auto secretDeadline = std::chrono::seconds(5);
 BatchCheck::BatchCheck(ProbeEngine &engine, inventory::Inventory inventory, QString cluster,
                        Settings settings, secrets::SecretStore *store)
     : m_engine(engine), m_inventory(std::move(inventory)), m_cluster(std::move(cluster)),
-      m_settings(std::move(settings)), m_store(store), m_shared(std::make_shared<Shared>())
+      m_settings(std::move(settings)), m_store(store), m_group(engine)
 {
-    m_shared->engine = &m_engine;
 }
 
 BatchCheck::~BatchCheck() = default;
@@ -36,15 +35,7 @@ void BatchCheck::setCallbacks(Callbacks callbacks)
 
 void BatchCheck::cancel()
 {
-    QVector<quint64> ids;
-    {
-        std::lock_guard lock(m_shared->mutex);
-        m_shared->cancelled = true;
-        ids = m_shared->inFlight;
-    }
-    for (const quint64 id : ids)
-        m_engine.cancel(id);
-    m_shared->changed.notify_all();
+    m_group.cancel();
 }
 
 const ProbePath *BatchCheck::defaultPath(const QVector<ProbePath> &paths)
@@ -138,62 +129,42 @@ BatchCheckResult BatchCheck::run()
 
 bool BatchCheck::runSingle(const ProbeRequestFactory &factory, BatchCheckResult &result)
 {
-    // One request at a time, waited for here so that cancel() can end it.
-    const auto ask = [this](ProbeRequest request) -> std::optional<ProbeResult> {
+    // One request at a time, through the group so that cancel() can end it.
+    const auto ask = [this](ProbeRequest request) {
         request.timeoutMs = std::clamp(m_settings.singleTimeoutMs, 1, batchMaxDeadlineMs);
-        std::unique_lock lock(m_shared->mutex);
-        if (m_shared->cancelled)
-            return std::nullopt;
-        m_shared->single.reset();
-        const std::weak_ptr<Shared> weak = m_shared;
-        lock.unlock();
-        const quint64 id = m_engine.submit(std::move(request), [weak](const ProbeResult &r) {
-            if (const auto shared = weak.lock()) {
-                std::lock_guard inner(shared->mutex);
-                shared->single = r;
-                shared->changed.notify_all();
-            }
-        });
-        lock.lock();
-        m_shared->inFlight = {id};
-        if (m_shared->cancelled) // cancel() came between submit and here: it missed the id
-            m_engine.cancel(id);
-        // The engine bounds the request by its timeout and reports a cancel at once.
-        m_shared->changed.wait(lock, [this] { return m_shared->single.has_value(); });
-        m_shared->inFlight.clear();
-        return m_shared->single;
+        return m_group.runOne(std::move(request));
     };
 
-    const std::optional<ProbeResult> models = ask(factory.models(ConnectionMode::Fresh));
-    if (models && models->ok())
-        result.model = ProbeRequestFactory::modelFromModels(models->body);
-    if (!models || models->cancelled) {
+    const ProbeResult models = ask(factory.models(ConnectionMode::Fresh));
+    if (models.ok())
+        result.model = ProbeRequestFactory::modelFromModels(models.body);
+    if (m_group.isCancelled()) {
         result.cancelled = true;
         result.error = result.reason = u"cancelled"_s;
         return false;
     }
     if (result.model.isEmpty()) {
-        const QString why = batchFailureOf(*models);
+        const QString why = batchFailureOf(models);
         result.error = result.reason = u"%1: GET /v1/models gave no model%2"_s.arg(
             result.entryService, why.isEmpty() ? QString() : u" (%1)"_s.arg(why));
         result.pathFailed = true;
         return false;
     }
-    const std::optional<ProbeResult> single =
+    const ProbeResult single =
         ask(factory.chat(ConnectionMode::Fresh, result.model, true, m_settings.maxTokens));
-    if (!single || single->cancelled) {
+    if (m_group.isCancelled()) {
         result.cancelled = true;
         result.error = result.reason = u"cancelled"_s;
         return false;
     }
-    const QString failure = batchFailureOf(*single);
+    const QString failure = batchFailureOf(single);
     if (!failure.isEmpty()) {
         result.error = result.reason =
             u"the single request through %1 failed: %2"_s.arg(result.path, failure);
         result.pathFailed = true;
         return false;
     }
-    result.singleS = single->totalMs / 1000.0;
+    result.singleS = single.totalMs / 1000.0;
     if (m_callbacks.singleFinished)
         m_callbacks.singleFinished(result.singleS);
     return true;

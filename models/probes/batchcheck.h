@@ -2,6 +2,7 @@
 
 #include "batchcheckresult.h"
 #include "inventory.h"
+#include "probegroup.h"
 #include "probepath.h"
 
 #include <QString>
@@ -119,7 +120,6 @@ public:
     static QString confirmationText(const inventory::Cluster &cluster, const QStringList &services);
 
 private:
-    struct Shared;
     ProbeRequestFactory factoryFor(const ProbePath &path) const;
     bool runSingle(const ProbeRequestFactory &factory, BatchCheckResult &result);
     void runBatch(const ProbeRequestFactory &entry, const QVector<ProbePath> &paths,
@@ -132,7 +132,7 @@ private:
     Settings m_settings;
     secrets::SecretStore *m_store = nullptr;
     Callbacks m_callbacks;
-    std::shared_ptr<Shared> m_shared;
+    ProbeGroup m_group; ///< the single request, then the batch
 };
 
 } // namespace opsdeck::probes

@@ -15,11 +15,23 @@ namespace opsdeck::probes {
 namespace {
 
 constexpr int minDeadlineMs = 60'000;
-constexpr auto cancelGrace = std::chrono::seconds(3); // for cancelled transfers to report
 
 double msSince(Clock::time_point start)
 {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+BatchRequestOutcome outcomeOf(int index, const ProbeResult &r, double endOffsetMs)
+{
+    BatchRequestOutcome outcome;
+    outcome.index = index;
+    outcome.status = r.status;
+    outcome.ttftMs = r.ttftMs;
+    outcome.totalMs = r.totalMs;
+    outcome.endOffsetMs = endOffsetMs;
+    outcome.localPort = r.localPort;
+    outcome.error = batchFailureOf(r);
+    return outcome;
 }
 
 } // namespace
@@ -63,13 +75,6 @@ void BatchCheck::runBatch(const ProbeRequestFactory &entry, const QVector<ProbeP
     ProbeEngine samplerEngine(ProbeEngine::Limits{8, 600});
     DecodeRunningSampler sampler(samplerEngine, decodes, 2000, m_callbacks.sampled);
 
-    {
-        std::lock_guard lock(m_shared->mutex);
-        m_shared->outcomes = QVector<std::optional<BatchRequestOutcome>>(n);
-        m_shared->finished = 0;
-        m_shared->reported = 0;
-        m_shared->inFlight.clear();
-    }
     QVector<ProbeRequest> requests;
     for (int i = 0; i < n; ++i) {
         ProbeRequest request =
@@ -78,101 +83,37 @@ void BatchCheck::runBatch(const ProbeRequestFactory &entry, const QVector<ProbeP
         request.label = u"batch-check %1/%2"_s.arg(i + 1).arg(n);
         requests.append(std::move(request));
     }
-    // Built beforehand so that the N submissions follow each other at once.
-    const Clock::time_point start = Clock::now();
-    const std::weak_ptr<Shared> weak = m_shared;
+    // Built beforehand so that the N submissions follow each other at once;
+    // the decode is sampled on a fixed grid from the submission until every
+    // answer is in.
+    ProbeGroup::Options options;
+    options.deadline = Clock::now() + std::chrono::milliseconds(deadlineMs);
+    options.tickInterval = std::chrono::milliseconds(std::max(10, m_settings.sampleIntervalMs));
+    options.onTick = [&sampler](std::chrono::milliseconds offset) {
+        sampler.sample(offset.count());
+    };
     const auto requestFinished = m_callbacks.requestFinished;
-    for (int i = 0; i < n; ++i) {
-        const quint64 id = m_engine.submit(
-            std::move(requests[i]), [weak, i, n, start, requestFinished](const ProbeResult &r) {
-                const auto shared = weak.lock();
-                if (!shared)
-                    return;
-                BatchRequestOutcome outcome;
-                outcome.index = i;
-                outcome.status = r.status;
-                outcome.ttftMs = r.ttftMs;
-                outcome.totalMs = r.totalMs;
-                outcome.endOffsetMs = msSince(start);
-                outcome.localPort = r.localPort;
-                outcome.error = batchFailureOf(r);
-                int reported = 0;
-                {
-                    std::lock_guard lock(shared->mutex);
-                    if (shared->outcomes.size() != n || shared->outcomes[i])
-                        return;
-                    shared->outcomes[i] = outcome;
-                    reported = ++shared->reported;
-                }
-                // Before `finished` counts it: run() returns only after the
-                // callback of every request it reports has returned.
-                if (requestFinished)
-                    requestFinished(outcome, reported, n);
-                {
-                    std::lock_guard lock(shared->mutex);
-                    ++shared->finished;
-                }
-                shared->changed.notify_all();
-            });
-        std::lock_guard lock(m_shared->mutex);
-        m_shared->inFlight.append(id);
-    }
-
-    // Sample on a fixed grid from the submission until every answer is in.
-    const Clock::time_point deadline = start + std::chrono::milliseconds(deadlineMs);
-    const auto interval = std::chrono::milliseconds(std::max(10, m_settings.sampleIntervalMs));
-    Clock::time_point nextSample = start;
-    std::unique_lock lock(m_shared->mutex);
-    while (m_shared->finished < n && !m_shared->cancelled) {
-        const Clock::time_point now = Clock::now();
-        if (now >= deadline) {
-            result.timedOut = true;
-            break;
-        }
-        if (now >= nextSample) {
-            const qint64 offset =
-                std::chrono::duration_cast<std::chrono::milliseconds>(nextSample - start).count();
-            lock.unlock();
-            sampler.sample(offset);
-            lock.lock();
-            while (nextSample <= now)
-                nextSample += interval;
-            continue;
-        }
-        m_shared->changed.wait_until(lock, std::min(nextSample, deadline));
-    }
-    result.cancelled = m_shared->cancelled;
-    result.wallS = msSince(start) / 1000.0;
-    const QVector<quint64> unfinished = m_shared->inFlight;
-    lock.unlock();
+    const Clock::time_point start = Clock::now();
+    options.onAnswer = [start, n, requestFinished](int i, const ProbeResult &r, int answered) {
+        if (requestFinished)
+            requestFinished(outcomeOf(i, r, msSince(start)), answered, n);
+    };
+    const ProbeGroup::Outcome answers = m_group.runAll(std::move(requests), options);
     sampler.cancel();
 
-    if (m_shared->finished < n) {
-        // Cancel what is left; each reports back (cancelled) and stays in the result.
-        for (const quint64 id : unfinished)
-            m_engine.cancel(id);
-        lock.lock();
-        m_shared->changed.wait_for(lock, cancelGrace, [&] { return m_shared->finished >= n; });
-        lock.unlock();
-    }
-    lock.lock();
+    result.timedOut = answers.timedOut;
+    result.cancelled = answers.cancelled;
+    result.wallS = answers.elapsedMs / 1000.0;
     for (int i = 0; i < n; ++i) {
-        if (m_shared->outcomes[i]) {
-            result.requests.append(*m_shared->outcomes[i]);
-            continue;
-        }
-        BatchRequestOutcome lost;
-        lost.index = i;
-        lost.endOffsetMs = result.wallS * 1000.0;
-        lost.error = result.timedOut
-                         ? u"no answer before the %1 s deadline"_s.arg(deadlineMs / 1000)
-                         : u"cancelled"_s;
-        result.requests.append(lost);
+        const double answeredAt = answers.answeredAtMs.at(i);
+        BatchRequestOutcome outcome =
+            outcomeOf(i, answers.results.at(i), answeredAt >= 0 ? answeredAt : answers.elapsedMs);
+        if (answeredAt < 0 && result.timedOut)
+            outcome.error = u"no answer before the %1 s deadline"_s.arg(deadlineMs / 1000);
+        result.requests.append(outcome);
     }
-    m_shared->inFlight.clear();
-    lock.unlock();
     if (!result.timedOut && !result.cancelled) {
-        // Wall time ends at the last answer, not at the loop's wake-up.
+        // Wall time ends at the last answer, not at the wait's wake-up.
         double lastMs = 0;
         for (const BatchRequestOutcome &outcome : std::as_const(result.requests))
             lastMs = std::max(lastMs, outcome.endOffsetMs);

@@ -1,35 +1,12 @@
 #pragma once
 
-// BatchCheck's state shared with the engine's callbacks (batchcheck.cpp,
-// batchcheckbatch.cpp); private to the two.
+// What batchcheck.cpp and batchcheckbatch.cpp share; private to the two.
 #include "batchcheck.h"
 #include "probe.h"
 
 #include <QString>
-#include <QVector>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <optional>
 
 namespace opsdeck::probes {
-
-class ProbeEngine;
-
-/// Held through a shared_ptr: callbacks that arrive after run() returned
-/// (a cancelled transfer reporting late) find it alive, or a weak_ptr gone.
-struct BatchCheck::Shared
-{
-    ProbeEngine *engine = nullptr;
-    std::mutex mutex;
-    std::condition_variable changed;
-    bool cancelled = false;
-    QVector<quint64> inFlight;
-    std::optional<ProbeResult> single; // the single request's (or /v1/models') answer
-    QVector<std::optional<BatchRequestOutcome>> outcomes;
-    int reported = 0; ///< outcomes stored
-    int finished = 0; ///< outcomes stored and passed to Callbacks::requestFinished
-};
 
 /// ProbeRequest::timeoutMs's upper bound, ms (the single request's).
 inline constexpr int batchMaxDeadlineMs = 600'000;

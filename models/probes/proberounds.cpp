@@ -12,7 +12,7 @@ using namespace Qt::StringLiterals;
 
 namespace opsdeck::probes {
 
-// Shared with the engine's callbacks, which may outlive a run() that stopped waiting.
+// The idle wait between rounds, which stop() wakes.
 struct ProbeRounds::Sync
 {
     std::mutex mutex;
@@ -48,7 +48,7 @@ bool servesChatAlone(inventory::Role role)
 
 ProbeRounds::ProbeRounds(ProbeEngine &engine, QVector<ProbeRequestFactory> factories,
                          Settings settings)
-    : m_engine(engine), m_factories(std::move(factories)), m_settings(bounded(settings)),
+    : m_group(engine), m_factories(std::move(factories)), m_settings(bounded(settings)),
       m_diagnoser(pathsOf(m_factories), m_settings.stall), m_chat(m_factories.size(), false),
       m_sync(std::make_shared<Sync>())
 {
@@ -74,6 +74,7 @@ void ProbeRounds::stop()
         m_stop = true;
     }
     m_sync->changed.notify_all();
+    m_group.cancel();
 }
 
 QString ProbeRounds::probeName(int index) const
@@ -94,64 +95,7 @@ ProbeRequest ProbeRounds::request(int index, ConnectionMode mode) const
 
 QVector<ProbeResult> ProbeRounds::runBatch(const QVector<ProbeRequest> &requests)
 {
-    struct Batch
-    {
-        QVector<std::optional<ProbeResult>> results;
-        int pending = 0;
-    };
-    auto batch = std::make_shared<Batch>();
-    batch->results.resize(requests.size());
-    batch->pending = requests.size();
-    std::shared_ptr<Sync> sync = m_sync;
-    QVector<quint64> ids;
-    for (int i = 0; i < requests.size(); ++i)
-        ids << m_engine.submit(requests.at(i), [sync, batch, i](const ProbeResult &result) {
-            {
-                std::lock_guard lock(sync->mutex);
-                batch->results[i] = result;
-                --batch->pending;
-            }
-            sync->changed.notify_all();
-        });
-
-    std::unique_lock lock(m_sync->mutex);
-    // Every probe ends by its own timeout; the margin covers the engine's
-    // queue. A stop cancels them, and the cancelled results come at once.
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::milliseconds(m_settings.timeoutMs + 5'000);
-    bool cancelled = false;
-    while (batch->pending > 0) {
-        if (m_stop && !cancelled) {
-            cancelled = true;
-            lock.unlock();
-            for (quint64 id : ids)
-                m_engine.cancel(id);
-            lock.lock();
-            continue;
-        }
-        if (m_sync->changed.wait_until(lock, deadline) == std::cv_status::timeout)
-            break;
-    }
-    QVector<ProbeResult> results;
-    for (int i = 0; i < requests.size(); ++i) {
-        if (batch->results.at(i)) {
-            results << *batch->results.at(i);
-            continue;
-        }
-        ProbeResult missing;
-        missing.label = requests.at(i).label;
-        missing.mode = requests.at(i).mode;
-        missing.kind = requests.at(i).kind;
-        missing.url = requests.at(i).url;
-        missing.cancelled = true;
-        missing.error = u"no result from the probe engine in time"_s;
-        results << missing;
-    }
-    lock.unlock();
-    if (batch->pending > 0)
-        for (quint64 id : ids)
-            m_engine.cancel(id);
-    return results;
+    return m_group.runAll(requests).results;
 }
 
 void ProbeRounds::lookUpModel()

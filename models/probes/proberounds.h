@@ -1,5 +1,6 @@
 #pragma once
 
+#include "probegroup.h"
 #include "proberequestfactory.h"
 #include "stalldiagnoser.h"
 
@@ -112,7 +113,7 @@ private:
     bool waitIdleGap();
     void sampleDecodeLoad(int round, const QVector<int> &probed);
 
-    ProbeEngine &m_engine;
+    ProbeGroup m_group;
     QVector<ProbeRequestFactory> m_factories;
     Settings m_settings;
     StallDiagnoser m_diagnoser;

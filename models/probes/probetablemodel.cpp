@@ -123,9 +123,11 @@ QVariant ProbeTableModel::headerData(int section, Qt::Orientation orientation, i
 {
     if (orientation != Qt::Horizontal)
         return {};
-    static const char *const titles[] = {
-        "Time",   "Path",    "Mode",     "Connection", "Reused", "DNS ms", "Connect ms",
-        "TLS ms", "TTFB ms", "Total ms", "TTFT ms",    "Status", "Note"};
+    // Units in the panel's title ("times in ms"): the headers stay narrow
+    // enough for the note column on a laptop.
+    static const char *const titles[] = {"Time", "Path",    "Mode", "Conn id", "Reused",
+                                         "DNS",  "Connect", "TLS",  "TTFB",    "Total",
+                                         "TTFT", "Status",  "Note"};
     static const char *const tips[] = {
         "When the probe started (local time)",
         "The hops the probe crossed",
@@ -133,12 +135,12 @@ QVariant ProbeTableModel::headerData(int section, Qt::Orientation orientation, i
         "The connection's local port: one port across reused rows is one kept-alive connection",
         "Reused as curl counted it: yes, no (a new connection), stale (the server had closed "
         "the idle connection and curl replaced it)",
-        "curl time_namelookup",
-        "curl time_connect (0 on a reused connection)",
-        "curl time_appconnect (0 without TLS or when reused)",
-        "curl time_starttransfer: the first response byte",
-        "curl time_total",
-        "Time to the first content token (streamed probes only)",
+        "curl time_namelookup, ms",
+        "curl time_connect, ms (0 on a reused connection)",
+        "curl time_appconnect, ms (0 without TLS or when reused)",
+        "curl time_starttransfer, ms: the first response byte",
+        "curl time_total, ms",
+        "Time to the first content token, ms (streamed probes only)",
         "HTTP status, or timeout / no answer",
         "Warm-up, stale keep-alive, errors"};
     if (section < 0 || section >= ColumnCount)

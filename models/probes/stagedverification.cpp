@@ -9,7 +9,6 @@
 #include <QJsonObject>
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <mutex>
 #include <optional>
 
@@ -54,17 +53,16 @@ QString outcomeOf(const ProbeResult &result)
 struct StagedVerification::Shared
 {
     std::mutex mutex;
-    std::condition_variable changed;
     bool cancelled = false;
-    QVector<quint64> inFlight;
     BatchCheck *batch = nullptr; // stage 3's, while it runs
 };
 
 StagedVerification::StagedVerification(ProbeEngine &engine, inventory::Inventory inventory,
                                        QString cluster, Settings settings,
                                        secrets::SecretStore *store)
-    : m_engine(engine), m_inventory(std::move(inventory)), m_cluster(std::move(cluster)),
-      m_settings(std::move(settings)), m_store(store), m_shared(std::make_shared<Shared>())
+    : m_engine(engine), m_group(engine), m_inventory(std::move(inventory)),
+      m_cluster(std::move(cluster)), m_settings(std::move(settings)), m_store(store),
+      m_shared(std::make_shared<Shared>())
 {
 }
 
@@ -103,60 +101,19 @@ ProbeRequestFactory StagedVerification::factoryFor(const ProbePath &path) const
 
 void StagedVerification::cancel()
 {
-    QVector<quint64> ids;
-    BatchCheck *batch = nullptr;
     {
         std::lock_guard lock(m_shared->mutex);
         m_shared->cancelled = true;
-        ids = m_shared->inFlight;
-        batch = m_shared->batch;
         // Cancelling under the lock keeps run() from destroying the batch check meanwhile.
-        if (batch)
-            batch->cancel();
+        if (m_shared->batch)
+            m_shared->batch->cancel();
     }
-    for (const quint64 id : ids)
-        m_engine.cancel(id);
-    m_shared->changed.notify_all();
+    m_group.cancel();
 }
 
 QVector<ProbeResult> StagedVerification::runAll(QVector<ProbeRequest> requests)
 {
-    struct Answers
-    {
-        QVector<std::optional<ProbeResult>> results;
-        int done = 0;
-    };
-    auto answers = std::make_shared<Answers>();
-    answers->results.resize(requests.size());
-    const std::weak_ptr<Shared> weak = m_shared;
-    std::unique_lock lock(m_shared->mutex);
-    m_shared->inFlight.clear();
-    if (m_shared->cancelled)
-        return {};
-    for (qsizetype i = 0; i < requests.size(); ++i) {
-        lock.unlock();
-        const quint64 id =
-            m_engine.submit(std::move(requests[i]), [weak, answers, i](const ProbeResult &result) {
-                const auto shared = weak.lock();
-                if (!shared)
-                    return;
-                std::lock_guard inner(shared->mutex);
-                answers->results[i] = result;
-                ++answers->done;
-                shared->changed.notify_all();
-            });
-        lock.lock();
-        m_shared->inFlight.append(id);
-        if (m_shared->cancelled)
-            m_engine.cancel(id);
-    }
-    // Each request is bounded by its own timeout; a cancel is reported at once.
-    m_shared->changed.wait(lock, [&] { return answers->done == answers->results.size(); });
-    m_shared->inFlight.clear();
-    QVector<ProbeResult> results;
-    for (const auto &result : std::as_const(answers->results))
-        results.append(*result);
-    return results;
+    return m_group.runAll(std::move(requests)).results;
 }
 
 VerificationResult StagedVerification::run()

@@ -2,6 +2,7 @@
 
 #include "batchcheck.h"
 #include "probe.h"
+#include "probegroup.h"
 #include "proberequestfactory.h"
 #include "verificationresult.h"
 
@@ -82,7 +83,8 @@ private:
     QVector<ProbeResult> runAll(QVector<ProbeRequest> requests);
     ProbeRequestFactory factoryFor(const ProbePath &path) const;
 
-    ProbeEngine &m_engine;
+    ProbeEngine &m_engine; ///< stage 3's batch check runs on it too
+    ProbeGroup m_group;    ///< stages 1 and 2
     inventory::Inventory m_inventory;
     QString m_cluster;
     Settings m_settings;

@@ -2,6 +2,7 @@
 
 #include "sshcommandline.h"
 
+#include <QRandomGenerator>
 #include <spdlog/spdlog.h>
 
 namespace opsdeck::remote {
@@ -20,7 +21,8 @@ void appendCapped(QByteArray &kept, qint64 &dropped, const char *data, qint64 si
 SshChannelRun::SshChannelRun(ssh_session session, const CommandRequest &request, QString hostName,
                              std::function<bool()> cancelled)
     : m_session(session), m_request(request), m_hostName(std::move(hostName)),
-      m_cancelled(std::move(cancelled))
+      m_cancelled(std::move(cancelled)),
+      m_pidTag("opsdeck-pgid-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16))
 {
     ssh_callbacks_init(&m_callbacks);
     m_callbacks.userdata = this;
@@ -38,11 +40,55 @@ int SshChannelRun::onData(ssh_session, ssh_channel, void *data, uint32_t len, in
     CommandResult &r = run->m_result;
     const auto *bytes = static_cast<const char *>(data);
     if (isStderr)
-        appendCapped(r.standardError, r.standardErrorDropped, bytes, len, run->m_request.outputCap);
+        run->takeStderr(bytes, len);
     else
         appendCapped(r.standardOutput, r.standardOutputDropped, bytes, len,
                      run->m_request.outputCap);
     return static_cast<int>(len); // all consumed: libssh grows the window again
+}
+
+void SshChannelRun::takeStderr(const char *data, qint64 size)
+{
+    if (!m_seekingPid) {
+        appendCapped(m_result.standardError, m_result.standardErrorDropped, data, size,
+                     m_request.outputCap);
+        return;
+    }
+    m_stderrHead.append(data, size);
+    const qsizetype at = m_stderrHead.indexOf(QByteArray(m_pidTag + ' '));
+    const qsizetype end = at < 0 ? -1 : m_stderrHead.indexOf('\n', at);
+    if (end >= 0) {
+        m_processGroup =
+            m_stderrHead.mid(at + m_pidTag.size() + 1, end - at - m_pidTag.size() - 1).toLongLong();
+        m_stderrHead.remove(at, end - at + 1);
+        flushStderrHead();
+    } else if (m_stderrHead.size() > 8192) {
+        flushStderrHead(); // a start-up file wrote a lot first; give up on the tag
+    }
+}
+
+void SshChannelRun::flushStderrHead()
+{
+    m_seekingPid = false;
+    appendCapped(m_result.standardError, m_result.standardErrorDropped, m_stderrHead.constData(),
+                 m_stderrHead.size(), m_request.outputCap);
+    m_stderrHead.clear();
+}
+
+void SshChannelRun::signalGroup(ssh_channel channel, const char *signal)
+{
+    ssh_channel_request_send_signal(channel, signal);
+    if (m_processGroup <= 1)
+        return;
+    ssh_channel killer = ssh_channel_new(m_session);
+    if (!killer)
+        return;
+    m_killChannels.push_back(killer);
+    const QByteArray command = QByteArray("kill -s ") + signal + " -- -" +
+                               QByteArray::number(m_processGroup) + " 2>/dev/null";
+    if (ssh_channel_open_session(killer) == SSH_OK &&
+        ssh_channel_request_exec(killer, command.constData()) == SSH_OK)
+        ssh_channel_send_eof(killer);
 }
 
 void SshChannelRun::onEof(ssh_session, ssh_channel, void *self)
@@ -105,11 +151,11 @@ void SshChannelRun::pump(ssh_channel channel, ssh_event event)
             // command's process group; without it the command would outlive
             // the closed channel.
             if (m_killStage == 0) {
-                ssh_channel_request_send_signal(channel, "TERM");
+                signalGroup(channel, "TERM");
                 m_killStage = 1;
                 m_killAt = now;
             } else if (m_killStage == 1 && now - m_killAt >= killGrace) {
-                ssh_channel_request_send_signal(channel, "KILL");
+                signalGroup(channel, "KILL");
                 m_killStage = 2;
                 m_killAt = now;
             } else if (m_killStage == 2 && now - m_killAt >= killGrace) {
@@ -129,6 +175,8 @@ void SshChannelRun::pump(ssh_channel channel, ssh_event event)
 
 CommandResult SshChannelRun::verdict()
 {
+    if (m_seekingPid)
+        flushStderrHead();
     CommandResult result = std::move(m_result);
     result.elapsedMs =
         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - m_start).count();
@@ -161,7 +209,7 @@ CommandResult SshChannelRun::run()
     CommandResult failedToStart;
     failedToStart.outcome = CommandResult::Outcome::FailedToStart;
     QString error;
-    const QByteArray line = remoteCommandLine(m_request, &error);
+    const QByteArray line = remoteCommandLine(m_request, &error, m_pidTag);
     if (line.isEmpty()) {
         failedToStart.errorText = error;
         return failedToStart;
@@ -195,6 +243,8 @@ CommandResult SshChannelRun::run()
         ssh_channel_close(channel);
     ssh_remove_channel_callbacks(channel, &m_callbacks);
     ssh_channel_free(channel);
+    for (ssh_channel killer : m_killChannels)
+        ssh_channel_free(killer); // closes it when the session is still up
     CommandResult result = verdict();
     if (result.outcome == CommandResult::Outcome::Unknown)
         spdlog::warn("ssh: {}: {}", m_hostName.toStdString(), result.errorText.toStdString());

@@ -7,6 +7,7 @@
 #include <functional>
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
+#include <vector>
 
 namespace opsdeck::remote {
 
@@ -21,9 +22,13 @@ namespace opsdeck::remote {
 /// after the input (case B16). Output arrives through the data callback and
 /// is kept up to the request's cap per stream, the rest only counted, so
 /// memory does not grow with the output.
-/// Deadline or cancel: the command's process group gets a `signal` request
-/// TERM, then KILL after killGrace, then the channel is closed; the result is
-/// TimedOut / Cancelled whatever arrives afterwards.
+/// Deadline or cancel: the command's process group gets TERM, then KILL
+/// after killGrace, then the channel is closed; the result is TimedOut /
+/// Cancelled whatever arrives afterwards. The signal goes both as a "signal"
+/// channel request (sshd >= 7.9, non-root logins) and as `kill -s SIG --
+/// -PGID` on a second channel (root logins, where sshd refuses the request);
+/// the group id comes from a tagged first stderr line the command line
+/// prints (sshcommandline.h), which is removed from the output.
 class SshChannelRun
 {
 public:
@@ -45,6 +50,9 @@ private:
     void pump(ssh_channel channel, ssh_event event);
     void writeInput(ssh_channel channel);
     CommandResult verdict();
+    void signalGroup(ssh_channel channel, const char *signal);
+    void takeStderr(const char *data, qint64 size);
+    void flushStderrHead();
 
     static int onData(ssh_session, ssh_channel, void *data, uint32_t len, int isStderr, void *self);
     static void onEof(ssh_session, ssh_channel, void *self);
@@ -72,6 +80,11 @@ private:
     std::optional<CommandResult::Outcome> m_killedBecause;
     int m_killStage = 0; ///< 0 none, 1 TERM sent, 2 KILL sent
     Clock::time_point m_killAt;
+    QByteArray m_pidTag;     ///< random, so no output line can pass for it
+    QByteArray m_stderrHead; ///< stderr held back until the tagged line is found
+    bool m_seekingPid = true;
+    qint64 m_processGroup = 0; ///< remote process group of the command; 0 unknown
+    std::vector<ssh_channel> m_killChannels;
 };
 
 } // namespace opsdeck::remote

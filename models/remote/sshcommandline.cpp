@@ -9,7 +9,8 @@ QByteArray shellQuote(const QString &text)
     return '\'' + quoted + '\'';
 }
 
-QByteArray remoteCommandLine(const CommandRequest &request, QString *error)
+QByteArray remoteCommandLine(const CommandRequest &request, QString *error,
+                             const QByteArray &pidTag)
 {
     if (request.argv.isEmpty() && request.script.trimmed().isEmpty()) {
         *error = QStringLiteral("empty command: neither argv nor script given");
@@ -23,6 +24,8 @@ QByteArray remoteCommandLine(const CommandRequest &request, QString *error)
         return {};
     }
     QByteArray line;
+    if (!pidTag.isEmpty())
+        line += "printf '%s %s\\n' '" + pidTag + "' \"$$\" >&2; ";
     if (!request.workingDirectory.isEmpty())
         line += "cd " + shellQuote(request.workingDirectory) + " && ";
     line += "exec ";

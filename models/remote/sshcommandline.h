@@ -29,8 +29,15 @@ QByteArray shellQuote(const QString &text);
 ///   the script instead of getting EOF at once (case B16), and stdin could not
 ///   carry the request's input. Cost: the script is one argument of the remote
 ///   execve, so it is limited (maxScriptBytes, under Linux's 128 KiB per argument).
+/// - With `pidTag`, the line starts with `printf '%s %s\n' TAG "$$" >&2;`: sshd
+///   runs the shell as a session leader, so `$$` is the process group of the
+///   command that `exec` puts in its place. SshChannelRun strips that line from
+///   stderr and uses it to kill the group on a deadline: sshd refuses "signal"
+///   requests for root logins (no privilege separation after auth), so a
+///   `kill` on a second channel is the way that works for every user.
 /// Returns an empty array and sets `error` when the request cannot be sent.
-QByteArray remoteCommandLine(const CommandRequest &request, QString *error);
+QByteArray remoteCommandLine(const CommandRequest &request, QString *error,
+                             const QByteArray &pidTag = {});
 
 /// Largest script (UTF-8 bytes, before quoting) remoteCommandLine() sends.
 constexpr qsizetype maxScriptBytes = 96 * 1024;

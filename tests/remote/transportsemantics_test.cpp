@@ -113,7 +113,8 @@ TEST_P(TransportSemantics, CancelKillsTheRunningCommand)
                                 .arg(QCoreApplication::applicationPid())
                                 .arg(GetParam());
     QFile::remove(started);
-    request.script = QStringLiteral("touch '%1'; sleep 600").arg(started);
+    const QString sleep = QStringLiteral("sleep 700.%1").arg(QCoreApplication::applicationPid());
+    request.script = QStringLiteral("touch '%1'; %2").arg(started, sleep);
     std::optional<CommandResult> result;
     QObject::connect(transport.get(), &Transport::commandFinished, transport.get(),
                      [&](quint64, const CommandResult &r) { result = r; });
@@ -125,6 +126,9 @@ TEST_P(TransportSemantics, CancelKillsTheRunningCommand)
     EXPECT_EQ(result->outcome, CommandResult::Outcome::Cancelled)
         << result->describe().toStdString();
     EXPECT_EQ(transport->runningCount(), 0);
+    EXPECT_TRUE(
+        opsdeck::test::waitUntil([&] { return !opsdeck::test::processMatching(sleep); }, 5s))
+        << "the cancelled command still runs";
 }
 
 TEST_P(TransportSemantics, StdinIsAtEofUnlessGiven)

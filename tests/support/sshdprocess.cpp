@@ -124,7 +124,7 @@ QString SshdProcess::fingerprintOf(const QString &publicKeyFile)
 
 bool SshdProcess::writeFiles(const QString &extraConfig)
 {
-    const QString user = userName();
+    const QString user = loginUser();
     QDir(m_dir.path()).mkpath(QStringLiteral("dotssh"));
     const QByteArray sshdConfig =
         QStringLiteral("Port %1\n"
@@ -175,6 +175,11 @@ bool SshdProcess::start(const QString &extraConfig, std::chrono::milliseconds de
     if (!generateKey(path(QStringLiteral("host_key"))) || !generateKey(clientKey()))
         return false;
     QFile::copy(clientKey() + QStringLiteral(".pub"), path(QStringLiteral("authorized_keys")));
+    if (!m_loginUser.isEmpty()) {
+        // sshd reads authorized_keys as the user logging in.
+        ::chmod(QFile::encodeName(m_dir.path()).constData(), 0755);
+        ::chmod(QFile::encodeName(path(QStringLiteral("authorized_keys"))).constData(), 0644);
+    }
 
     // The port was free a moment ago; another process may take it first: retry.
     for (int attempt = 0; attempt < 3; ++attempt) {

@@ -27,6 +27,13 @@ public:
     SshdProcess &operator=(const SshdProcess &) = delete;
     ~SshdProcess();
 
+    /// Log in as `user` instead of this process's user (the benchmark's
+    /// throwaway account whose shell does no start-up work). Call before
+    /// start(); the temp dir and authorized_keys become readable to that user.
+    void setLoginUser(const QString &user) { m_loginUser = user; }
+    /// The login name the generated ssh_config uses.
+    QString loginUser() const { return m_loginUser.isEmpty() ? userName() : m_loginUser; }
+
     /// `extraConfig`: more sshd_config lines (e.g. "ChannelTimeout session:command=1s").
     /// Returns false (with the reason in errorText()) when sshd does not
     /// accept connections before `deadline`.
@@ -70,6 +77,7 @@ private:
     QTemporaryDir m_dir;
     QProcess m_process;
     int m_port = 0;
+    QString m_loginUser;
 };
 
 } // namespace opsdeck::test

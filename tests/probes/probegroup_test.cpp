@@ -1,0 +1,110 @@
+// ProbeGroup: N probes at once, every one back, in order; a deadline and a
+// cancel end the wait with every request still reported.
+#include "probeengine.h"
+#include "probegroup.h"
+#include "probetestsupport.h"
+#include "simprocess.h"
+
+#include <QDateTime>
+#include <gtest/gtest.h>
+#include <thread>
+
+using namespace opsdeck;
+using namespace opsdeck::probes;
+using namespace Qt::StringLiterals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// A chat of 400 tokens takes about 4 s on the sim's default step model: long
+// enough for a deadline or a cancel to land while it runs.
+ProbeRequest slowChat(const test::SimProcess &sim)
+{
+    ProbeRequest request = test::chatProbe(sim.url(), ProbeKind::Chat, ConnectionMode::Fresh, 400);
+    request.timeoutMs = 30'000;
+    return request;
+}
+
+} // namespace
+
+TEST(ProbeGroup, EveryRequestComesBackInOrderWithItsAnswerTime)
+{
+    test::SimProcess sim;
+    ASSERT_TRUE(sim.start(test::simArgs(u"engine"_s))) << sim.errorText().toStdString();
+    ProbeEngine engine;
+    ProbeGroup group(engine);
+    QVector<ProbeRequest> requests;
+    for (const QString &path : {u"/health"_s, u"/v1/models"_s, u"/no-such-page"_s}) {
+        requests << test::getProbe(sim.url(), path, ConnectionMode::Fresh);
+        requests.last().label = path;
+    }
+    std::atomic<int> answers{0};
+    ProbeGroup::Options options;
+    options.onAnswer = [&](int, const ProbeResult &, int answered) { answers = answered; };
+    const ProbeGroup::Outcome outcome = group.runAll(requests, options);
+    ASSERT_EQ(outcome.results.size(), 3);
+    EXPECT_EQ(outcome.results.at(0).label, u"/health"_s);
+    EXPECT_EQ(outcome.results.at(0).status, 200);
+    EXPECT_EQ(outcome.results.at(1).label, u"/v1/models"_s);
+    EXPECT_TRUE(outcome.results.at(1).body.contains("Qwen/Qwen3-8B"));
+    EXPECT_EQ(outcome.results.at(2).status, 404);
+    EXPECT_EQ(answers.load(), 3) << "every onAnswer returned before runAll()";
+    for (double at : outcome.answeredAtMs) {
+        EXPECT_GE(at, 0);
+        EXPECT_LE(at, outcome.elapsedMs);
+    }
+    EXPECT_FALSE(outcome.timedOut);
+    EXPECT_FALSE(outcome.cancelled);
+}
+
+TEST(ProbeGroup, ADeadlineEndsTheWaitAndTicksCameMeanwhile)
+{
+    test::SimProcess sim;
+    ASSERT_TRUE(sim.start(test::simArgs(u"engine"_s))) << sim.errorText().toStdString();
+    ProbeEngine engine;
+    ProbeGroup group(engine);
+    ProbeGroup::Options options;
+    options.deadline = Clock::now() + std::chrono::milliseconds(600);
+    options.tickInterval = std::chrono::milliseconds(100);
+    QVector<qint64> ticks;
+    options.onTick = [&](std::chrono::milliseconds at) { ticks << at.count(); };
+    const ProbeGroup::Outcome outcome = group.runAll({slowChat(sim), slowChat(sim)}, options);
+    EXPECT_TRUE(outcome.timedOut);
+    EXPECT_FALSE(outcome.cancelled);
+    EXPECT_LT(outcome.elapsedMs, 3'000) << "the deadline, not the 4 s answers, ended it";
+    ASSERT_EQ(outcome.results.size(), 2);
+    for (const ProbeResult &result : outcome.results) {
+        EXPECT_FALSE(result.ok());
+        EXPECT_TRUE(result.cancelled) << result.error.toStdString();
+    }
+    ASSERT_GE(ticks.size(), 4);
+    EXPECT_EQ(ticks.first(), 0);
+    EXPECT_EQ(ticks.at(1), 100) << "ticks on a fixed grid from the submission";
+}
+
+TEST(ProbeGroup, CancelFromAnotherThreadEndsTheWaitAndSticks)
+{
+    test::SimProcess sim;
+    ASSERT_TRUE(sim.start(test::simArgs(u"engine"_s))) << sim.errorText().toStdString();
+    ProbeEngine engine;
+    ProbeGroup group(engine);
+    const Clock::time_point start = Clock::now();
+    std::thread canceller([&group] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300)); // the cancel's moment
+        group.cancel();
+    });
+    const ProbeGroup::Outcome outcome = group.runAll({slowChat(sim)});
+    canceller.join();
+    EXPECT_TRUE(outcome.cancelled);
+    EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
+    ASSERT_EQ(outcome.results.size(), 1);
+    EXPECT_TRUE(outcome.results.first().cancelled);
+    EXPECT_TRUE(group.isCancelled());
+
+    // Sticky: the next step of a sequence stops at once, reporting its request.
+    const ProbeResult next =
+        group.runOne(test::getProbe(sim.url(), u"/health"_s, ConnectionMode::Fresh));
+    EXPECT_TRUE(next.cancelled);
+    EXPECT_EQ(next.status, 0);
+    EXPECT_EQ(next.error, u"cancelled"_s);
+}
