@@ -80,10 +80,25 @@ ProbeLabPanel::ProbeLabPanel(ProbeLab *lab, opsdeck::history::HotWindow *window,
     m_table->setAlternatingRowColors(true);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(opsdeck::probes::ProbeTableModel::Note,
-                                                      QHeaderView::Stretch);
+    // Widths from sample texts, not from the rows: rows arrive one by one,
+    // and columns that jump as they come are hard to read.
+    using Table = opsdeck::probes::ProbeTableModel;
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setStretchLastSection(true);
+    const QFontMetrics metrics = m_table->fontMetrics();
+    const auto widthOf = [&](const char *sample, int column) {
+        const QString title = m_lab->table()->headerData(column, Qt::Horizontal).toString();
+        return std::max(metrics.horizontalAdvance(QString::fromLatin1(sample)),
+                        metrics.horizontalAdvance(title)) +
+               16;
+    };
+    const std::pair<int, const char *> samples[] = {
+        {Table::Time, "00:00:00.000"}, {Table::Path, "router direct"}, {Table::Mode, "reused"},
+        {Table::Connection, "65535"},  {Table::Reused, "stale"},       {Table::Dns, "99.9"},
+        {Table::Connect, "999.9"},     {Table::Tls, "99.9"},           {Table::Ttfb, "99999"},
+        {Table::Total, "99999"},       {Table::Ttft, "99999"},         {Table::Status, "timeout"}};
+    for (const auto &[column, sample] : samples)
+        header->resizeSection(column, widthOf(sample, column));
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
     m_copyButton->setToolTip(QStringLiteral(
         "A curl command that sends the selected probe again and prints the same timings; "
@@ -218,7 +233,8 @@ void ProbeLabPanel::layoutCharts()
         const int rowHeight =
             (m_chartScroll->widget()->minimumSizeHint().height() + spacing) / rows;
         const int shownRows = std::clamp(total * 2 / 3 / rowHeight, 1, rows);
-        int charts = shownRows * rowHeight - spacing;
+        // + a little: the grid's rows come out a few px taller than the hint.
+        int charts = shownRows * rowHeight - spacing + 16;
         if (shownRows == rows) // all fit: taller charts, up to half the height
             charts = std::max(charts, total / 2);
         charts = std::min(charts, total - 120);

@@ -90,7 +90,14 @@ bool SshAuthenticator::tryDefaultKeys()
     m_passphraseAsked = false;
     m_tried << QStringLiteral("publickey (key files from the ssh config and the SSH directory)");
     const int rc = ssh_userauth_publickey_auto(m_session, nullptr, nullptr);
-    ssh_set_callbacks(m_session, nullptr);
+    // libssh refuses nullptr here and would keep a pointer to our stack
+    // struct: hand it an empty struct that lives as long as the program.
+    static ssh_callbacks_struct none = [] {
+        ssh_callbacks_struct empty{};
+        ssh_callbacks_init(&empty);
+        return empty;
+    }();
+    ssh_set_callbacks(m_session, &none);
     if (m_passphraseAsked)
         m_notes << QStringLiteral("a passphrase-protected key was skipped (no passphrase source; "
                                   "use ssh-agent)");
