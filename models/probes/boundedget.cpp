@@ -130,11 +130,15 @@ QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url, int t
 
 QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url,
                           const HttpRequestSettings &settings, int defaultTimeoutMs,
-                          qint64 maxBytes)
+                          qint64 maxBytes, bool closeConnection)
 {
-    return sendToService(
-        network, url, settings, defaultTimeoutMs, maxBytes,
-        [&network](const QNetworkRequest &request) { return network.get(request); });
+    return sendToService(network, url, settings, defaultTimeoutMs, maxBytes,
+                         [&network, closeConnection](QNetworkRequest request) {
+                             if (closeConnection)
+                                 request.setRawHeader(QByteArrayLiteral("Connection"),
+                                                      QByteArrayLiteral("close"));
+                             return network.get(request);
+                         });
 }
 
 QNetworkReply *boundedPost(QNetworkAccessManager &network, const QUrl &url, const QByteArray &body,

@@ -91,6 +91,8 @@ void ServicePoller::start()
         m_network = new QNetworkAccessManager(this);
         // Proxies come from the inventory only, never from the environment.
         m_network->setProxy(QNetworkProxy::NoProxy);
+        m_healthNetwork = new QNetworkAccessManager(this);
+        m_healthNetwork->setProxy(QNetworkProxy::NoProxy);
         m_timer = new QTimer(this);
         connect(m_timer, &QTimer::timeout, this, &ServicePoller::pollNow);
     }
@@ -138,7 +140,7 @@ ServicePoller::resolveHttp(const QVector<inventory::Service> &services)
     return http;
 }
 
-QNetworkReply *ServicePoller::get(const QUrl &url, qint64 maxBytes)
+QNetworkReply *ServicePoller::get(const QUrl &url, qint64 maxBytes, bool freshConnection)
 {
     // Every URL polled is the service's base URL plus a path, so the service is
     // the one whose base URL it extends (the longest, if several share a host).
@@ -157,9 +159,11 @@ QNetworkReply *ServicePoller::get(const QUrl &url, qint64 maxBytes)
         owner ? m_http.value(owner->service.name) : HttpRequestSettings{};
     if (!m_proxyNetworks)
         m_proxyNetworks = std::make_unique<ProxyNetworks>(this);
-    QNetworkAccessManager &network =
-        settings.proxy.isEmpty() ? *m_network : m_proxyNetworks->forProxy(settings.proxy);
-    return boundedGet(network, url, settings, m_settings.timeoutMs, maxBytes);
+    QNetworkAccessManager &network = !settings.proxy.isEmpty()
+                                         ? m_proxyNetworks->forProxy(settings.proxy)
+                                     : freshConnection ? *m_healthNetwork
+                                                       : *m_network;
+    return boundedGet(network, url, settings, m_settings.timeoutMs, maxBytes, freshConnection);
 }
 
 void ServicePoller::checkHealth(Watched &watched)
@@ -169,7 +173,10 @@ void ServicePoller::checkHealth(Watched &watched)
     watched.healthInFlight = true;
     watched.healthClock.start();
     // A health answer is a status line and a few bytes; more is not read.
-    QNetworkReply *reply = get(watched.service.healthUrl(), 64 * 1024);
+    // Each check goes on a fresh connection: "is the service up" must not
+    // depend on a kept-alive connection that a proxy or router may stall (the
+    // incident's fault); the probe lab measures reused connections on purpose.
+    QNetworkReply *reply = get(watched.service.healthUrl(), 64 * 1024, true);
     const quint64 generation = m_generation;
     const QString name = watched.service.name;
     connect(reply, &QNetworkReply::finished, this,

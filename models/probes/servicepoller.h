@@ -27,6 +27,10 @@ class ProxyNetworks;
 /// counter rates, window quantiles, with their staleness), and the decode
 /// services' batch size (/v1/loads, else /metrics summed over dp ranks: the
 /// live batch size prefers /v1/loads, whose values SGLang does not cache).
+/// Health checks each go on a fresh connection (`Connection: close`, a
+/// manager of their own), so a proxy or router that stalls kept-alive
+/// connections does not make a service look down; /metrics and /v1/loads
+/// reuse connections.
 ///
 /// Thread: a worker object. Move it to its own thread (PollerThread does)
 /// and call its slots through queued connections; it emits compact results
@@ -89,12 +93,15 @@ private:
     void loadAnswered(quint64 generation, const QString &name, QNetworkReply *reply);
     void scrapeMetrics(Watched &watched);
     void metricsAnswered(quint64 generation, const QString &name, QNetworkReply *reply);
-    QNetworkReply *get(const QUrl &url, qint64 maxBytes);
+    /// `freshConnection`: on a connection of its own that closes with the answer.
+    QNetworkReply *get(const QUrl &url, qint64 maxBytes, bool freshConnection = false);
     QHash<QString, HttpRequestSettings> resolveHttp(const QVector<inventory::Service> &services);
     Watched *find(quint64 generation, const QString &name) const;
 
     Settings m_settings;
     QNetworkAccessManager *m_network = nullptr;
+    /// Health checks only: its connections never carry another request.
+    QNetworkAccessManager *m_healthNetwork = nullptr;
     QTimer *m_timer = nullptr;
     quint64 m_generation = 0;
     QVector<Watched *> m_watched;

@@ -241,3 +241,44 @@ TEST(ServicePoller, EndlessBodiesAndSlowHeadersCostBoundedTimeAndMemory)
     serverThread.join();
     qDeleteAll(held);
 }
+
+TEST(ServicePoller, HealthChecksOfAStallingProxyGoOnFreshConnections)
+{
+    test::SimProcess engine;
+    ASSERT_TRUE(engine.start(test::simArgs(QStringLiteral("engine"))))
+        << engine.errorText().toStdString();
+    // The incident's proxy: the 2nd request on a kept-alive connection waits 5 s.
+    test::SimProcess proxy;
+    ASSERT_TRUE(proxy.start({QStringLiteral("--role"), QStringLiteral("proxy"),
+                             QStringLiteral("--port"), QStringLiteral("0"),
+                             QStringLiteral("--upstream"), engine.url(), QStringLiteral("--fault"),
+                             QStringLiteral("reused-stall=5"), QStringLiteral("--fault-after"),
+                             QStringLiteral("1")}))
+        << proxy.errorText().toStdString();
+
+    probes::ServicePoller poller;
+    probes::ServicePoller::Settings settings;
+    settings.intervalMs = 200;
+    settings.timeoutMs = 1000;
+    poller.setSettings(settings);
+    int checks = 0;
+    QVector<ServiceState> states;
+    QObject::connect(&poller, &probes::ServicePoller::statusChecked, &poller,
+                     [&](const probes::ServiceStatus &status) {
+                         if (status.name != QStringLiteral("proxy"))
+                             return;
+                         ++checks;
+                         states.append(status.state);
+                     });
+    inventory::Service proxyService =
+        service(QStringLiteral("proxy"), inventory::Role::Proxy, proxy.port());
+    proxyService.metricsPath.clear();
+    poller.setServices({proxyService});
+    poller.start();
+
+    // Ten checks take 2 s; a reused connection would have stalled the 2nd for 5 s.
+    ASSERT_TRUE(waitUntil([&] { return checks >= 10; }, std::chrono::seconds(15)))
+        << "checks: " << checks;
+    for (ServiceState state : std::as_const(states))
+        EXPECT_EQ(state, ServiceState::Healthy);
+}
