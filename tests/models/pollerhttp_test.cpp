@@ -7,6 +7,7 @@
 #include "secretstore.h"
 #include "servicepoller.h"
 #include "simprocess.h"
+#include "testcertificates.h"
 #include "testsupport.h"
 
 #include <QCoreApplication>
@@ -23,6 +24,7 @@
 using namespace opsdeck;
 using namespace Qt::StringLiterals;
 using opsdeck::probes::ServiceState;
+using opsdeck::test::TestCertificates;
 using opsdeck::test::waitUntil;
 
 namespace {
@@ -46,52 +48,6 @@ public:
 private:
     std::ostringstream m_text;
     std::shared_ptr<spdlog::logger> m_previous;
-};
-
-/// A test CA and server certificates signed by it, made with the openssl CLI.
-class TestCertificates
-{
-public:
-    bool make()
-    {
-        return m_dir.isValid() &&
-               openssl({u"req"_s, u"-x509"_s, u"-newkey"_s, u"rsa:2048"_s, u"-nodes"_s,
-                        u"-keyout"_s, path(u"ca.key"_s), u"-out"_s, path(u"ca.pem"_s), u"-days"_s,
-                        u"2"_s, u"-subj"_s, u"/CN=OpsDeck Test CA"_s}) &&
-               server(u"loopback"_s, u"IP:127.0.0.1"_s) &&
-               server(u"wrong-name"_s, u"DNS:wrong.example"_s);
-    }
-    QString path(const QString &name) const { return m_dir.filePath(name); }
-    QString error() const { return m_error; }
-
-private:
-    bool server(const QString &name, const QString &altName)
-    {
-        QFile ext(path(name + u".ext"_s));
-        if (!ext.open(QIODevice::WriteOnly))
-            return false;
-        ext.write("subjectAltName=" + altName.toLatin1() + '\n');
-        ext.close();
-        return openssl({u"req"_s, u"-newkey"_s, u"rsa:2048"_s, u"-nodes"_s, u"-keyout"_s,
-                        path(name + u".key"_s), u"-out"_s, path(name + u".csr"_s), u"-subj"_s,
-                        u"/CN=opsdeck-test"_s}) &&
-               openssl({u"x509"_s, u"-req"_s, u"-in"_s, path(name + u".csr"_s), u"-CA"_s,
-                        path(u"ca.pem"_s), u"-CAkey"_s, path(u"ca.key"_s), u"-CAcreateserial"_s,
-                        u"-out"_s, path(name + u".pem"_s), u"-days"_s, u"2"_s, u"-extfile"_s,
-                        ext.fileName()});
-    }
-    bool openssl(const QStringList &args)
-    {
-        QProcess process;
-        process.start(u"openssl"_s, args);
-        if (process.waitForFinished(60000) && process.exitCode() == 0)
-            return true;
-        m_error = QString::fromUtf8(process.readAllStandardError());
-        return false;
-    }
-
-    QTemporaryDir m_dir;
-    QString m_error;
 };
 
 /// A real tinyproxy on a free loopback port, its own config and log.
