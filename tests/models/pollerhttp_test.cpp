@@ -9,6 +9,7 @@
 #include "simprocess.h"
 #include "testcertificates.h"
 #include "testsupport.h"
+#include "tinyproxy.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -25,6 +26,7 @@ using namespace opsdeck;
 using namespace Qt::StringLiterals;
 using opsdeck::probes::ServiceState;
 using opsdeck::test::TestCertificates;
+using opsdeck::test::Tinyproxy;
 using opsdeck::test::waitUntil;
 
 namespace {
@@ -48,47 +50,6 @@ public:
 private:
     std::ostringstream m_text;
     std::shared_ptr<spdlog::logger> m_previous;
-};
-
-/// A real tinyproxy on a free loopback port, its own config and log.
-class Tinyproxy
-{
-public:
-    ~Tinyproxy()
-    {
-        m_process.terminate();
-        if (!m_process.waitForFinished(5000))
-            m_process.kill();
-        m_process.waitForFinished(5000);
-    }
-    bool start()
-    {
-        m_port = test::freeTcpPort();
-        QFile config(m_dir.filePath(u"tinyproxy.conf"_s));
-        if (!m_dir.isValid() || !config.open(QIODevice::WriteOnly))
-            return false;
-        config.write(QStringLiteral("Port %1\nListen 127.0.0.1\nTimeout 30\nLogFile \"%2\"\n"
-                                    "LogLevel Info\nMaxClients 16\nAllow 127.0.0.1\n")
-                         .arg(m_port)
-                         .arg(logPath())
-                         .toUtf8());
-        config.close();
-        m_process.start(u"tinyproxy"_s, {u"-d"_s, u"-c"_s, config.fileName()});
-        return waitUntil([this] { return log().contains("Accepting connections"); },
-                         std::chrono::seconds(10));
-    }
-    QUrl url() const { return QUrl(u"http://127.0.0.1:%1"_s.arg(m_port)); }
-    QByteArray log() const
-    {
-        QFile file(logPath());
-        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-    }
-
-private:
-    QString logPath() const { return m_dir.filePath(u"tinyproxy.log"_s); }
-    QTemporaryDir m_dir;
-    QProcess m_process;
-    int m_port = 0;
 };
 
 // Names carry the pid: runs never share keyring entries.

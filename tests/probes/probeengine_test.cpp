@@ -5,6 +5,7 @@
 #include "probetestsupport.h"
 #include "simprocess.h"
 #include "testsupport.h"
+#include "tinyproxy.h"
 
 #include <QRegularExpression>
 #include <QSet>
@@ -224,4 +225,21 @@ TEST(ProbeEngine, ProxiesComeFromTheRequestNeverFromTheEnvironment)
     EXPECT_FALSE(proxied.ok());
     EXPECT_EQ(proxied.status, 0);
     EXPECT_FALSE(proxied.error.isEmpty());
+}
+
+TEST(ProbeEngine, APathThroughTheInventorysProxyGoesThroughIt)
+{
+    SimProcess sim;
+    ASSERT_TRUE(sim.start(simArgs(QStringLiteral("engine")))) << sim.errorText().toStdString();
+    Tinyproxy proxy;
+    ASSERT_TRUE(proxy.start()) << "tinyproxy did not start";
+    ProbeEngine engine;
+    ProbeRequest request = getProbe(sim.url(), QStringLiteral("/v1/models"), ConnectionMode::Fresh);
+    request.proxy = proxy.url();
+    const ProbeResult r = engine.run(request);
+    ASSERT_TRUE(r.ok()) << r.error.toStdString();
+    EXPECT_TRUE(r.body.contains("Qwen/Qwen3-8B"));
+    ASSERT_TRUE(waitUntil([&] { return proxy.log().contains("/v1/models"); }, 5s))
+        << "tinyproxy logged no request:\n"
+        << proxy.log().toStdString();
 }
