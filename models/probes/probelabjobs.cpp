@@ -187,6 +187,30 @@ void ProbeLab::runCheck(const std::shared_ptr<Job> &job, bool verification, int 
             spdlog::error("probe lab: check not saved: {}", history.lastError().toStdString());
     };
 
+    // The same ending for either check: run it (cancellable through the job),
+    // save what it found, hand the result to the window, free the lab.
+    const auto runToEnd = [&](auto &check, const QString &clusterName, const auto &record,
+                              const auto &emitResult) {
+        decltype(check.run()) result;
+        if (job->attach([&check] { check.cancel(); })) {
+            result = check.run();
+            job->detach();
+        } else {
+            result.cluster = clusterName;
+            result.cancelled = true;
+            result.error = QStringLiteral("cancelled");
+        }
+        if (!result.confirmationRequired)
+            save([&](history::HistoryStore &h) { return record(h, result); });
+        QMetaObject::invokeMethod(
+            this,
+            [result, done, emitResult] {
+                emitResult(result);
+                done();
+            },
+            Qt::QueuedConnection);
+    };
+
     if (verification) {
         StagedVerification::Settings settings;
         settings.batch = batchSettings;
@@ -204,50 +228,22 @@ void ProbeLab::runCheck(const std::shared_ptr<Job> &job, bool verification, int 
                 Qt::QueuedConnection);
         };
         check.setCallbacks(stageCallbacks);
-        VerificationResult result;
-        if (job->attach([&check] { check.cancel(); })) {
-            result = check.run();
-            job->detach();
-        } else {
-            result.cluster = cluster;
-            result.cancelled = true;
-            result.error = QStringLiteral("cancelled");
-        }
-        if (!result.confirmationRequired)
-            save([&](history::HistoryStore &h) {
+        runToEnd(
+            check, cluster,
+            [&](history::HistoryStore &h, const VerificationResult &result) {
                 return history::recordVerification(h, result).has_value();
-            });
-        QMetaObject::invokeMethod(
-            this,
-            [this, result, done] {
-                Q_EMIT verificationFinished(result);
-                done();
             },
-            Qt::QueuedConnection);
+            [this](const VerificationResult &result) { Q_EMIT verificationFinished(result); });
         return;
     }
     BatchCheck check(*m_engine, inventory, cluster, batchSettings, store);
     check.setCallbacks(callbacks);
-    BatchCheckResult result;
-    if (job->attach([&check] { check.cancel(); })) {
-        result = check.run();
-        job->detach();
-    } else {
-        result.cluster = cluster;
-        result.cancelled = true;
-        result.error = QStringLiteral("cancelled");
-    }
-    if (!result.confirmationRequired)
-        save([&](history::HistoryStore &h) {
+    runToEnd(
+        check, cluster,
+        [&](history::HistoryStore &h, const BatchCheckResult &result) {
             return history::recordBatchCheck(h, result).has_value();
-        });
-    QMetaObject::invokeMethod(
-        this,
-        [this, result, done] {
-            Q_EMIT batchFinished(result);
-            done();
         },
-        Qt::QueuedConnection);
+        [this](const BatchCheckResult &result) { Q_EMIT batchFinished(result); });
 }
 
 } // namespace opsdeck::probes

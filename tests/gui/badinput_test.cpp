@@ -5,6 +5,7 @@
 // keeps being refreshed, memory stays bounded, and a watchdog thread fails
 // the test when the GUI thread stalls for more than 1 s.
 #include "badhttpserver.h"
+#include "guiwatchdog.h"
 #include "loadhistory.h"
 #include "mainwindow.h"
 #include "servicestatusmodel.h"
@@ -26,17 +27,12 @@
 
 using namespace opsdeck;
 using opsdeck::test::BadHttpServer;
+using opsdeck::test::GuiWatchdog;
 using opsdeck::test::waitUntil;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-qint64 nowMs()
-{
-    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
-        .count();
-}
 
 /// Resident memory of this process, bytes (VmRSS of /proc/self/status).
 qint64 residentBytes()
@@ -53,52 +49,6 @@ qint64 residentBytes()
     }
     return 0;
 }
-
-/// Watches the GUI thread from outside: a GUI-thread timer beats every
-/// 20 ms, this thread looks every 5 ms at how long ago the last beat was.
-/// The worst gap is the worst stall of the event loop (plus the 20 ms period).
-class GuiWatchdog
-{
-public:
-    GuiWatchdog()
-    {
-        m_beat.setTimerType(Qt::PreciseTimer);
-        QObject::connect(&m_beat, &QTimer::timeout, &m_beat,
-                         [this] { m_lastBeatMs.store(nowMs()); });
-        m_lastBeatMs.store(nowMs());
-        m_beat.start(20);
-        m_thread = std::thread([this] {
-            std::unique_lock lock(m_mutex);
-            // Samples the heartbeat every 5 ms until told to stop.
-            while (!m_stopped.wait_for(lock, std::chrono::milliseconds(5),
-                                       [this] { return m_stop.load(); })) {
-                const qint64 gap = nowMs() - m_lastBeatMs.load();
-                qint64 worst = m_worstMs.load();
-                while (gap > worst && !m_worstMs.compare_exchange_weak(worst, gap)) {
-                }
-            }
-        });
-    }
-    ~GuiWatchdog()
-    {
-        {
-            const std::lock_guard lock(m_mutex);
-            m_stop.store(true);
-        }
-        m_stopped.notify_all();
-        m_thread.join();
-    }
-    qint64 worstStallMs() const { return m_worstMs.load(); }
-
-private:
-    QTimer m_beat;
-    std::atomic<qint64> m_lastBeatMs{0};
-    std::atomic<qint64> m_worstMs{0};
-    std::atomic<bool> m_stop{false};
-    std::mutex m_mutex;
-    std::condition_variable m_stopped;
-    std::thread m_thread;
-};
 
 QString serviceName(BadHttpServer::Mode mode)
 {

@@ -8,6 +8,7 @@
 // running-requests chart. A watchdog thread fails a test whose GUI thread
 // stalls for more than 1 s. Needs the Secret Service (packaging/test.sh runs
 // the tests under a D-Bus session with gnome-keyring).
+#include "guiwatchdog.h"
 #include "historystore.h"
 #include "hotwindow.h"
 #include "mainwindow.h"
@@ -44,60 +45,10 @@
 using namespace opsdeck;
 using namespace std::chrono_literals;
 using opsdeck::probes::ProbeRow;
+using opsdeck::test::GuiWatchdog;
 using opsdeck::test::waitUntil;
 
 namespace {
-
-qint64 steadyMs()
-{
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
-/// A GUI-thread timer beats every 20 ms; a thread looks every 5 ms at how
-/// long ago the last beat was. The worst gap is the worst stall of the GUI
-/// thread (plus the period). As in badinput_test.cpp.
-class GuiWatchdog
-{
-public:
-    GuiWatchdog()
-    {
-        m_beat.setTimerType(Qt::PreciseTimer);
-        QObject::connect(&m_beat, &QTimer::timeout, &m_beat,
-                         [this] { m_lastBeatMs.store(steadyMs()); });
-        m_lastBeatMs.store(steadyMs());
-        m_beat.start(20);
-        m_thread = std::thread([this] {
-            std::unique_lock lock(m_mutex);
-            while (!m_stopped.wait_for(lock, 5ms, [this] { return m_stop.load(); })) {
-                const qint64 gap = steadyMs() - m_lastBeatMs.load();
-                qint64 worst = m_worstMs.load();
-                while (gap > worst && !m_worstMs.compare_exchange_weak(worst, gap)) {
-                }
-            }
-        });
-    }
-    ~GuiWatchdog()
-    {
-        {
-            const std::lock_guard lock(m_mutex);
-            m_stop.store(true);
-        }
-        m_stopped.notify_all();
-        m_thread.join();
-    }
-    qint64 worstStallMs() const { return m_worstMs.load(); }
-
-private:
-    QTimer m_beat;
-    std::atomic<qint64> m_lastBeatMs{0};
-    std::atomic<qint64> m_worstMs{0};
-    std::atomic<bool> m_stop{false};
-    std::mutex m_mutex;
-    std::condition_variable m_stopped;
-    std::thread m_thread;
-};
 
 const QByteArray proxyKey = QByteArrayLiteral("sk-probelab-test-5e1d9c04");
 
