@@ -14,7 +14,7 @@ build_packages=(
   fonts-dejavu-core
 )
 test_packages=(xvfb xauth openssh-server curl dbus procps python3-prometheus-client openssl
-               tinyproxy prometheus)
+               tinyproxy prometheus sudo openssh-client passwd)
 
 wanted=("${build_packages[@]}")
 if [[ "${1:-}" == "--test" ]]; then
