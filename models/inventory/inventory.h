@@ -82,6 +82,12 @@ struct Service
     QString name; ///< unique key
     Role role = Role::Engine;
     QString host; ///< Host::name
+    /// `via`: Host::name of an ssh host through which OpsDeck reaches `url`
+    /// (and `metrics_url`): a local port forwarded over that host's SSH
+    /// (remote/sshtunnel.h), for servers that listen on the host's localhost
+    /// or a private network. The URL's host:port is then as the via host sees
+    /// it. Empty: reached directly.
+    QString via;
     /// Base URL with an explicit port, e.g. http://127.0.0.1:30000; may carry a path prefix.
     QUrl url;
     QString healthPath = QStringLiteral("/health");

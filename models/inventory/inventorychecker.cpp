@@ -61,6 +61,24 @@ void InventoryChecker::checkServiceHosts()
             continue;
         m_diagnostics.add(field, u"no host named '%1' (%2)"_s.arg(service.host, known));
     }
+    checkServiceVia(known);
+}
+
+void InventoryChecker::checkServiceVia(const QString &known)
+{
+    for (int i = 0; i < m_inventory.services.size(); ++i) {
+        const Service &service = m_inventory.services[i];
+        const QString field = u"services[%1].via"_s.arg(i);
+        if (service.via.isEmpty() || m_diagnostics.failed(field))
+            continue;
+        const Host *host = m_inventory.host(service.via);
+        if (!host)
+            m_diagnostics.add(field, u"no host named '%1' (%2)"_s.arg(service.via, known));
+        else if (host->kind != HostKind::Ssh)
+            // A tunnel is an SSH port forward: a local host has no session to forward through.
+            m_diagnostics.add(field, u"host '%1' is %2: via needs an ssh host"_s.arg(
+                                         service.via, hostKindName(host->kind)));
+    }
 }
 
 void InventoryChecker::checkCluster(int index)

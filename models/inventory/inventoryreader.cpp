@@ -27,10 +27,10 @@ QStringList hostKeys()
 
 QStringList serviceKeys()
 {
-    return {u"name"_s,        u"role"_s,         u"host"_s,         u"url"_s,
-            u"health_path"_s, u"metrics_path"_s, u"serve_script"_s, u"start"_s,
-            u"stop"_s,        u"status"_s,       u"pid_file"_s,     u"log"_s,
-            u"tags"_s,        u"http"_s,         u"metrics_url"_s,  u"profile"_s};
+    return {u"name"_s,         u"role"_s,         u"host"_s,  u"url"_s,  u"health_path"_s,
+            u"metrics_path"_s, u"serve_script"_s, u"start"_s, u"stop"_s, u"status"_s,
+            u"pid_file"_s,     u"log"_s,          u"tags"_s,  u"http"_s, u"metrics_url"_s,
+            u"profile"_s,      u"via"_s};
 }
 
 QStringList httpKeys()
@@ -147,6 +147,7 @@ Service InventoryReader::readService(YamlMapping &fields)
                                         *role, alternatives(roleNames())));
     }
     service.host = fields.text(u"host"_s, Need::Required).value_or(QString());
+    service.via = fields.text(u"via"_s).value_or(QString());
     service.url = readUrl(fields, u"url"_s, Need::Required, true).value_or(QUrl());
     service.healthPath = readEndpoint(fields, u"health_path"_s, service.healthPath);
     readMetricsEndpoint(fields, service);

@@ -23,6 +23,12 @@ struct CommandRequest
     std::chrono::milliseconds deadline = std::chrono::seconds(30);
     /// Bytes of stdout and of stderr kept each; the rest is counted, not kept.
     qint64 outputCap = 8 * 1024 * 1024;
+    /// Run as root through `sudo -n` (never interactive: sudo fails at once
+    /// instead of asking for a password). The environment is passed inside
+    /// sudo (`sudo -n -- env K=V ...`), since sudo resets it. When sudo wants
+    /// a password the result keeps its exit 1 and gets an errorText naming
+    /// the host and the command (case B16; sudocommand.h).
+    bool sudo = false;
 
     /// What the operator is shown before it runs: the script, or argv joined.
     QString displayText() const;

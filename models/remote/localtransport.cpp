@@ -1,5 +1,7 @@
 #include "localtransport.h"
 
+#include "sudocommand.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QProcess>
@@ -20,6 +22,7 @@ struct LocalTransport::Job
     CommandResult result;
     // Set when we killed it, so the exit is reported as why we did.
     std::optional<CommandResult::Outcome> killedBecause;
+    std::optional<CommandRequest> sudoRequest; ///< as given, when run through sudo
 };
 
 LocalTransport::LocalTransport(QString hostName, QObject *parent)
@@ -46,9 +49,12 @@ static void appendCapped(QByteArray &kept, qint64 &dropped, const QByteArray &ch
     dropped += std::max<qint64>(0, chunk.size() - room);
 }
 
-quint64 LocalTransport::run(const CommandRequest &request)
+quint64 LocalTransport::run(const CommandRequest &given)
 {
+    const CommandRequest request = given.sudo ? SudoCommand::wrapped(given) : given;
     auto *job = new Job;
+    if (given.sudo)
+        job->sudoRequest = given;
     job->id = m_nextId++;
     job->cap = request.outputCap;
     job->process = new QProcess;
@@ -144,6 +150,8 @@ void LocalTransport::finish(quint64 id, CommandResult result)
     result.elapsedMs = job->clock.elapsed();
     if (result.outcome == CommandResult::Outcome::TimedOut)
         result.errorText = QStringLiteral("timed out on host %1").arg(m_hostName);
+    if (job->sudoRequest)
+        SudoCommand::explainFailure(result, m_hostName, *job->sudoRequest);
     job->process->disconnect(this);
     job->process->deleteLater();
     delete job;

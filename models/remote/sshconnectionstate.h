@@ -28,6 +28,13 @@ struct SshConnectionState
     Phase phase = Phase::Disconnected;
     Failure failure = Failure::None;
     QString reason; ///< one or more lines for the operator; never holds a secret
+    /// With Failed or Disconnected after a lost session: the next connect
+    /// attempt is this far away (ms; 0: none planned, the next command tries).
+    qint64 reconnectInMs = 0;
+
+    /// One line for the window and the CLI: "connected", "authenticating",
+    /// "failed: <reason>", "reconnecting in 4 s: <reason>".
+    QString describe() const;
 };
 
 } // namespace opsdeck::remote

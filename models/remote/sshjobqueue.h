@@ -5,6 +5,7 @@
 #include "sshconnectionstate.h"
 #include "sshsettings.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -17,17 +18,30 @@ namespace opsdeck::remote {
 
 class SshSession;
 
-/// The thread that owns one host's libssh session and runs its commands one
-/// after another (libssh sessions are not thread-safe; DESIGN.md, threads).
-/// It connects on the first command and again when the session was lost.
+/// The thread that owns one host's libssh session and runs its jobs one
+/// after another (libssh sessions are not thread-safe; DESIGN.md, threads):
+/// commands, and session tasks such as SFTP file operations (SftpFiles).
+/// It connects on the first job. While idle it reads the session every
+/// second, so a dropped connection is seen at once, and sends a keep-alive
+/// every SshSettings::keepAliveInterval. A lost session is reconnected at
+/// once; a connect that fails (TCP, key exchange) is retried in the
+/// background after reconnectInitialDelay, doubling to reconnectMaxDelay,
+/// and the delay is reset by a success. Jobs that come while a retry is
+/// planned fail at once with the last reason and the time to the next
+/// attempt (never a hang). Host key, authentication and config failures are
+/// not retried by themselves: the next job tries again at once.
 /// Callbacks run in that thread; SshTransport hands them to its own thread.
-/// Not built yet: reconnect backoff and keep-alive (each command that finds
-/// no session tries one connect).
 class SshJobQueue
 {
 public:
     using Finished = std::function<void(quint64 id, const CommandResult &result)>;
     using StateChanged = std::function<void(const SshConnectionState &state)>;
+    /// Runs in the queue's thread with the connected session, or with
+    /// nullptr and the reason when there is none (connect failed, cancelled
+    /// while queued): it must then report its own failure. Returns false
+    /// only when it found the session gone before it changed anything; it is
+    /// then run once more after a reconnect.
+    using SessionTask = std::function<bool(SshSession *session, const QString &error)>;
 
     SshJobQueue(SshSettings settings, QString hostName, Finished finished,
                 StateChanged stateChanged);
@@ -37,6 +51,9 @@ public:
 
     /// Any thread.
     void push(quint64 id, const CommandRequest &request);
+    /// Any thread. Queued behind the commands; a queued task that is
+    /// cancelled runs with nullptr and "cancelled".
+    void pushTask(quint64 id, SessionTask task);
     /// Any thread. A queued command is reported Cancelled at once; the running
     /// one is killed (its result is then Cancelled).
     void cancel(quint64 id);
@@ -47,10 +64,16 @@ private:
     {
         quint64 id = 0;
         CommandRequest request;
+        SessionTask task; ///< set for a task; then request is unused
     };
+    using Clock = std::chrono::steady_clock;
     void loop();
     CommandResult runJob(const Job &job);
-    bool ensureSession(CommandResult &failure);
+    void runTask(const Job &job);
+    bool ensureSession(QString &error);
+    bool connect(QString &error);
+    void sessionLost();
+    void idle();
     void setState(const SshConnectionState &state);
 
     SshSettings m_settings;
@@ -66,8 +89,13 @@ private:
     bool m_stopping = false;
     SshConnectionState m_state;
 
-    std::unique_ptr<SshSession> m_session; ///< touched only by m_thread
-    std::thread m_thread;                  ///< last: starts after the members it uses
+    // Touched only by m_thread.
+    std::unique_ptr<SshSession> m_session;
+    bool m_retryPlanned = false;       ///< a connect is due at m_retryAt
+    Clock::time_point m_retryAt;       ///< when the next connect may be tried
+    std::chrono::milliseconds m_delay; ///< the wait after the next failed connect
+    Clock::time_point m_lastSent;      ///< last time something went to the server
+    std::thread m_thread;              ///< last: starts after the members it uses
 };
 
 } // namespace opsdeck::remote

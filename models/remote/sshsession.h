@@ -1,10 +1,12 @@
 #pragma once
 
 #include "sshconnectionstate.h"
+#include "sshjump.h"
 #include "sshsettings.h"
 
 #include <functional>
 #include <libssh/libssh.h>
+#include <memory>
 
 namespace opsdeck::remote {
 
@@ -12,10 +14,14 @@ namespace opsdeck::remote {
 /// settings, connect, host key check (SshHostKeyCheck), authentication
 /// (SshAuthenticator). libssh sessions are not thread-safe: create, use and
 /// destroy one in a single thread (SshJobQueue's).
+/// A ProxyJump in the ssh config is done here (SshJump: a session to the jump
+/// host in its own thread and a forwarded channel); a ProxyCommand is refused.
 class SshSession
 {
 public:
-    explicit SshSession(SshSettings settings);
+    /// `jumpDepth`: how many jump hosts lead to this one (0 for the host
+    /// itself); deeper than maxJumpDepth is refused as a loop in the config.
+    explicit SshSession(SshSettings settings, int jumpDepth = 0);
     ~SshSession();
     SshSession(const SshSession &) = delete;
     SshSession &operator=(const SshSession &) = delete;
@@ -33,14 +39,23 @@ public:
     /// `user@host:port` after open() read the config, for messages.
     QString label() const { return m_label; }
 
+    static constexpr int maxJumpDepth = 4;
+
 private:
     SshConnectionState configure();
+    SshConnectionState connectThroughJump();
+    void closeJumpSocket();
 
     SshSettings m_settings;
     ssh_session m_session = nullptr;
     QString m_label;
     QString m_hostEntry; ///< known_hosts name: host, or [host]:port
     QString m_knownHostsFile;
+    int m_jumpDepth = 0;
+    std::optional<SshJump::Hop> m_jumpHop; ///< the config's ProxyJump; nullopt: direct
+    std::unique_ptr<SshJump> m_jump;       ///< set while connected through a jump host
+    int m_jumpFd = -1;                     ///< our end of the jump's socketpair, given to libssh
+    unsigned long m_jumpFdInode = 0;       ///< its inode, to know it is still ours
 };
 
 } // namespace opsdeck::remote

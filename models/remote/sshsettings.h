@@ -42,6 +42,19 @@ struct SshSettings
 
     /// TCP connect + key exchange limit, ms (SSH_OPTIONS_TIMEOUT_USEC).
     std::chrono::milliseconds connectTimeout = std::chrono::seconds(10);
+    /// After a failed connect (TCP, key exchange) the next one is tried in the
+    /// background this much later, doubling after each failure up to
+    /// reconnectMaxDelay, back to this after a success (ms). Commands that come
+    /// meanwhile fail at once with the reason. A session that was lost is
+    /// reconnected at once.
+    std::chrono::milliseconds reconnectInitialDelay = std::chrono::milliseconds(500);
+    std::chrono::milliseconds reconnectMaxDelay = std::chrono::seconds(30);
+    /// An idle session sends an SSH_MSG_IGNORE this often (ms; 0: never), as
+    /// OpenSSH's ServerAliveInterval keeps NAT and firewall state alive; a
+    /// dead peer shows as a failed write. libssh 0.10 has no keepalive@openssh.com
+    /// request, and its config parser ignores ServerAliveInterval, so it is set here.
+    /// Checked once a second while idle, so the effective interval is rounded up to seconds.
+    std::chrono::milliseconds keepAliveInterval = std::chrono::seconds(15);
     /// Optional: gives the password for `user` (e.g. from SecretStore key
     /// `ssh/<host>/<user>`); called in the session thread, only after public
     /// keys failed and when the server allows `password`. The returned bytes

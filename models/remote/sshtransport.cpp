@@ -1,6 +1,7 @@
 #include "sshtransport.h"
 
 #include "sshjobqueue.h"
+#include "sudocommand.h"
 
 namespace opsdeck::remote {
 
@@ -18,7 +19,12 @@ SshTransport::SshTransport(QString hostName, SshSettings settings, QObject *pare
                 this,
                 [this, id, result] {
                     --m_pending;
-                    Q_EMIT commandFinished(id, result);
+                    CommandResult finished = result;
+                    if (const auto sudo = m_sudoRequests.find(id); sudo != m_sudoRequests.end()) {
+                        SudoCommand::explainFailure(finished, m_hostName, *sudo);
+                        m_sudoRequests.erase(sudo);
+                    }
+                    Q_EMIT commandFinished(id, finished);
                 },
                 Qt::QueuedConnection);
         },
@@ -35,13 +41,21 @@ quint64 SshTransport::run(const CommandRequest &request)
 {
     const quint64 id = m_nextId++;
     ++m_pending;
-    m_queue->push(id, request);
+    if (request.sudo)
+        m_sudoRequests.insert(id, request);
+    m_queue->push(id, request.sudo ? SudoCommand::wrapped(request) : request);
     return id;
 }
 
 void SshTransport::cancel(quint64 id)
 {
     m_queue->cancel(id);
+}
+
+void SshTransport::runSessionTask(SessionTask task)
+{
+    // Tasks need no id of the queue's own: cancel() is for commands.
+    m_queue->pushTask(0, std::move(task));
 }
 
 SshConnectionState SshTransport::connectionState() const

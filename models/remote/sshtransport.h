@@ -4,11 +4,14 @@
 #include "sshsettings.h"
 #include "transport.h"
 
+#include <QHash>
+#include <functional>
 #include <memory>
 
 namespace opsdeck::remote {
 
 class SshJobQueue;
+class SshSession;
 
 /// Runs commands on one host over SSH (libssh 0.10), with LocalTransport's
 /// semantics (transport.h, commandrequest.h): every run() ends in one
@@ -18,7 +21,12 @@ class SshJobQueue;
 /// channel closed without an exit status (case B15).
 ///
 /// One session per transport, owned by its own thread (SshJobQueue); commands
-/// run one at a time in the order given. How a request becomes the remote
+/// (and SftpFiles operations) run one at a time in the order given. A lost
+/// session is reconnected, failed connects are retried with backoff, and an
+/// idle session sends keep-alives (sshjobqueue.h, sshsettings.h); the state
+/// (connectionStateChanged) says connecting, authenticating, connected,
+/// failed with the reason, or reconnecting in N s. `sudo` requests run as
+/// `sudo -n` (sudocommand.h). How a request becomes the remote
 /// command line (argv quoting, `bash -c` for scripts, `env` for the
 /// environment, `cd` for the directory): sshcommandline.h.
 /// A missing program exits 127 (the remote shell says so on stderr); it is not
@@ -41,6 +49,13 @@ public:
     /// The session's state as last reported by its thread (any thread).
     SshConnectionState connectionState() const;
 
+    /// Runs `task` in the session's thread, queued behind the commands given
+    /// before it (SshJobQueue::SessionTask: it gets the connected session,
+    /// or nullptr and why). For SftpFiles. A task still queued when the
+    /// transport is deleted is dropped without being run.
+    using SessionTask = std::function<bool(SshSession *session, const QString &error)>;
+    void runSessionTask(SessionTask task);
+
 Q_SIGNALS:
     void connectionStateChanged(const opsdeck::remote::SshConnectionState &state);
 
@@ -48,6 +63,7 @@ private:
     QString m_hostName;
     quint64 m_nextId = 1;
     int m_pending = 0;
+    QHash<quint64, CommandRequest> m_sudoRequests; ///< as given, for the sudo message
     std::unique_ptr<SshJobQueue> m_queue;
 };
 

@@ -155,26 +155,4 @@ TEST(SshTransport, ClientConfigAliasGivesAddressPortUserAndKey)
     EXPECT_EQ(result.standardOutput, SshdProcess::userName().toUtf8() + '\n');
 }
 
-TEST(SshTransport, ProxyJumpIsRefusedNotRunThroughTheSshBinary)
-{
-    SshdProcess sshd;
-    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
-    const QString config = sshd.path(QStringLiteral("jump_config"));
-    ASSERT_TRUE(opsdeck::test::writeFile(
-        config, QStringLiteral("Host behind\n  HostName 127.0.0.1\n  Port %1\n  ProxyJump %2\n")
-                    .arg(sshd.port())
-                    .arg(SshdProcess::alias())
-                    .toUtf8()));
-    auto settings = sshSettings(sshd);
-    settings.host = QStringLiteral("behind");
-    settings.configFile = config;
-    SshTransport transport(QStringLiteral("behind"), settings);
-    const CommandResult result = runScript(transport, QStringLiteral("true"));
-    EXPECT_EQ(result.outcome, CommandResult::Outcome::FailedToStart);
-    EXPECT_TRUE(result.errorText.contains(QStringLiteral("ProxyJump is not supported yet")))
-        << result.errorText.toStdString();
-    EXPECT_EQ(transport.connectionState().failure, SshConnectionState::Failure::Config);
-    // (The harness's own port probe may take a moment to go away.)
-    EXPECT_TRUE(opsdeck::test::waitUntil([&] { return sshd.connectionPids().isEmpty(); }, 3s))
-        << "nothing may have connected";
-}
+// ProxyJump and ProxyCommand: sshjump_test.cpp.
