@@ -4,6 +4,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QSslCertificate>
 #include <algorithm>
 #include <yaml-cpp/yaml.h>
@@ -258,10 +259,13 @@ std::optional<QUrl> InventoryReader::readUrl(YamlMapping &fields, const QString 
         return std::nullopt;
     const QUrl url(*text, QUrl::StrictMode);
     // A password in a URL would be echoed by every message and every output
-    // that shows the URL: never quote it, and never accept it.
-    const bool credentials = !url.userInfo().isEmpty();
-    const QString quoted =
-        u'\'' + (credentials ? url.toDisplayString(QUrl::RemoveUserInfo) : *text) + u'\'';
+    // that shows the URL: never quote it, and never accept it. Read from the
+    // text too: an invalid URL (a bad port) has no user info in QUrl's eyes.
+    static const QRegularExpression userInfo(u"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@]*@"_s);
+    const bool credentials = !url.userInfo().isEmpty() || userInfo.match(*text).hasMatch();
+    QString shown = *text;
+    shown.replace(userInfo, u"\\1"_s);
+    const QString quoted = u'\'' + shown + u'\'';
     QString problem;
     if (credentials)
         problem = quoted + u" carries credentials: they never live in the inventory (an API key "

@@ -114,6 +114,28 @@ TEST(InventoryValueErrors, ServiceUrlWithCredentialsIsRefusedWithoutEchoingThem)
     EXPECT_TRUE(result.errors[0].message.contains(QStringLiteral("http://127.0.0.1:30001")));
 }
 
+// QUrl drops the user info of an invalid URL (here a bad port), so the
+// credentials are found in the text itself: never echoed either way.
+TEST(InventoryValueErrors, CredentialsInAnInvalidUrlOrProxyAreNeverEchoed)
+{
+    const LoadResult result = parse("hosts: [{name: h, kind: local}]\n"
+                                    "services:\n"
+                                    "  - name: e\n"
+                                    "    role: engine\n"
+                                    "    host: h\n"
+                                    "    url: 'http://admin:URLPASS@127.0.0.1:99999/x'\n"
+                                    "    http: {proxy: 'http://u:PROXYPW@127.0.0.1:99999'}\n");
+    ASSERT_EQ(result.errors.size(), 2) << dump(result);
+    EXPECT_TRUE(isError(result, 0, 6, 10, "services[0].url", "carries credentials"));
+    EXPECT_TRUE(isError(result, 1, 7, 19, "services[0].http.proxy", "carries credentials"))
+        << dump(result);
+    for (const ValidationError &error : result.errors) {
+        EXPECT_FALSE(error.toString().contains(QStringLiteral("URLPASS")));
+        EXPECT_FALSE(error.toString().contains(QStringLiteral("PROXYPW")));
+    }
+    EXPECT_TRUE(result.errors[0].message.contains(QStringLiteral("'http://127.0.0.1:99999/x'")));
+}
+
 TEST(InventoryValueErrors, BadHealthAndMetricsPath)
 {
     const LoadResult result = parse(R"(
