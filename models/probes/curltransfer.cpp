@@ -222,6 +222,11 @@ ProbeResult CurlTransfer::finish(CURLcode code)
             QString::fromUtf8(m_errorBuffer[0] ? m_errorBuffer : curl_easy_strerror(code));
     } else if (status < 200 || status >= 300) {
         result.note = QStringLiteral("HTTP %1").arg(status);
+    } else if (m_request.kind == ProbeKind::ChatStream && m_ttftMs < 0) {
+        // A 200 whose stream never carried a content token served nothing:
+        // a failure, whatever the status line said.
+        result.error = QStringLiteral("the stream ended without a content token");
+        result.note = result.error;
     }
     return result;
 }

@@ -43,9 +43,9 @@ struct ProbeRequest
     /// Forward proxy from the inventory path (http://HOST:PORT); empty: direct.
     /// Proxies are never taken from the environment (CURLOPT_PROXY is always set).
     QUrl proxy;
-    int timeoutMs = 10'000;     ///< whole probe, ms (CURLOPT_TIMEOUT_MS); 1..600000
-    qint64 maxBytes = 1 << 20;  ///< answers longer than this are cut and fail, bytes
-    QString label;              ///< free text the caller uses to find its result (path name...)
+    int timeoutMs = 10'000;    ///< whole probe, ms (CURLOPT_TIMEOUT_MS); 1..600000
+    qint64 maxBytes = 1 << 20; ///< answers longer than this are cut and fail, bytes
+    QString label;             ///< free text the caller uses to find its result (path name...)
 };
 
 /// What one probe saw. Times are curl's -w fields, ms from the start of the
@@ -54,8 +54,8 @@ struct ProbeRequest
 /// (first response byte) and time_total. Plain data, any thread.
 struct ProbeResult
 {
-    quint64 id = 0;          ///< the id ProbeEngine::submit() returned
-    QString label;           ///< ProbeRequest::label
+    quint64 id = 0; ///< the id ProbeEngine::submit() returned
+    QString label;  ///< ProbeRequest::label
     ProbeKind kind = ProbeKind::Get;
     ConnectionMode mode = ConnectionMode::Fresh;
     QUrl url;                ///< without user info
@@ -70,7 +70,7 @@ struct ProbeResult
     /// choices[0].delta.content is a non-empty string (not the first byte, not
     /// a role-only or empty first chunk). -1 when none came or not a stream.
     double ttftMs = -1;
-    qint64 bytes = 0;        ///< response body bytes received (curl size_download)
+    qint64 bytes = 0; ///< response body bytes received (curl size_download)
     /// True when the request went on a connection that already served one
     /// (curl's CURLINFO_NUM_CONNECTS == 0 and the local port equals the one the
     /// origin's connection had), false when a connection was opened for it.
@@ -83,14 +83,16 @@ struct ProbeResult
     bool staleKeepAlive = false;
     /// How long the replaced connection had been idle, s (> 0 only with staleKeepAlive).
     double staleIdleS = 0;
-    bool timedOut = false;   ///< the probe hit timeoutMs
-    bool cancelled = false;  ///< cancelled before it finished
-    QString error;           ///< curl's error text or the reason of a failure; empty when ok
+    bool timedOut = false;  ///< the probe hit timeoutMs
+    bool cancelled = false; ///< cancelled before it finished
+    QString error;          ///< curl's error text or the reason of a failure; empty when ok
     /// One line for people: "stale keep-alive replaced: ...", "warm-up", "HTTP 503"...
     QString note;
-    QByteArray body;         ///< the answer (up to maxBytes) for callers that parse it
+    QByteArray body; ///< the answer (up to maxBytes) for callers that parse it
 
-    /// Status 2xx, no error, not cancelled.
+    /// Status 2xx, no error, not cancelled. A ChatStream whose 2xx stream
+    /// carried no content token has `error` set ("the stream ended without a
+    /// content token"), so it is not ok().
     bool ok() const { return error.isEmpty() && !cancelled && status >= 200 && status < 300; }
 };
 

@@ -5,6 +5,8 @@
 #include "simprocess.h"
 
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <thread>
 
 using namespace opsdeck::probes;
 using namespace opsdeck::test;
@@ -34,4 +36,29 @@ TEST(ProbeStream, TtftIsTheFirstContentTokenNotTheFirstByteOrAnEmptyChunk)
     ASSERT_TRUE(whole.ok()) << whole.error.toStdString();
     EXPECT_EQ(whole.ttftMs, -1);
     EXPECT_TRUE(whole.body.contains("chat.completion"));
+}
+
+// A 200 whose stream carries only a role chunk and [DONE] served no token:
+// not ok(), with the reason (the sim's streams, with tokens, pass above).
+TEST(ProbeStream, AStreamWithoutAContentTokenIsAFailure)
+{
+    httplib::Server server;
+    server.Post("/v1/chat/completions", [](const httplib::Request &, httplib::Response &res) {
+        res.set_content(
+            "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}"
+            "\n\ndata: [DONE]\n\n",
+            "text/event-stream");
+    });
+    const int port = server.bind_to_any_port("127.0.0.1");
+    ASSERT_GT(port, 0);
+    std::thread serving([&server] { server.listen_after_bind(); });
+    ProbeEngine engine;
+    const ProbeResult empty = engine.run(chatProbe(QStringLiteral("http://127.0.0.1:%1").arg(port),
+                                                   ProbeKind::ChatStream, ConnectionMode::Fresh));
+    server.stop();
+    serving.join();
+    EXPECT_EQ(empty.status, 200);
+    EXPECT_FALSE(empty.ok());
+    EXPECT_EQ(empty.ttftMs, -1);
+    EXPECT_EQ(empty.error, QStringLiteral("the stream ended without a content token"));
 }
