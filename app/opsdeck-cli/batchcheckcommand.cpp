@@ -1,6 +1,7 @@
 #include "batchcheckcommand.h"
 
 #include "batchcheck.h"
+#include "cancelonsignal.h"
 #include "checkhistory.h"
 #include "checkjson.h"
 #include "clioutput.h"
@@ -18,7 +19,8 @@ void printText(const probes::BatchCheckResult &result)
     const auto ms = [](double value) {
         return value < 0 ? u"–"_s : u"%1 ms"_s.arg(value, 0, 'f', 1);
     };
-    printLine(u"batch check %1 via %2 (%3): %4"_s.arg(
+    // result.path is a path's name ("router direct", "via proxy").
+    printLine(u"batch check %1, path %2 (%3): %4"_s.arg(
         result.cluster, result.path, result.entryService,
         result.verdict == probes::BatchVerdict::None ? u"no verdict"_s
                                                      : probes::batchVerdictName(result.verdict)));
@@ -52,15 +54,20 @@ int runBatchCheck(const QStringList &arguments)
     probes::BatchCheck::Settings settings;
     settings.n = check->n;
     settings.confirmation = check->confirmation;
+    check->noteWhenDirect();
     probes::BatchCheckResult result;
     {
         probes::ProbeEngine engine;
         probes::BatchCheck batch(engine, check->inventory, check->cluster, settings,
                                  check->secretStore());
+        const CancelOnSignal onSignal([&batch] { batch.cancel(); });
         ClusterCheck::runOffMainThread([&] { result = batch.run(); });
     }
     if (result.confirmationRequired) {
-        printError(u"%1; %2"_s.arg(result.error, check->confirmationHint()));
+        result.error = u"%1; %2"_s.arg(result.error, check->confirmationHint());
+        if (check->json)
+            printJson(QJsonDocument(probes::batchCheckToJson(result)));
+        printError(result.error);
         return ExitBadInput;
     }
     check->saveToHistory([&](history::HistoryStore &store) {
@@ -73,7 +80,7 @@ int runBatchCheck(const QStringList &arguments)
     if (result.verdict == probes::BatchVerdict::None) {
         if (!check->json)
             printError(result.error);
-        return result.pathFailed ? ExitFailed : ExitUnknown;
+        return result.pathFailed && !result.cancelled ? ExitFailed : ExitUnknown;
     }
     return result.verdict == probes::BatchVerdict::Batched && result.failures == 0 ? ExitOk
                                                                                    : ExitFailed;

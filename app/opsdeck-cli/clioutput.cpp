@@ -1,5 +1,6 @@
 #include "clioutput.h"
 
+#include <QCoreApplication>
 #include <cstdio>
 
 namespace opsdeck::cli {
@@ -22,6 +23,19 @@ void printJson(const QJsonDocument &document)
     std::fflush(stdout);
 }
 
+QString withoutUserInfo(const QString &url)
+{
+    const qsizetype schemeEnd = url.indexOf(QLatin1String("://"));
+    const qsizetype start = schemeEnd < 0 ? 0 : schemeEnd + 3;
+    qsizetype end = start;
+    while (end < url.size() && url.at(end) != u'/' && url.at(end) != u'?' && url.at(end) != u'#')
+        ++end;
+    const qsizetype at = url.lastIndexOf(u'@', end - 1);
+    if (at < start)
+        return url;
+    return url.left(start) + url.mid(at + 1);
+}
+
 bool parseArguments(QCommandLineParser &parser, const QStringList &arguments)
 {
     parser.addHelpOption();
@@ -30,7 +44,13 @@ bool parseArguments(QCommandLineParser &parser, const QStringList &arguments)
         return false;
     }
     if (parser.isSet(QStringLiteral("help"))) {
-        std::fprintf(stdout, "%s", parser.helpText().toLocal8Bit().constData());
+        // Qt names the executable; the usage line names the subcommand too.
+        QString help = parser.helpText();
+        const QString exe = QCoreApplication::arguments().value(0);
+        if (const qsizetype at = exe.isEmpty() ? -1 : help.indexOf(exe);
+            at >= 0 && !arguments.isEmpty())
+            help.replace(at, exe.size(), arguments.first());
+        std::fprintf(stdout, "%s", help.toLocal8Bit().constData());
         std::exit(ExitOk);
     }
     return true;

@@ -23,6 +23,11 @@ void printLine(const QString &line);
 /// One JSON document on stdout, compact, followed by a newline.
 void printJson(const QJsonDocument &document);
 
+/// `url` as given by the user, without the user:password@ of its authority,
+/// for quoting in a message: a password never reaches the terminal or a log,
+/// even when the URL is invalid (text work, not QUrl, for that reason).
+QString withoutUserInfo(const QString &url);
+
 /// Parses `arguments` (the subcommand's own, with a program name first);
 /// on a usage error prints it and returns false (the caller exits 2).
 bool parseArguments(QCommandLineParser &parser, const QStringList &arguments);

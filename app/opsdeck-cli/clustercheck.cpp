@@ -78,7 +78,20 @@ secrets::SecretStore *ClusterCheck::secretStore() const
 
 QString ClusterCheck::confirmationHint() const
 {
+    if (!confirmation.isEmpty() && confirmation != cluster)
+        return u"--confirm '%1' does not name the cluster; pass --confirm %2 to run it anyway"_s
+            .arg(confirmation, cluster);
     return u"pass --confirm %1 to run it anyway"_s.arg(cluster);
+}
+
+void ClusterCheck::noteWhenDirect() const
+{
+    const inventory::Cluster *c = inventory.cluster(cluster);
+    if (!c || !c->router.isEmpty() || !c->proxy.isEmpty())
+        return;
+    printError(u"note: cluster %1 has neither router nor proxy: the check goes directly to its "
+               "first decode (%2); a PD decode without a router may not serve chats"_s.arg(
+                   cluster, c->decode.value(0, u"none"_s)));
 }
 
 void ClusterCheck::saveToHistory(const std::function<bool(history::HistoryStore &)> &record) const

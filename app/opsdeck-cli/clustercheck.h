@@ -42,8 +42,15 @@ public:
     /// else nullptr (so a cluster without keys never touches the keychain).
     secrets::SecretStore *secretStore() const;
 
-    /// The message of a refusal by the production guard, naming the flag.
+    /// The message of a refusal by the production guard, naming the flag
+    /// and, when a --confirm was given, that it did not name the cluster.
     QString confirmationHint() const;
+
+    /// With neither router nor proxy the check goes straight to the first
+    /// decode ("decode direct"), which in a PD cluster may refuse chats
+    /// without the router's bootstrap fields: says so on stderr (stdout
+    /// stays the result). Does nothing when the cluster has either.
+    void noteWhenDirect() const;
 
     /// Saves a result through a HistoryStore of the data dir (`record` adds
     /// the rows); a failure is printed on stderr, never fatal: the check ran.

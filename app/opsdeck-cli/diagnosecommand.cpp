@@ -1,6 +1,7 @@
 #include "diagnosecommand.h"
 
 #include "apppaths.h"
+#include "cancelonsignal.h"
 #include "clioutput.h"
 #include "diagnosejson.h"
 #include "historystore.h"
@@ -11,6 +12,7 @@
 #include "secretstore.h"
 
 #include <QDateTime>
+#include <cmath>
 #include <memory>
 
 using namespace Qt::StringLiterals;
@@ -37,7 +39,8 @@ std::optional<probes::ProbeRounds::Settings> settingsOf(const QCommandLineParser
     }
     if (parser.isSet(u"idle-gap"_s)) {
         settings.idleGapS = parser.value(u"idle-gap"_s).toDouble(&ok);
-        if (!ok || settings.idleGapS < 0 || settings.idleGapS > probes::ProbeRounds::kMaxIdleGapS) {
+        if (!ok || !std::isfinite(settings.idleGapS) || settings.idleGapS < 0 ||
+            settings.idleGapS > probes::ProbeRounds::kMaxIdleGapS) {
             printError(
                 u"bad --idle-gap '%1': seconds from 0 to %2"_s.arg(parser.value(u"idle-gap"_s))
                     .arg(probes::ProbeRounds::kMaxIdleGapS));
@@ -79,6 +82,49 @@ QVector<probes::ProbeRequestFactory> factoriesFor(const QVector<probes::ProbePat
     return factories;
 }
 
+/// Per path, whether any warm-up, fresh or reused probe was answered, and
+/// the first error otherwise. The model lookup (round 0, fresh) is left out:
+/// a router may list models and still never answer a chat.
+class PathAnswers
+{
+public:
+    explicit PathAnswers(int paths) : m_answered(paths, false), m_firstError(paths) {}
+
+    void add(int round, int path, const probes::ProbeResult &result)
+    {
+        if (path < 0 || path >= m_answered.size() ||
+            (round == 0 && result.mode == probes::ConnectionMode::Fresh))
+            return;
+        if (result.ok()) {
+            m_answered[path] = true;
+        } else if (m_firstError[path].isEmpty()) {
+            m_firstError[path] = !result.error.isEmpty() ? result.error
+                                 : result.status > 0     ? u"HTTP %1"_s.arg(result.status)
+                                                         : u"no answer"_s;
+        }
+    }
+    /// "no probe answered: <error>" per path that was sent probes and answered none.
+    QStringList unanswered() const
+    {
+        QStringList lines;
+        for (int i = 0; i < m_answered.size(); ++i)
+            lines << (m_answered[i] || m_firstError[i].isEmpty()
+                          ? QString()
+                          : u"no probe answered: "_s + m_firstError[i]);
+        return lines;
+    }
+    bool anyAnswered() const { return m_answered.contains(true); }
+    /// The first failure of path `index`; empty when it answered or sent nothing.
+    QString firstError(int index) const
+    {
+        return m_answered.value(index) ? QString() : m_firstError.value(index);
+    }
+
+private:
+    QVector<bool> m_answered;
+    QStringList m_firstError;
+};
+
 std::optional<qint64> recordMarker(const QString &dataDir, const probes::Diagnosis &diagnosis)
 {
     history::HistoryStore store(
@@ -113,7 +159,9 @@ int runDiagnose(const QStringList &arguments)
                       u"Seconds the kept connection idles before each round (default 10)."_s,
                       u"s"_s});
     parser.addOption({u"timeout-ms"_s,
-                      u"Per-probe timeout (default 3 x the idle gap, 2000 to 60000)."_s, u"ms"_s});
+                      u"Timeout per probe, ms, 1..600000 (default 3 x the idle gap within "
+                      "2-60 s)."_s,
+                      u"ms"_s});
     parser.addOption({u"probe"_s,
                       u"auto: tiny chat via proxy and router, health on PD engines (default); "
                       "health: health GET everywhere."_s,
@@ -159,21 +207,45 @@ int runDiagnose(const QStringList &arguments)
         rounds.setRoundCallback([](int round, const probes::StallDiagnoser &) {
             std::fprintf(stderr, "opsdeck-cli: round %d done\n", round);
         });
-    const std::optional<probes::Diagnosis> diagnosis = anyProbed ? rounds.run() : std::nullopt;
+    PathAnswers answers(static_cast<int>(paths.size()));
+    rounds.setResultCallback([&answers](int round, int path, const probes::ProbeResult &result) {
+        answers.add(round, path, result);
+    });
+    std::optional<probes::Diagnosis> diagnosis;
+    bool cancelled = false;
+    if (anyProbed) {
+        const CancelOnSignal onSignal([&rounds] { rounds.stop(); });
+        diagnosis = rounds.run();
+        cancelled = rounds.stopped();
+    }
+    const QStringList unanswered = answers.unanswered();
+    // A stall is named only from answers; without one there is no evidence.
+    if (!answers.anyAnswered())
+        diagnosis.reset();
     std::optional<qint64> markerId;
     if (diagnosis)
         markerId = recordMarker(parser.value(u"data-dir"_s), *diagnosis);
 
     if (json) {
-        QJsonObject document = diagnoseJson(clusterName, rounds, diagnosis);
+        QJsonObject document = diagnoseJson(clusterName, rounds, diagnosis, unanswered, cancelled);
         document.insert(u"marker_id"_s, markerId ? QJsonValue(*markerId) : QJsonValue());
         printJson(QJsonDocument(document));
     } else {
-        for (const QString &line : diagnoseText(rounds, diagnosis))
+        for (const QString &line : diagnoseText(rounds, diagnosis, unanswered, cancelled))
             printLine(line);
     }
-    if (!anyProbed) {
-        printError(u"cluster %1: no path could be probed"_s.arg(clusterName));
+    if (cancelled)
+        return ExitUnknown;
+    if (!answers.anyAnswered()) {
+        QStringList why;
+        for (int i = 0; i < paths.size(); ++i) {
+            const QString problem =
+                rounds.problem(i).isEmpty() ? answers.firstError(i) : rounds.problem(i);
+            if (!problem.isEmpty())
+                why << u"%1: %2"_s.arg(paths.at(i).name, problem);
+        }
+        printError(u"cluster %1: no path could be probed: %2"_s.arg(
+            clusterName, why.isEmpty() ? u"no path"_s : why.join(u"; "_s)));
         return ExitUnknown;
     }
     return diagnosis ? ExitFailed : ExitOk;

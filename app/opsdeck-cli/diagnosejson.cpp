@@ -40,10 +40,18 @@ QJsonObject roundJson(const probes::StallDiagnoser::Sample &sample)
     };
 }
 
+// The factory's problem (never sent) first, else why nothing answered.
+QString problemOf(const probes::ProbeRounds &rounds, const QStringList &unanswered, int index)
+{
+    const QString problem = rounds.problem(index);
+    return problem.isEmpty() ? unanswered.value(index) : problem;
+}
+
 } // namespace
 
 QJsonObject diagnoseJson(const QString &cluster, const probes::ProbeRounds &rounds,
-                         const std::optional<probes::Diagnosis> &diagnosis)
+                         const std::optional<probes::Diagnosis> &diagnosis,
+                         const QStringList &unanswered, bool cancelled)
 {
     const probes::StallDiagnoser &diagnoser = rounds.diagnoser();
     QJsonArray paths;
@@ -63,7 +71,7 @@ QJsonObject diagnoseJson(const QString &cluster, const probes::ProbeRounds &roun
                                  {u"url"_s, path.baseUrl.toString(QUrl::RemoveUserInfo)},
                                  {u"hops"_s, QJsonArray::fromStringList(path.hops)},
                                  {u"probe"_s, rounds.probeName(i)},
-                                 {u"problem"_s, rounds.problem(i)},
+                                 {u"problem"_s, problemOf(rounds, unanswered, i)},
                                  {u"stale_count"_s, stale},
                                  {u"stalling_rounds"_s, stalling},
                                  {u"rounds"_s, perRound}});
@@ -89,11 +97,13 @@ QJsonObject diagnoseJson(const QString &cluster, const probes::ProbeRounds &roun
                        {u"rounds"_s, rounds.roundsRun()},
                        {u"idle_gap_s"_s, rounds.settings().idleGapS},
                        {u"timeout_ms"_s, rounds.settings().timeoutMs},
-                       {u"model"_s, rounds.model()}};
+                       {u"model"_s, rounds.model()},
+                       {u"cancelled"_s, cancelled}};
 }
 
 QStringList diagnoseText(const probes::ProbeRounds &rounds,
-                         const std::optional<probes::Diagnosis> &diagnosis)
+                         const std::optional<probes::Diagnosis> &diagnosis,
+                         const QStringList &unanswered, bool cancelled)
 {
     QStringList lines;
     const probes::StallDiagnoser &diagnoser = rounds.diagnoser();
@@ -108,9 +118,21 @@ QStringList diagnoseText(const probes::ProbeRounds &rounds,
             lines << u"%1 (%2) round %3: %4 - %5"_s.arg(path.name, path.entryService)
                          .arg(sample.round)
                          .arg(probes::StallDiagnoser::verdictName(sample.verdict), sample.reason);
+        if (!unanswered.value(i).isEmpty())
+            lines << u"%1 (%2): %3"_s.arg(path.name, path.entryService, unanswered.value(i));
     }
+    if (cancelled)
+        lines << u"cancelled after %1 rounds"_s.arg(rounds.roundsRun());
     if (!diagnosis) {
-        lines << u"no keep-alive stall found in %1 rounds"_s.arg(rounds.roundsRun());
+        int silent = 0;
+        for (int i = 0; i < diagnoser.paths().size(); ++i)
+            silent += !problemOf(rounds, unanswered, i).isEmpty() ? 1 : 0;
+        // Without one answer there is nothing to call healthy.
+        if (silent < diagnoser.paths().size())
+            lines << u"no keep-alive stall found in %1 rounds%2"_s.arg(rounds.roundsRun())
+                         .arg(silent == 0 ? QString()
+                                          : u" (%1 of %2 paths never answered)"_s.arg(silent).arg(
+                                                diagnoser.paths().size()));
         return lines;
     }
     lines << u"STALL: "_s + diagnosis->headline();

@@ -15,13 +15,20 @@ namespace opsdeck::cli {
 ///             "fresh_ms", "reused_ms", "reused_connection", "reused_local_port",
 ///             "fresh_connection_reused", "fresh_local_port", "reused_timed_out",
 ///             "reused_stale", "stale_idle_s", "fresh_status", "reused_status"}]}],
-///  "cluster", "rounds", "idle_gap_s", "timeout_ms", "model"}.
+///  "cluster", "rounds", "idle_gap_s", "timeout_ms", "model", "cancelled"}.
 /// Times in ms (curl's time_total), idle in s. `marker_id` is added by the caller.
+/// `unanswered`: per path (probePaths() order), "no probe answered: <first
+/// error>" when none of its warm-up, fresh and reused probes was answered
+/// (empty otherwise); it becomes the path's "problem" when the factory had none.
+/// `cancelled`: SIGINT/SIGTERM stopped the rounds early.
 QJsonObject diagnoseJson(const QString &cluster, const probes::ProbeRounds &rounds,
-                         const std::optional<probes::Diagnosis> &diagnosis);
+                         const std::optional<probes::Diagnosis> &diagnosis,
+                         const QStringList &unanswered, bool cancelled);
 
-/// The same for people: one line per path and round, then the diagnosis.
+/// The same for people: one line per path and round, then the diagnosis;
+/// "no keep-alive stall found" only when some path answered.
 QStringList diagnoseText(const probes::ProbeRounds &rounds,
-                         const std::optional<probes::Diagnosis> &diagnosis);
+                         const std::optional<probes::Diagnosis> &diagnosis,
+                         const QStringList &unanswered, bool cancelled);
 
 } // namespace opsdeck::cli

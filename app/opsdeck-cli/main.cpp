@@ -16,6 +16,7 @@
 
 #include <QCoreApplication>
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -61,6 +62,10 @@ Every command takes --help. Exit codes: 0 ok, 1 unhealthy or failed, 2 bad input
 
 int main(int argc, char **argv)
 {
+    // A reader that goes away (`| head -1`) must not kill a run mid-way:
+    // writes then fail quietly and the command still ends its work and
+    // writes its history.
+    std::signal(SIGPIPE, SIG_IGN);
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("opsdeck-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(OPSDECK_VERSION));

@@ -1,5 +1,6 @@
 #include "probecommand.h"
 
+#include "cancelonsignal.h"
 #include "clioutput.h"
 #include "probeengine.h"
 #include "probeoutput.h"
@@ -9,7 +10,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <chrono>
-#include <csignal>
+#include <cmath>
 #include <future>
 #include <optional>
 #include <thread>
@@ -26,11 +27,9 @@ using probes::ProbeResult;
 constexpr int kMaxCount = 10'000;
 constexpr double kMaxIdleGapS = 600; // ProbeEngine::Limits::maxIdleGapS
 
-volatile std::sig_atomic_t interrupted = 0;
-
-void onSignal(int)
+bool interrupted()
 {
-    interrupted = 1;
+    return CancelOnSignal::signalled();
 }
 
 /// Sleeps for `seconds` in short slices; false when interrupted meanwhile.
@@ -38,10 +37,10 @@ bool idleGap(double seconds)
 {
     const auto until = std::chrono::steady_clock::now() +
                        std::chrono::milliseconds(static_cast<qint64>(seconds * 1000));
-    while (!interrupted && std::chrono::steady_clock::now() < until)
+    while (!interrupted() && std::chrono::steady_clock::now() < until)
         std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
             until - std::chrono::steady_clock::now(), std::chrono::milliseconds(50)));
-    return !interrupted;
+    return !interrupted();
 }
 
 /// Runs `request` on `engine`, cancelling it when SIGINT/SIGTERM arrives.
@@ -53,7 +52,7 @@ ProbeResult runInterruptibly(probes::ProbeEngine &engine, const ProbeRequest &re
         engine.submit(request, [promise](const ProbeResult &r) { promise->set_value(r); });
     bool cancelled = false;
     while (future.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
-        if (interrupted && !cancelled) {
+        if (interrupted() && !cancelled) {
             engine.cancel(id);
             cancelled = true;
         }
@@ -68,7 +67,7 @@ std::optional<double> number(const QCommandLineParser &parser, const QString &na
         return fallback;
     bool ok = false;
     const double value = parser.value(name).toDouble(&ok);
-    if (!ok || !(value >= min && value <= max)) {
+    if (!ok || !std::isfinite(value) || !(value >= min && value <= max)) {
         printError(QStringLiteral("bad --%1 '%2': expected a number in [%3, %4]")
                        .arg(name, parser.value(name))
                        .arg(min)
@@ -103,7 +102,7 @@ std::optional<QString> discoverModel(probes::ProbeEngine &engine, ProbeRequest r
                         !models.error.isEmpty() ? models.error
                         : models.ok()           ? QStringLiteral("no model id in the answer")
                                                 : QStringLiteral("HTTP %1").arg(models.status)));
-    exitCode = models.timedOut || interrupted ? ExitUnknown : ExitFailed;
+    exitCode = models.timedOut || interrupted() ? ExitUnknown : ExitFailed;
     return std::nullopt;
 }
 
@@ -152,10 +151,15 @@ int runProbe(const QStringList &arguments)
         return ExitBadInput;
     const QStringList positional = parser.positionalArguments();
     const QUrl url(positional.value(0), QUrl::StrictMode);
-    if (positional.size() != 1 || !url.isValid() || url.host().isEmpty() ||
+    // Port 0 is no port to connect to (QUrl takes it as valid).
+    if (positional.size() != 1 || !url.isValid() || url.host().isEmpty() || url.port() == 0 ||
         (url.scheme() != u"http" && url.scheme() != u"https")) {
-        printError(QStringLiteral("probe needs one http:// or https:// URL, got '%1'")
-                       .arg(positional.join(u' ')));
+        QStringList quoted;
+        for (const QString &argument : positional)
+            quoted << withoutUserInfo(argument);
+        printError(QStringLiteral("probe needs one http:// or https:// URL with a host and a port "
+                                  "in 1..65535, got '%1'")
+                       .arg(quoted.join(u' ')));
         return ExitBadInput;
     }
     if (parser.isSet(QStringLiteral("fresh")) && parser.isSet(QStringLiteral("reused"))) {
@@ -178,16 +182,22 @@ int runProbe(const QStringList &arguments)
     request.label = QStringLiteral("cli");
     if (parser.isSet(QStringLiteral("cacert"))) {
         request.caFile = parser.value(QStringLiteral("cacert"));
-        if (!QFileInfo(request.caFile).isFile()) {
-            printError(QStringLiteral("--cacert %1: no such file").arg(request.caFile));
+        const QFileInfo ca(request.caFile);
+        if (!ca.isFile() || !ca.isReadable()) {
+            printError(QStringLiteral("--cacert %1: %2")
+                           .arg(request.caFile, ca.isFile() ? QStringLiteral("not readable")
+                                                            : QStringLiteral("no such file")));
             return ExitBadInput;
         }
     }
     if (parser.isSet(QStringLiteral("proxy"))) {
         request.proxy = QUrl(parser.value(QStringLiteral("proxy")), QUrl::StrictMode);
-        if (!request.proxy.isValid() || request.proxy.host().isEmpty()) {
-            printError(
-                QStringLiteral("bad --proxy '%1'").arg(parser.value(QStringLiteral("proxy"))));
+        // Only HTTP proxies: curl would take socks5:// too, but the console's
+        // proxy settings (and the inventory's) are HTTP only.
+        if (!request.proxy.isValid() || request.proxy.host().isEmpty() ||
+            request.proxy.scheme() != u"http" || request.proxy.port() == 0) {
+            printError(QStringLiteral("bad --proxy '%1': expected http://HOST[:PORT]")
+                           .arg(withoutUserInfo(parser.value(QStringLiteral("proxy")))));
             return ExitBadInput;
         }
     }
@@ -205,8 +215,8 @@ int runProbe(const QStringList &arguments)
         secrets::SecretStore::wipe(secret.value);
     }
 
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
+    // The loops below poll signalled() and cancel the probe in flight.
+    const CancelOnSignal onSignal;
     probes::ProbeEngine engine;
     const bool stream = parser.isSet(QStringLiteral("stream"));
     if (stream || parser.isSet(QStringLiteral("chat")) ||
@@ -236,7 +246,7 @@ int runProbe(const QStringList &arguments)
         printLine(probeTableHeader());
     bool failed = false;
     bool unknown = false;
-    for (int i = 0; i < static_cast<int>(*count) && !interrupted; ++i) {
+    for (int i = 0; i < static_cast<int>(*count) && !interrupted(); ++i) {
         if (i > 0 && request.mode == ConnectionMode::Reused && !idleGap(*idleGapS))
             break;
         const ProbeResult result = runInterruptibly(engine, request);
@@ -248,7 +258,7 @@ int runProbe(const QStringList &arguments)
         unknown = unknown || result.timedOut || result.cancelled;
     }
     request.apiKey.fill('\0');
-    if (interrupted || unknown)
+    if (interrupted() || unknown)
         return ExitUnknown;
     return failed ? ExitFailed : ExitOk;
 }

@@ -1,5 +1,6 @@
 #include "verifycommand.h"
 
+#include "cancelonsignal.h"
 #include "checkhistory.h"
 #include "checkjson.h"
 #include "clioutput.h"
@@ -27,6 +28,7 @@ int runVerify(const QStringList &arguments)
     probes::StagedVerification::Settings settings;
     settings.batch.n = check->n;
     settings.batch.confirmation = check->confirmation;
+    check->noteWhenDirect();
     probes::VerificationResult result;
     {
         probes::ProbeEngine engine;
@@ -44,10 +46,14 @@ int runVerify(const QStringList &arguments)
                  },
                  {}});
         }
+        const CancelOnSignal onSignal([&verification] { verification.cancel(); });
         ClusterCheck::runOffMainThread([&] { result = verification.run(); });
     }
     if (result.confirmationRequired) {
-        printError(u"%1; %2"_s.arg(result.error, check->confirmationHint()));
+        result.error = u"%1; %2"_s.arg(result.error, check->confirmationHint());
+        if (check->json)
+            printJson(QJsonDocument(probes::verificationToJson(result)));
+        printError(result.error);
         return ExitBadInput;
     }
     check->saveToHistory([&](history::HistoryStore &store) {

@@ -148,6 +148,7 @@ bool BatchCheck::runSingle(const ProbeRequestFactory &factory, BatchCheckResult 
         result.error = result.reason = u"%1: GET /v1/models gave no model%2"_s.arg(
             result.entryService, why.isEmpty() ? QString() : u" (%1)"_s.arg(why));
         result.pathFailed = true;
+        result.timedOut = models.timedOut;
         return false;
     }
     const ProbeResult single =
@@ -162,6 +163,7 @@ bool BatchCheck::runSingle(const ProbeRequestFactory &factory, BatchCheckResult 
         result.error = result.reason =
             u"the single request through %1 failed: %2"_s.arg(result.path, failure);
         result.pathFailed = true;
+        result.timedOut = single.timedOut; // timed_out says how the run ended, single included
         return false;
     }
     result.singleS = single.totalMs / 1000.0;

@@ -64,7 +64,9 @@ struct BatchCheckResult
     int failures = 0;                      ///< requests whose outcome is not ok()
     QVector<RunningSample> samples;        ///< decode running requests, every ~250 ms, oldest first
     QString samplesSource;                 ///< "/v1/loads" or "/metrics"; empty when none was read
-    bool timedOut = false;  ///< the whole-run deadline ended it (unfinished requests failed)
+    /// A timeout ended the run: the batch deadline (unfinished requests failed),
+    /// or the single request / GET /v1/models hit singleTimeoutMs.
+    bool timedOut = false;
     bool cancelled = false; ///< cancel() ended it
 
     /// The q-quantile (0..1, nearest rank) of the requests' TTFT, ms; -1 when

@@ -178,3 +178,33 @@ TEST(CliProbe, SigintCancelsTheProbeInFlight)
     EXPECT_EQ(cli.exitCode(), 3);
     EXPECT_TRUE(out.contains("cancelled")) << out.toStdString();
 }
+
+TEST(CliProbe, PortZeroSocksProxiesAndCredentialsAreBadInputWithoutEchoingThePassword)
+{
+    const QString dead = QStringLiteral("http://127.0.0.1:%1/health").arg(freeTcpPort());
+    for (const QStringList &bad :
+         {QStringList{QStringLiteral("probe"), QStringLiteral("http://127.0.0.1:0/health")},
+          QStringList{QStringLiteral("probe"), dead, QStringLiteral("--proxy"),
+                      QStringLiteral("socks5://u:s3cretpw@127.0.0.1:1080")},
+          QStringList{QStringLiteral("probe"), dead, QStringLiteral("--proxy"),
+                      QStringLiteral("http://u:s3cretpw@[bad/")},
+          QStringList{QStringLiteral("probe"),
+                      QStringLiteral("http://u:s3cretpw@127.0.0.1:99999/")},
+          QStringList{QStringLiteral("probe"), QStringLiteral("http://u:s3cretpw@127.0.0.1:0/")}}) {
+        const CliRun run = runCli(bad);
+        EXPECT_EQ(run.exitCode, 2) << bad.join(u' ').toStdString();
+        EXPECT_TRUE(run.standardError.startsWith("opsdeck-cli: "))
+            << run.standardError.toStdString();
+        EXPECT_FALSE(run.standardError.contains("s3cretpw")) << run.standardError.toStdString();
+        EXPECT_FALSE(run.standardOutput.contains("s3cretpw"));
+    }
+    const CliRun cacert = runCli({QStringLiteral("probe"), dead, QStringLiteral("--cacert"),
+                                  QStringLiteral("/nonexistent/ca.pem")});
+    EXPECT_EQ(cacert.exitCode, 2);
+    EXPECT_TRUE(cacert.standardError.contains("/nonexistent/ca.pem"));
+
+    const CliRun help = runCli({QStringLiteral("probe"), QStringLiteral("--help")});
+    EXPECT_EQ(help.exitCode, 0);
+    EXPECT_TRUE(help.standardOutput.startsWith("Usage: opsdeck-cli probe "))
+        << help.standardOutput.toStdString();
+}

@@ -1,9 +1,12 @@
 // opsdeck-cli batch-check and verify against a PD cluster of opsdeck-sim:
 // the JSON keys of the contract, the exit codes, the production guard's
 // refusal, and the rows left in the history database of --data-dir.
+#include "batchcheck.h"
+#include "checkjson.h"
 #include "clitest.h"
 #include "historystore.h"
 #include "pdcluster.h"
+#include "probeengine.h"
 #include "testsupport.h"
 
 #include <QJsonArray>
@@ -80,12 +83,31 @@ TEST_F(ChecksCli, AProductionClusterWithoutConfirmExitsTwoAndSaysWhatToPass)
                m_dir.path());
     EXPECT_EQ(run.exitCode, 2);
     EXPECT_TRUE(run.standardError.contains("pass --confirm pd")) << run.standardError.toStdString();
-    EXPECT_TRUE(run.standardOutput.isEmpty());
+    // --json still gives a document saying why.
+    const QJsonObject refused = run.json().object();
+    EXPECT_TRUE(refused.value(QStringLiteral("confirmation_required")).toBool())
+        << run.standardOutput.toStdString();
+    EXPECT_TRUE(refused.value(QStringLiteral("error"))
+                    .toString()
+                    .contains(QStringLiteral("pass --confirm pd")));
     const auto verify = runCli(
         common(QStringLiteral("verify"), inventoryFile(QStringLiteral("decode"))), m_dir.path());
     EXPECT_EQ(verify.exitCode, 2);
     EXPECT_TRUE(verify.standardError.contains("pass --confirm pd"))
         << verify.standardError.toStdString();
+
+    // A wrong name is called wrong, in JSON too.
+    const auto wrong =
+        runCli(common(QStringLiteral("verify"), inventoryFile(QStringLiteral("decode"))) +
+                   QStringList{QStringLiteral("--confirm"), QStringLiteral("pf"),
+                               QStringLiteral("--json")},
+               m_dir.path());
+    EXPECT_EQ(wrong.exitCode, 2);
+    EXPECT_TRUE(wrong.json().object().value(QStringLiteral("confirmation_required")).toBool())
+        << wrong.standardOutput.toStdString();
+    EXPECT_TRUE(wrong.standardError.contains("--confirm 'pf' does not name the cluster"))
+        << wrong.standardError.toStdString();
+    EXPECT_TRUE(savedChecks().isEmpty());
 }
 
 TEST_F(ChecksCli, VerifyExitsZeroWhenEveryStagePassesAndOneWhenAServiceIsDown)
@@ -142,4 +164,24 @@ TEST_F(ChecksCli, AnUnknownClusterIsBadInputNamingIt)
     EXPECT_EQ(run.exitCode, 2);
     EXPECT_TRUE(run.standardError.contains("no cluster named 'nope' (clusters: pd)"))
         << run.standardError.toStdString();
+}
+
+// The run ended by the single request's timeout: timed_out must say so
+// (it said false while the error said "timed out").
+TEST(BatchCheckTimeout, ASingleRequestThatTimesOutMarksTheRunTimedOut)
+{
+    test::PdCluster cluster;
+    ASSERT_TRUE(cluster.start({QStringLiteral("--fault"), QStringLiteral("scheduler-stuck")}))
+        << cluster.error.toStdString();
+    probes::ProbeEngine engine;
+    probes::BatchCheck::Settings settings;
+    settings.n = 2;
+    settings.singleTimeoutMs = 500;
+    probes::BatchCheck check(engine, cluster.inventory(), QStringLiteral("pd"), settings);
+    const probes::BatchCheckResult result = check.run();
+    EXPECT_TRUE(result.timedOut) << result.error.toStdString();
+    EXPECT_FALSE(result.cancelled);
+    EXPECT_TRUE(result.error.contains(QStringLiteral("the single request")))
+        << result.error.toStdString();
+    EXPECT_TRUE(probes::batchCheckToJson(result).value(QStringLiteral("timed_out")).toBool());
 }

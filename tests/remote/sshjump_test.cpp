@@ -7,6 +7,7 @@
 #include "synchronousrun.h"
 
 #include <QDir>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <cstdio>
 #include <gtest/gtest.h>
@@ -234,4 +235,32 @@ TEST(SshJump, ALoopInTheConfigEnds)
     EXPECT_EQ(result.outcome, CommandResult::Outcome::FailedToStart);
     EXPECT_TRUE(result.errorText.contains(QStringLiteral("a loop in the ssh config")))
         << result.errorText.toStdString();
+}
+
+TEST(SshJump, CommandLineGoesThroughTheJump)
+{
+    JumpSetup setup;
+    ASSERT_TRUE(setup.start()) << setup.jump.errorText().toStdString();
+    const auto cli = [&](const QString &script) {
+        QProcess process;
+        process.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")),
+                      {QStringLiteral("ssh"), QStringLiteral("behind"),
+                       QStringLiteral("--ssh-config"), setup.config(),
+                       QStringLiteral("--known-hosts"), setup.knownHosts(), QStringLiteral("--"),
+                       QStringLiteral("sh"), QStringLiteral("-c"), script});
+        const bool finished = process.waitForFinished(60000);
+        if (!finished)
+            process.kill();
+        process.waitForFinished(5000);
+        const QByteArray output = process.readAllStandardOutput() + process.readAllStandardError();
+        return std::make_pair(finished ? process.exitCode() : -1, output);
+    };
+    const auto [code, output] = cli(QStringLiteral("echo behind; exit 5"));
+    EXPECT_EQ(code, 5) << output.toStdString();
+    EXPECT_TRUE(output.contains("behind")) << output.toStdString();
+    // The jump host's key is checked too: unknown -> refused, exit 4.
+    ASSERT_TRUE(setup.writeKnownHosts(setup.target.knownHostsLine() + u'\n'));
+    const auto [refused, message] = cli(QStringLiteral("true"));
+    EXPECT_EQ(refused, 4) << message.toStdString();
+    EXPECT_TRUE(message.contains("jump host jump")) << message.toStdString();
 }

@@ -1,0 +1,90 @@
+#include "cancelonsignal.h"
+
+#include <atomic>
+#include <csignal>
+#include <fcntl.h>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+
+namespace opsdeck::cli {
+
+namespace {
+
+int pipeFds[2] = {-1, -1};
+std::atomic<bool> signalledFlag{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler");
+
+std::mutex callbackMutex;
+std::function<void()> armedCallback; // guarded by callbackMutex
+
+void resetToDefault()
+{
+    struct sigaction action = {};
+    action.sa_handler = SIG_DFL;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
+
+// Async-signal-safe only: sigaction, an atomic store, write.
+extern "C" void onSignal(int)
+{
+    resetToDefault();
+    signalledFlag.store(true);
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t written = ::write(pipeFds[1], &byte, 1);
+}
+
+void callArmed()
+{
+    std::lock_guard lock(callbackMutex);
+    if (armedCallback)
+        armedCallback();
+}
+
+void installOnce()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        if (::pipe2(pipeFds, O_CLOEXEC) != 0)
+            return; // no pipe: signals keep their default action (they kill)
+        // Lives as long as the process, blocked in read() between signals.
+        std::thread([] {
+            char byte = 0;
+            while (::read(pipeFds[0], &byte, 1) == 1)
+                callArmed();
+        }).detach();
+        struct sigaction action = {};
+        action.sa_handler = onSignal;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGINT, &action, nullptr);
+        sigaction(SIGTERM, &action, nullptr);
+    });
+}
+
+} // namespace
+
+CancelOnSignal::CancelOnSignal(std::function<void()> cancel)
+{
+    installOnce();
+    {
+        std::lock_guard lock(callbackMutex);
+        armedCallback = std::move(cancel);
+    }
+    if (signalled())
+        callArmed();
+}
+
+CancelOnSignal::~CancelOnSignal()
+{
+    std::lock_guard lock(callbackMutex);
+    armedCallback = {};
+}
+
+bool CancelOnSignal::signalled()
+{
+    return signalledFlag.load();
+}
+
+} // namespace opsdeck::cli
