@@ -4,6 +4,7 @@
 #include "probelab.h"
 #include "probelatencypanel.h"
 #include "proberounds.h"
+#include "timeserieschart.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -220,8 +221,10 @@ void ProbeLabPanel::layoutCharts()
             m_chartGrid->removeWidget(panel);
         for (int c = 0; c < 4; ++c)
             m_chartGrid->setColumnStretch(c, c < columns ? 1 : 0);
-        for (int i = 0; i < count; ++i)
+        for (int i = 0; i < count; ++i) {
             m_chartGrid->addWidget(m_panels[i], i / columns, i % columns);
+            m_panels[i]->chart()->setCompactLegend(columns > 2);
+        }
         m_sizedForHeight = 0;
     }
     const int total = m_leftSplitter->height();
@@ -230,8 +233,15 @@ void ProbeLabPanel::layoutCharts()
         // of the height: the table's rows are the evidence.
         const int rows = (int(m_panels.size()) + columns - 1) / columns;
         const int spacing = m_chartGrid->spacing();
-        const int rowHeight =
-            (m_chartScroll->widget()->minimumSizeHint().height() + spacing) / rows;
+        // The height the rows need at this width: a stats line that wraps
+        // (heightForWidth) is taller than the minimum hint says, and a row
+        // cut at the bottom loses its time axis.
+        QWidget *inner = m_chartScroll->widget();
+        int innerHeight = inner->minimumSizeHint().height();
+        if (inner->hasHeightForWidth())
+            innerHeight =
+                std::max(innerHeight, inner->heightForWidth(m_chartScroll->viewport()->width()));
+        const int rowHeight = (innerHeight + spacing) / rows;
         const int shownRows = std::clamp(total * 2 / 3 / rowHeight, 1, rows);
         // + a little: the grid's rows come out a few px taller than the hint.
         int charts = shownRows * rowHeight - spacing + 16;

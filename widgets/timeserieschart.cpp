@@ -422,6 +422,16 @@ void TimeSeriesChart::applyPalette()
     m_markers->setColors(m_palette.marker, m_palette.labelBackground);
     m_markers->setFont(font());
     m_markers->layout(m_chart->plotArea(), m_drawnStartMs, m_drawnEndMs);
+    QFont legendFont = font();
+    if (m_compactLegend)
+        legendFont.setPointSizeF(legendFont.pointSizeF() * 0.78);
+    m_chart->legend()->setFont(legendFont);
+}
+
+void TimeSeriesChart::setCompactLegend(bool compact)
+{
+    m_compactLegend = compact;
+    applyPalette();
 }
 
 void TimeSeriesChart::styleLegendMarker(const Series &series)

@@ -138,6 +138,9 @@ public:
     /// plot (axes, legend, status line). Inside the plot the crosshair
     /// label gives the values instead.
     void setSourceTooltip(const QString &text);
+    /// Legend text at 78 % of the widget's font, for charts set side by side
+    /// in a row (the probe lab's paths), so that every entry reads whole.
+    void setCompactLegend(bool compact);
     QString sourceTooltip() const { return m_sourceTooltip; }
     /// The crosshair label (time, then "name: value unit" per visible
     /// series) while the pointer is over the plot; empty otherwise.
@@ -183,6 +186,7 @@ private:
     QList<Series> m_series;
     ChartPalette m_palette;
     QString m_unit;
+    bool m_compactLegend = false;
     QString m_sourceTooltip;
     Mode m_mode = Mode::Live;
     qint64 m_windowMs = 5 * 60 * 1000;

@@ -121,6 +121,12 @@ QStringList diagnoseText(const probes::ProbeRounds &rounds,
         if (!unanswered.value(i).isEmpty())
             lines << u"%1 (%2): %3"_s.arg(path.name, path.entryService, unanswered.value(i));
     }
+    // Cancelled: the rounds left might have shown a stall; claim nothing.
+    if (cancelled && !diagnosis) {
+        lines << u"cancelled after %1 rounds; no keep-alive stall seen so far"_s.arg(
+            rounds.roundsRun());
+        return lines;
+    }
     if (cancelled)
         lines << u"cancelled after %1 rounds"_s.arg(rounds.roundsRun());
     if (!diagnosis) {

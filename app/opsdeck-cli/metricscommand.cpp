@@ -15,7 +15,6 @@
 #include <QNetworkAccessManager>
 #include <QNetworkProxy>
 #include <QNetworkReply>
-#include <QRegularExpression>
 
 namespace opsdeck::cli {
 
@@ -144,10 +143,7 @@ int runMetrics(const QStringList &arguments)
         if (!usableUrl(url)) {
             printError(
                 QStringLiteral("'%1' is not an http(s) URL with a host and a port from 1 to 65535")
-                    .arg(url.isValid() ? url.toDisplayString(QUrl::RemoveUserInfo)
-                                       : QString(source).replace(
-                                             QRegularExpression(QStringLiteral("//[^/@]*@")),
-                                             QStringLiteral("//"))));
+                    .arg(withoutUserInfo(source)));
             return ExitBadInput;
         }
         const int timeoutMs = parser.isSet(QStringLiteral("timeout"))

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <limits>
 #include <memory>
+#include <unistd.h>
 
 using namespace std::chrono_literals;
 using namespace Qt::StringLiterals;
@@ -211,10 +212,22 @@ TEST(CliSigpipe, VerifyWhoseReaderLeftStillFinishesAndWritesHistory)
     QTemporaryDir dir;
     const QString dataDir = dir.filePath(u"data"_s);
     const QString inventory = test::writeInventory(dir, cluster.inventoryYaml());
-    auto cli = startCli(checkArgs(u"verify"_s, inventory, dataDir) + QStringList{u"-n"_s, u"4"_s},
-                        dir.path());
-    // Like `| head -0`: the first line it writes finds no reader.
-    cli->closeReadChannel(QProcess::StandardOutput);
+    // Like `| head -0`: stdout is a pipe nobody reads, so the first line
+    // written gets EPIPE (SIGPIPE unless ignored).
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    ::close(fds[0]);
+    const int writeEnd = fds[1];
+    auto cli = std::make_unique<QProcess>();
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(u"XDG_DATA_HOME"_s, dir.path());
+    cli->setProcessEnvironment(env);
+    cli->setStandardInputFile(QProcess::nullDevice());
+    cli->setChildProcessModifier([writeEnd] { ::dup2(writeEnd, STDOUT_FILENO); });
+    cli->start(test::binPath(u"opsdeck-cli"_s),
+               checkArgs(u"verify"_s, inventory, dataDir) + QStringList{u"-n"_s, u"4"_s});
+    ASSERT_TRUE(cli->waitForStarted());
+    ::close(writeEnd);
     ASSERT_TRUE(cli->waitForFinished(120'000));
     EXPECT_EQ(cli->exitStatus(), QProcess::NormalExit);
     EXPECT_EQ(cli->exitCode(), 0) << cli->readAllStandardError().toStdString();
@@ -281,10 +294,12 @@ TEST(CliDiagnoseUnanswered, APathThatNeverAnswersIsNamedBesideTheOthers)
     for (const QJsonValue &value : json.json().object().value(u"paths"_s).toArray()) {
         const QJsonObject path = value.toObject();
         const QString problem = path.value(u"problem"_s).toString();
-        if (path.value(u"name"_s).toString() == u"prefill direct"_s)
+        const QString name = path.value(u"name"_s).toString();
+        if (name == u"prefill direct"_s) {
             EXPECT_TRUE(problem.startsWith(u"no probe answered: "_s)) << problem.toStdString();
-        else if (path.value(u"name"_s).toString() == u"decode direct"_s)
+        } else if (name == u"decode direct"_s) {
             EXPECT_TRUE(problem.isEmpty()) << problem.toStdString();
+        }
     }
 }
 
