@@ -9,10 +9,10 @@ TEST(InventoryVia, NamesAnSshHost)
 {
     const LoadResult result = parse(R"(
 hosts:
-  - {name: gpu-1, kind: ssh, address: 10.0.0.5}
+  - {name: gpu-1, kind: ssh, address: 127.0.0.2}
 services:
   - {name: decode, role: decode, host: gpu-1, via: gpu-1, url: "http://127.0.0.1:30001"}
-  - {name: router, role: router, host: gpu-1, url: "http://10.0.0.5:8000"}
+  - {name: router, role: router, host: gpu-1, url: "http://127.0.0.2:8000"}
 )");
     ASSERT_TRUE(result.inventory) << dump(result);
     EXPECT_EQ(result.inventory->services[0].via, QStringLiteral("gpu-1"));
@@ -23,7 +23,7 @@ TEST(InventoryVia, UnknownHostIsAnErrorAtItsLine)
 {
     const LoadResult result = parse(R"(
 hosts:
-  - {name: gpu-1, kind: ssh, address: 10.0.0.5}
+  - {name: gpu-1, kind: ssh, address: 127.0.0.2}
 services:
   - name: decode
     role: decode

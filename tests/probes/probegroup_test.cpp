@@ -1,9 +1,11 @@
 // ProbeGroup: N probes at once, every one back, in order; a deadline and a
 // cancel end the wait with every request still reported.
+#include "loadsample.h"
 #include "probeengine.h"
 #include "probegroup.h"
 #include "probetestsupport.h"
 #include "simprocess.h"
+#include "testsupport.h"
 
 #include <QDateTime>
 #include <gtest/gtest.h>
@@ -88,15 +90,23 @@ TEST(ProbeGroup, CancelFromAnotherThreadEndsTheWaitAndSticks)
     ASSERT_TRUE(sim.start(test::simArgs(u"engine"_s))) << sim.errorText().toStdString();
     ProbeEngine engine;
     ProbeGroup group(engine);
-    const Clock::time_point start = Clock::now();
-    std::thread canceller([&group] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(300)); // the cancel's moment
-        group.cancel();
-    });
-    const ProbeGroup::Outcome outcome = group.runAll({slowChat(sim)});
-    canceller.join();
+    ProbeGroup::Outcome outcome;
+    std::thread waiter([&] { outcome = group.runAll({slowChat(sim)}); });
+    // Cancel while the chat runs on the engine (its /v1/loads says so).
+    const bool running = test::waitUntil(
+        [&] {
+            const ProbeResult loads =
+                engine.run(test::getProbe(sim.url(), u"/v1/loads"_s, ConnectionMode::Fresh));
+            const auto sample = parseLoads(loads.body);
+            return sample && sample->running >= 1;
+        },
+        std::chrono::seconds(10));
+    const Clock::time_point cancelledAt = Clock::now();
+    group.cancel();
+    waiter.join();
+    ASSERT_TRUE(running) << "the slow chat never showed as running";
+    EXPECT_LT(Clock::now() - cancelledAt, std::chrono::seconds(3));
     EXPECT_TRUE(outcome.cancelled);
-    EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
     ASSERT_EQ(outcome.results.size(), 1);
     EXPECT_TRUE(outcome.results.first().cancelled);
     EXPECT_TRUE(group.isCancelled());

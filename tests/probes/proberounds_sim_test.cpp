@@ -9,7 +9,9 @@
 #include "testsupport.h"
 
 #include <QSet>
+#include <condition_variable>
 #include <gtest/gtest.h>
+#include <mutex>
 #include <thread>
 
 using namespace opsdeck;
@@ -191,14 +193,20 @@ TEST(ProbeRoundsWithSim, StopEndsALongIdleGap)
     settings.idleGapS = ProbeRounds::kMaxIdleGapS;
     ProbeRounds rounds(engine, factoriesOf(load(cluster)), settings);
     std::atomic<int> warmUps{0};
+    std::mutex mutex;
+    std::condition_variable warmedUp;
     rounds.setResultCallback([&](int round, int, const ProbeResult &result) {
-        if (round == 0 && result.mode == ConnectionMode::Reused)
+        if (round == 0 && result.mode == ConnectionMode::Reused) {
+            const std::lock_guard lock(mutex);
             ++warmUps;
+            warmedUp.notify_all();
+        }
     });
     std::thread stopper([&] {
         // Bounded: the warm-ups end within their 60 s timeout whatever happens.
-        for (int i = 0; i < 1200 && warmUps.load() < 4; ++i)
-            std::this_thread::sleep_for(50ms);
+        std::unique_lock lock(mutex);
+        warmedUp.wait_for(lock, 60s, [&] { return warmUps.load() >= 4; });
+        lock.unlock();
         rounds.stop();
     });
     EXPECT_FALSE(rounds.run());

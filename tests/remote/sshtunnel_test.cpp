@@ -206,12 +206,12 @@ TEST(SshTunnel, ForwardingRefusedByTheHostNamesIt)
 
 TEST(SshTunnel, UrlMapping)
 {
-    const QUrl url(QStringLiteral("http://10.0.0.5:30000/v1/models?x=1"));
+    const QUrl url(QStringLiteral("http://127.0.0.2:30000/v1/models?x=1"));
     EXPECT_EQ(SshTunnel::tunnelledUrl(url, 41000).toString(),
               QStringLiteral("http://127.0.0.1:41000/v1/models?x=1"));
-    SshTunnel tunnel(QStringLiteral("gpu-1"), {}, QStringLiteral("10.0.0.5"), 30000);
+    SshTunnel tunnel(QStringLiteral("gpu-1"), {}, QStringLiteral("127.0.0.2"), 30000);
     // Not started: port 0; a URL to another target is left alone.
-    const QUrl other(QStringLiteral("http://10.0.0.5:30001/health"));
+    const QUrl other(QStringLiteral("http://127.0.0.2:30001/health"));
     EXPECT_EQ(tunnel.tunnelledUrl(other), other);
     SshTunnel https(QStringLiteral("gpu-1"), {}, QStringLiteral("api.internal"), 443);
     EXPECT_EQ(https.tunnelledUrl(QUrl(QStringLiteral("https://api.internal/health"))).host(),
