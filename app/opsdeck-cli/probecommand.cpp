@@ -222,6 +222,10 @@ int runProbe(const QStringList &arguments)
     if (stream || parser.isSet(QStringLiteral("chat")) ||
         url.path().endsWith(QStringLiteral("/chat/completions"))) {
         request.kind = stream ? ProbeKind::ChatStream : ProbeKind::Chat;
+        // A bare origin (http://HOST:PORT or with "/") means the OpenAI path:
+        // a 404 from "/" would tell the engineer nothing about the service.
+        if (request.url.path().isEmpty() || request.url.path() == u"/")
+            request.url.setPath(QStringLiteral("/v1/chat/completions"));
         QString model = parser.value(QStringLiteral("model"));
         if (model.isEmpty()) {
             int exitCode = ExitFailed;

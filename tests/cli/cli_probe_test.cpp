@@ -105,6 +105,20 @@ TEST(CliProbe, StreamReportsTtftOfTheFirstTokenWithTheModelFromTheServer)
     EXPECT_EQ(lines[0].value(QLatin1String("kind")).toString(), QStringLiteral("chat-stream"));
 }
 
+// `probe http://HOST:PORT --stream` means the OpenAI chat path, not "/".
+TEST(CliProbe, ABareOriginWithStreamProbesTheChatPath)
+{
+    SimProcess sim;
+    ASSERT_TRUE(sim.start(simArgs(QStringLiteral("engine"))));
+    const CliRun run = runCli(
+        {QStringLiteral("probe"), sim.url(), QStringLiteral("--stream"), QStringLiteral("--json")});
+    ASSERT_EQ(run.exitCode, 0) << run.standardError.toStdString();
+    const auto lines = jsonLines(run);
+    ASSERT_EQ(lines.size(), 1);
+    EXPECT_EQ(lines[0].value(QLatin1String("status")).toInt(), 200);
+    EXPECT_GT(lines[0].value(QLatin1String("ttft_ms")).toDouble(-1), 0);
+}
+
 TEST(CliProbe, ExitCodesForBadInputFailureAndTimeout)
 {
     for (const QStringList &bad :
