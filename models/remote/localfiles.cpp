@@ -1,6 +1,7 @@
 #include "localfiles.h"
 
-#include <QRandomGenerator>
+#include "remotepath.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -40,20 +41,6 @@ RemoteFileInfo infoOf(const QByteArray &name, const struct stat &st)
     return info;
 }
 
-QByteArray baseName(const QByteArray &path)
-{
-    const qsizetype slash = path.lastIndexOf('/');
-    return slash < 0 ? path : path.mid(slash + 1);
-}
-
-QByteArray dirName(const QByteArray &path)
-{
-    const qsizetype slash = path.lastIndexOf('/');
-    return slash < 0    ? QByteArrayLiteral(".")
-           : slash == 0 ? QByteArrayLiteral("/")
-                        : path.left(slash);
-}
-
 RemoteFileResult readFile(const QString &host, const QByteArray &path, qint64 cap)
 {
     const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
@@ -66,7 +53,7 @@ RemoteFileResult readFile(const QString &host, const QByteArray &path, qint64 ca
         ::close(fd);
         return failure(host, "read", path, error);
     }
-    result.info = infoOf(baseName(path), st);
+    result.info = infoOf(pathBaseName(path), st);
     // One byte past the cap tells a file of exactly `cap` bytes from a longer
     // one. Read in chunks: a small file must not cost a cap-sized buffer.
     const qint64 want = cap + 1;
@@ -97,7 +84,7 @@ RemoteFileResult statFile(const QString &host, const QByteArray &path)
     if (::stat(path.constData(), &st) != 0)
         return failure(host, "stat", path, errno);
     RemoteFileResult result;
-    result.info = infoOf(baseName(path), st);
+    result.info = infoOf(pathBaseName(path), st);
     result.ok = true;
     return result;
 }
@@ -108,7 +95,7 @@ RemoteFileResult listDirectory(const QString &host, const QByteArray &path)
     if (::stat(path.constData(), &self) != 0)
         return failure(host, "list", path, errno);
     RemoteFileResult result;
-    result.info = infoOf(baseName(path), self);
+    result.info = infoOf(pathBaseName(path), self);
     result.ok = true;
     DIR *dir = ::opendir(path.constData());
     if (!dir)
@@ -151,9 +138,8 @@ RemoteFileResult writeFile(const QString &host, const QByteArray &path, const QB
     if (existed && !S_ISREG(old.st_mode))
         return failure(host, "write", path, S_ISLNK(old.st_mode) ? ELOOP : EISDIR);
 
-    const QByteArray dir = dirName(path);
-    const QByteArray temp = dir + "/." + baseName(path) + ".opsdeck-" +
-                            QByteArray::number(QRandomGenerator::system()->generate64(), 36);
+    const QByteArray dir = pathDirName(path);
+    const QByteArray temp = atomicTempPath(path);
     const int fd = ::open(temp.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return failure(host, "write", path, errno);

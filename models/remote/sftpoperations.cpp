@@ -1,6 +1,7 @@
 #include "sftpoperations.h"
 
-#include <QRandomGenerator>
+#include "remotepath.h"
+
 #include <algorithm>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -34,20 +35,6 @@ RemoteFileInfo infoOf(const QByteArray &name, const sftp_attributes_struct &a)
     info.gid = a.gid;
     info.modifiedMsecs = qint64(a.mtime) * 1000; // SFTP v3 carries whole seconds
     return info;
-}
-
-QByteArray baseName(const QByteArray &path)
-{
-    const qsizetype slash = path.lastIndexOf('/');
-    return slash < 0 ? path : path.mid(slash + 1);
-}
-
-QByteArray dirName(const QByteArray &path)
-{
-    const qsizetype slash = path.lastIndexOf('/');
-    return slash < 0    ? QByteArrayLiteral(".")
-           : slash == 0 ? QByteArrayLiteral("/")
-                        : path.left(slash);
 }
 
 // POSIX shell single quotes, byte for byte: the name may not be UTF-8.
@@ -133,7 +120,7 @@ RemoteFileResult SftpOperations::read(const QByteArray &path, qint64 cap)
         return failure("read", path, why);
     }
     RemoteFileResult result;
-    result.info = infoOf(baseName(path), *attributes);
+    result.info = infoOf(pathBaseName(path), *attributes);
     // One byte past the cap tells a file of exactly `cap` bytes from a longer
     // one. Read in chunks: a small file must not cost a cap-sized buffer.
     const qint64 want = cap + 1;
@@ -162,7 +149,7 @@ RemoteFileResult SftpOperations::stat(const QByteArray &path)
     if (!attributes)
         return failure("stat", path);
     RemoteFileResult result;
-    result.info = infoOf(baseName(path), *attributes);
+    result.info = infoOf(pathBaseName(path), *attributes);
     result.ok = true;
     return result;
 }
@@ -209,8 +196,7 @@ RemoteFileResult SftpOperations::write(const QByteArray &path, const QByteArray 
                        QStringLiteral("the SFTP server has no fsync@openssh.com; refusing a "
                                       "write that a crash could lose"));
 
-    const QByteArray temp = dirName(path) + "/." + baseName(path) + ".opsdeck-" +
-                            QByteArray::number(QRandomGenerator::system()->generate64(), 36);
+    const QByteArray temp = atomicTempPath(path);
     sftp_file file = sftp_open(m_sftp, temp.constData(), O_WRONLY | O_CREAT | O_EXCL, 0600);
     if (!file)
         return failure("write", path);
