@@ -2,6 +2,8 @@
 
 #include "alertcenter.h"
 #include "alertthread.h"
+#include "apppaths.h"
+#include "auditlog.h"
 #include "decodebatchpanel.h"
 #include "democluster.h"
 #include "desktopnotifier.h"
@@ -9,6 +11,9 @@
 #include "historyrecorder.h"
 #include "historystore.h"
 #include "historywriter.h"
+#include "hostconnections.h"
+#include "hostkeyauditor.h"
+#include "hoststab.h"
 #include "hotwindow.h"
 #include "loadhistory.h"
 #include "logdock.h"
@@ -49,10 +54,11 @@ MainWindow::MainWindow(QWidget *parent)
       m_servicesPanel(new ServicesPanel(m_statusModel)),
       m_dashboard(new MetricsDashboard(m_hotWindow)),
       m_probeLab(new probes::ProbeLab(m_hotWindow, this)),
-      m_probeLabPanel(new ProbeLabPanel(m_probeLab, m_hotWindow)), m_tabs(new QTabWidget),
-      m_stallBanner(new QLabel), m_dashboards(new QStackedWidget), m_logDock(new LogDock(this)),
-      m_banner(new QLabel), m_alertBanner(new QLabel), m_refreshLabel(new QLabel),
-      m_historyLabel(new QLabel), m_markerTimer(new QTimer(this))
+      m_probeLabPanel(new ProbeLabPanel(m_probeLab, m_hotWindow)),
+      m_hosts(new workflows::HostConnections({}, this)), m_hostsTab(new HostsTab(m_hosts)),
+      m_tabs(new QTabWidget), m_stallBanner(new QLabel), m_dashboards(new QStackedWidget),
+      m_logDock(new LogDock(this)), m_banner(new QLabel), m_alertBanner(new QLabel),
+      m_refreshLabel(new QLabel), m_historyLabel(new QLabel), m_markerTimer(new QTimer(this))
 {
     setWindowTitle(QStringLiteral("OpsDeck"));
     // Room for the dashboard's two columns and three rows of panels when the
@@ -99,6 +105,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(metrics, QStringLiteral("Metrics"));
     m_tabs->addTab(m_probeLabPanel, QStringLiteral("Probe lab"));
+    m_tabs->addTab(m_hostsTab, QStringLiteral("Hosts"));
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
@@ -292,7 +299,15 @@ bool MainWindow::openInventory(const QString &path)
     }
     m_inventoryPath = loaded.inventory->path;
     m_inventory = *loaded.inventory;
-    const auto &services = loaded.inventory->services;
+    // Hosts first: services with `via:` are polled and probed through their tunnels.
+    workflows::HostConnections::Options hostOptions = m_hosts->options();
+    hostOptions.auditor =
+        std::make_shared<workflows::HostKeyAuditor>(std::make_shared<history::AuditLog>(
+            history::AuditLog::pathIn(workflows::AppPaths::dataDir(m_dataDir))));
+    m_hosts->setOptions(hostOptions);
+    m_hosts->setInventory(*m_inventory);
+    const inventory::Inventory routed = m_hosts->routed();
+    const auto &services = routed.services;
     m_statusModel->setServices(services);
     const inventory::Service *decode = loaded.inventory->firstDecode();
     m_loadHistory->setService(decode ? decode->name : QString());
@@ -300,11 +315,11 @@ bool MainWindow::openInventory(const QString &path)
     openHistory(history::HistoryStore::pathIn(historyDir()));
     m_rangeLoader->setSources(*m_inventory, databasePath());
     m_dashboard->setInventory(*m_inventory);
-    m_probeLab->setInventory(*m_inventory);
+    m_probeLab->setInventory(routed);
     if (m_rangeDashboard)
         m_rangeDashboard->setInventory(*m_inventory);
     if (m_alerts)
-        m_alerts->setInventory(*m_inventory);
+        m_alerts->setInventory(routed);
     m_poller->setServices(services);
     m_poller->start();
     refreshMarkers();

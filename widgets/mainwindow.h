@@ -15,6 +15,7 @@ class QStackedWidget;
 class QTabWidget;
 class QTimer;
 class DecodeBatchPanel;
+class HostsTab;
 class LogDock;
 class MetricsDashboard;
 class ProbeLabPanel;
@@ -40,7 +41,8 @@ class ServiceStatusModel;
 } // namespace opsdeck::probes
 namespace opsdeck::workflows {
 class DemoCluster;
-}
+class HostConnections;
+} // namespace opsdeck::workflows
 namespace opsdeck::logging {
 class LogRelay;
 }
@@ -119,6 +121,12 @@ public:
     opsdeck::history::HotWindow *rangeWindow() const { return m_rangeWindow; }
     bool isShowingRange() const;
 
+    /// Every inventory host's transport, connection state and tunnels
+    /// (issue 5); the Hosts tab shows them. Host-key decisions go to
+    /// `<data dir>/audit.jsonl`.
+    opsdeck::workflows::HostConnections *hostConnections() const { return m_hosts; }
+    HostsTab *hostsTab() const { return m_hostsTab; }
+
 Q_SIGNALS:
     void demoStarted(bool ok, const QString &detail);
     /// The window may now be destroyed: every process it started has exited.
@@ -162,6 +170,8 @@ private:
     MetricsDashboard *m_dashboard;
     opsdeck::probes::ProbeLab *m_probeLab;
     ProbeLabPanel *m_probeLabPanel;
+    opsdeck::workflows::HostConnections *m_hosts;
+    HostsTab *m_hostsTab;
     QTabWidget *m_tabs;
     QLabel *m_stallBanner;
     MetricsDashboard *m_rangeDashboard = nullptr;

@@ -59,7 +59,10 @@ void ServiceCard::setStatus(const opsdeck::probes::ServiceStatus &status)
     m_status = status;
     m_name->setText(status.name);
     m_role->setText(opsdeck::inventory::roleName(status.role));
-    m_address->setText(opsdeck::probes::ServiceStatusModel::address(status.url));
+    const QString address = opsdeck::probes::ServiceStatusModel::address(status.url);
+    m_address->setText(status.via.isEmpty()
+                           ? address
+                           : QStringLiteral("%1 · tunnelled via %2").arg(address, status.via));
     m_state->setText(opsdeck::probes::stateName(status.state).toUpper());
     QPalette palette = m_state->palette();
     palette.setColor(QPalette::Window, stateColor(status.state));
@@ -70,7 +73,12 @@ void ServiceCard::setStatus(const opsdeck::probes::ServiceStatus &status)
     setToolTip(
         QStringLiteral("%1\nhealth: %2\nlast check: %3")
             .arg(status.name,
-                 status.url.toString() + QStringLiteral(" (health URL polled every second)"),
+                 status.url.toString() + QStringLiteral(" (health URL polled every second)") +
+                     (status.via.isEmpty()
+                          ? QString()
+                          : QStringLiteral("\nreached through an SSH tunnel via host %1: "
+                                           "requests go to %2")
+                                .arg(status.via, status.tunnelUrl.toString())),
                  status.detail.isEmpty() ? QStringLiteral("not yet checked") : status.detail));
     refreshAge();
 }

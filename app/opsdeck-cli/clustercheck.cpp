@@ -1,6 +1,7 @@
 #include "clustercheck.h"
 
 #include "apppaths.h"
+#include "cliinventory.h"
 #include "clioutput.h"
 #include "historystore.h"
 #include "secretstore.h"
@@ -24,6 +25,7 @@ void ClusterCheck::addOptions(QCommandLineParser &parser)
                       "which the batch check loads."_s,
                       u"name"_s});
     parser.addOption(dataDirOption());
+    addTunnelOptions(parser);
     parser.addOption(jsonOption());
 }
 
@@ -44,13 +46,11 @@ std::optional<ClusterCheck> ClusterCheck::load(const QCommandLineParser &parser,
             return std::nullopt;
         }
     }
-    const auto loaded = inventory::loadInventory(parser.value(u"inventory"_s));
-    if (!loaded.inventory) {
-        for (const auto &error : loaded.errors)
-            printError(error.toString());
+    auto loaded = loadServedInventory(parser, parser.value(u"inventory"_s));
+    if (!loaded)
         return std::nullopt;
-    }
-    check.inventory = *loaded.inventory;
+    check.inventory = loaded->inventory;
+    check.tunnels = loaded->tunnels;
     check.cluster = parser.value(u"cluster"_s);
     if (!check.inventory.cluster(check.cluster)) {
         QStringList names;

@@ -5,6 +5,7 @@
 #include <QCommandLineParser>
 #include <QString>
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace opsdeck::secrets {
@@ -12,6 +13,9 @@ class SecretStore;
 }
 namespace opsdeck::history {
 class HistoryStore;
+}
+namespace opsdeck::workflows {
+class InventoryTunnels;
 }
 
 namespace opsdeck::cli {
@@ -31,7 +35,8 @@ public:
     static std::optional<ClusterCheck> load(const QCommandLineParser &parser,
                                             const QString &command);
 
-    inventory::Inventory inventory;
+    inventory::Inventory inventory; ///< `via:` services routed through `tunnels`
+    std::shared_ptr<workflows::InventoryTunnels> tunnels; ///< null when none is needed
     QString cluster;
     int n = 16;           ///< -n, 1..256
     QString confirmation; ///< --confirm

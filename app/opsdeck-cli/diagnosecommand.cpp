@@ -2,6 +2,7 @@
 
 #include "apppaths.h"
 #include "cancelonsignal.h"
+#include "cliinventory.h"
 #include "clioutput.h"
 #include "diagnosejson.h"
 #include "historystore.h"
@@ -168,6 +169,7 @@ int runDiagnose(const QStringList &arguments)
                       u"kind"_s});
     parser.addOption(jsonOption());
     parser.addOption(dataDirOption());
+    addTunnelOptions(parser);
     if (!parseArguments(parser, arguments))
         return ExitBadInput;
     if (!parser.isSet(u"inventory"_s) || !parser.isSet(u"cluster"_s)) {
@@ -178,25 +180,22 @@ int runDiagnose(const QStringList &arguments)
     if (!settings)
         return ExitBadInput;
     const QString inventoryPath = parser.value(u"inventory"_s);
-    const auto loaded = inventory::loadInventory(inventoryPath);
-    if (!loaded.inventory) {
-        for (const auto &error : loaded.errors)
-            printError(error.toString());
+    const auto loaded = loadServedInventory(parser, inventoryPath);
+    if (!loaded)
         return ExitBadInput;
-    }
     const QString clusterName = parser.value(u"cluster"_s);
-    const inventory::Cluster *cluster = loaded.inventory->cluster(clusterName);
+    const inventory::Cluster *cluster = loaded->inventory.cluster(clusterName);
     if (!cluster) {
         QStringList known;
-        for (const inventory::Cluster &c : loaded.inventory->clusters)
+        for (const inventory::Cluster &c : loaded->inventory.clusters)
             known << c.name;
         printError(u"%1: no cluster '%2' (clusters: %3)"_s.arg(
-            loaded.inventory->path, clusterName,
+            loaded->inventory.path, clusterName,
             known.isEmpty() ? u"none"_s : known.join(u", "_s)));
         return ExitBadInput;
     }
 
-    const QVector<probes::ProbePath> paths = probes::probePaths(*loaded.inventory, *cluster);
+    const QVector<probes::ProbePath> paths = probes::probePaths(loaded->inventory, *cluster);
     QVector<probes::ProbeRequestFactory> factories = factoriesFor(paths);
     const bool anyProbed = std::any_of(factories.cbegin(), factories.cend(),
                                        [](const auto &f) { return f.problem().isEmpty(); });

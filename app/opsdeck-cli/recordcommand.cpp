@@ -1,6 +1,7 @@
 #include "recordcommand.h"
 
 #include "apppaths.h"
+#include "cliinventory.h"
 #include "clioutput.h"
 #include "historyrecorder.h"
 #include "historystore.h"
@@ -117,6 +118,7 @@ int runRecord(const QStringList &arguments)
          QStringLiteral("Polling interval per service, 100 to 3600000 (default 1000)."),
          QStringLiteral("ms")});
     parser.addOption(dataDirOption());
+    addTunnelOptions(parser);
     if (!parseArguments(parser, arguments))
         return ExitBadInput;
     if (!parser.isSet(QStringLiteral("inventory"))) {
@@ -130,12 +132,9 @@ int runRecord(const QStringList &arguments)
         return ExitBadInput;
     }
     const QString inventoryPath = parser.value(QStringLiteral("inventory"));
-    const auto loaded = inventory::loadInventory(inventoryPath);
-    if (!loaded.inventory) {
-        for (const auto &error : loaded.errors)
-            printError(error.toString());
+    const auto loaded = loadServedInventory(parser, inventoryPath);
+    if (!loaded)
         return ExitBadInput;
-    }
     const QString pidFile =
         parser.isSet(QStringLiteral("pid-file"))
             ? QFileInfo(parser.value(QStringLiteral("pid-file"))).absoluteFilePath()
@@ -194,10 +193,10 @@ int runRecord(const QStringList &arguments)
             poller.poller(), [p = poller.poller(), settings] { p->setSettings(settings); },
             Qt::QueuedConnection);
         history::HistoryRecorder recorder(poller.poller(), &writer, nullptr);
-        poller.setServices(loaded.inventory->services);
+        poller.setServices(loaded->inventory.services);
         poller.start();
         std::fprintf(stderr, "opsdeck-cli: recording %lld services of %s into %s (pid %lld)\n",
-                     static_cast<long long>(loaded.inventory->services.size()),
+                     static_cast<long long>(loaded->inventory.services.size()),
                      inventoryPath.toLocal8Bit().constData(), database.toLocal8Bit().constData(),
                      static_cast<long long>(QCoreApplication::applicationPid()));
         std::fflush(stderr);

@@ -2,6 +2,7 @@
 
 #include "clioutput.h"
 #include "inventory.h"
+#include "sshsecrets.h"
 #include "sshtransport.h"
 #include "synchronousrun.h"
 
@@ -9,6 +10,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <termios.h>
+#include <unistd.h>
 
 using opsdeck::remote::CommandRequest;
 using opsdeck::remote::CommandResult;
@@ -72,6 +75,42 @@ bool resolveHost(const QString &host, const QString &inventoryFile, SshSettings 
     settings.port = entry->port;
     settings.user = entry->user;
     return true;
+}
+
+// A password or passphrase the keychain does not hold, asked on the terminal
+// with echo off; never when stdin is not a terminal (a pipe, CI, a cron job),
+// so the command never waits for a person who is not there. Runs in the
+// session thread (SshSecrets::Prompt), once per key.
+std::optional<QByteArray> askOnTerminal(const QString &question)
+{
+    termios normal{};
+    if (!::isatty(STDIN_FILENO) || ::tcgetattr(STDIN_FILENO, &normal) != 0)
+        return std::nullopt;
+    termios quiet = normal;
+    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    writeRaw(stderr, question.toLocal8Bit());
+    ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
+    // Read byte by byte from the descriptor: stdio's buffer would keep a copy;
+    // reserved, so no reallocation leaves a partial copy behind either.
+    QByteArray answer;
+    answer.reserve(4096);
+    char c = 0;
+    bool ended = false;
+    while (answer.size() < 4096 && ::read(STDIN_FILENO, &c, 1) == 1) {
+        if (c == '\n') {
+            ended = true;
+            break;
+        }
+        answer += c;
+    }
+    c = 0;
+    ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &normal);
+    writeRaw(stderr, "\n");
+    if (!ended) {
+        ::explicit_bzero(answer.data(), static_cast<size_t>(answer.size()));
+        return std::nullopt;
+    }
+    return answer;
 }
 
 // "SIGTERM" -> 15; 0 for a name this system does not know.
@@ -147,7 +186,8 @@ int runSsh(const QStringList &arguments)
                                      "then the config's IdentityFile or ~/.ssh/id_*."),
                       QStringLiteral("file")});
     parser.addOption({QStringLiteral("timeout"),
-                      QStringLiteral("Deadline of the command in seconds (default 30)."),
+                      QStringLiteral("Deadline of the command in seconds (default 30); also "
+                                     "bounds the connect (at least 1 s, default 10)."),
                       QStringLiteral("s")});
     if (!parseArguments(parser, arguments))
         return ExitBadInput;
@@ -190,7 +230,13 @@ int runSsh(const QStringList &arguments)
             return ExitBadInput;
         }
         request.deadline = std::chrono::milliseconds(static_cast<qint64>(seconds * 1000));
+        // TCP and key exchange against a port that never speaks SSH would
+        // otherwise take the full default connect limit.
+        settings.connectTimeout =
+            std::max<std::chrono::milliseconds>(request.deadline, std::chrono::seconds(1));
     }
+    // Password and key passphrases: the keychain, else asked once on a terminal.
+    remote::SshSecrets::install(settings, &askOnTerminal);
 
     remote::SshTransport transport(host, settings);
     const CommandResult result = remote::runAndWait(transport, request);

@@ -1,5 +1,6 @@
 #include "statuscommand.h"
 
+#include "cliinventory.h"
 #include "clioutput.h"
 #include "healthwait.h"
 #include "inventory.h"
@@ -23,18 +24,16 @@ int runStatus(const QStringList &arguments)
                       QStringLiteral("ms")});
     parser.addOption(jsonOption());
     parser.addOption(dataDirOption());
+    addTunnelOptions(parser);
     if (!parseArguments(parser, arguments))
         return ExitBadInput;
     if (!parser.isSet(QStringLiteral("inventory"))) {
         printError(QStringLiteral("status needs --inventory FILE"));
         return ExitBadInput;
     }
-    const auto loaded = inventory::loadInventory(parser.value(QStringLiteral("inventory")));
-    if (!loaded.inventory) {
-        for (const auto &error : loaded.errors)
-            printError(error.toString());
+    const auto loaded = loadServedInventory(parser, parser.value(QStringLiteral("inventory")));
+    if (!loaded)
         return ExitBadInput;
-    }
     bool timeoutOk = true;
     const int timeoutMs = parser.isSet(QStringLiteral("timeout"))
                               ? parser.value(QStringLiteral("timeout")).toInt(&timeoutOk)
@@ -55,8 +54,8 @@ int runStatus(const QStringList &arguments)
                          statuses = result;
                          loop.quit();
                      });
-    health.start(loaded.inventory->services, 0, timeoutMs);
-    if (!loaded.inventory->services.isEmpty())
+    health.start(loaded->inventory.services, 0, timeoutMs);
+    if (!loaded->inventory.services.isEmpty())
         loop.exec();
 
     if (parser.isSet(QStringLiteral("json"))) {

@@ -3,14 +3,17 @@
 //   opsdeck --inventory FILE                               watch a real one
 //   --screenshot PNG [--after S]                           render the window to a PNG and exit
 //   --probe-lab [--probe-idle-gap S]                       show the probe lab and start probing
+//   --tab metrics|probe-lab|hosts                          the tab shown at start
 #include "apppaths.h"
 #include "demosetup.h"
+#include "hoststab.h"
 #include "mainwindow.h"
 #include "probelabpanel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDoubleSpinBox>
+#include <QTabWidget>
 #include <QTimer>
 #include <cstdio>
 
@@ -59,8 +62,12 @@ int main(int argc, char **argv)
         QStringLiteral("probe-idle-gap"),
         QStringLiteral("Idle gap of --probe-lab's keep-alive probes, 0 to 600 s (default 10)."),
         QStringLiteral("seconds"));
-    parser.addOptions(
-        {demo, inventory, dir, traffic, fault, dataDir, screenshot, after, probeLab, probeIdleGap});
+    const QCommandLineOption tab(
+        QStringLiteral("tab"),
+        QStringLiteral("Tab shown at start: metrics, probe-lab or hosts (default metrics)."),
+        QStringLiteral("name"));
+    parser.addOptions({demo, inventory, dir, traffic, fault, dataDir, screenshot, after, probeLab,
+                       probeIdleGap, tab});
     parser.process(app);
 
     MainWindow window;
@@ -74,6 +81,18 @@ int main(int argc, char **argv)
             return 2;
         }
         window.probeLabPanel()->idleGapBox()->setValue(gap);
+    }
+    if (parser.isSet(tab)) {
+        const QString name = parser.value(tab);
+        if (name == QLatin1String("hosts"))
+            window.tabs()->setCurrentWidget(window.hostsTab());
+        else if (name == QLatin1String("probe-lab"))
+            window.showProbeLab();
+        else if (name != QLatin1String("metrics")) {
+            std::fprintf(stderr, "opsdeck: bad --tab '%s': metrics, probe-lab or hosts\n",
+                         qPrintable(name));
+            return 2;
+        }
     }
     if (parser.isSet(probeLab)) {
         window.showProbeLab();

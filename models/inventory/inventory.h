@@ -88,6 +88,11 @@ struct Service
     /// or a private network. The URL's host:port is then as the via host sees
     /// it. Empty: reached directly.
     QString via;
+    /// Set only in a copy made for polling and probing through a tunnel
+    /// (HostConnections::routed()): `url` as the inventory gives it (as the
+    /// `via` host sees it), while `url` and `metricsUrlOverride` then point at
+    /// the tunnel's local port 127.0.0.1:N. Empty: `url` is the one written.
+    QUrl directUrl;
     /// Base URL with an explicit port, e.g. http://127.0.0.1:30000; may carry a path prefix.
     QUrl url;
     QString healthPath = QStringLiteral("/health");

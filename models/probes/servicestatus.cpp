@@ -24,7 +24,10 @@ ServiceStatus ServiceStatus::unchecked(const inventory::Service &service)
     ServiceStatus status;
     status.name = service.name;
     status.role = service.role;
-    status.url = service.url;
+    status.url = service.directUrl.isEmpty() ? service.url : service.directUrl;
+    status.via = service.via;
+    if (!service.directUrl.isEmpty())
+        status.tunnelUrl = service.url;
     return status;
 }
 

@@ -37,7 +37,11 @@ struct ServiceStatus
 {
     QString name;
     inventory::Role role = inventory::Role::Engine;
-    QUrl url;
+    QUrl url; ///< as the inventory gives it (for a tunnelled service: as its `via` host sees it)
+    /// The inventory's `via` host when the service is reached through an SSH
+    /// tunnel (then `tunnelUrl` is the local end actually requested); empty: direct.
+    QString via;
+    QUrl tunnelUrl;
     ServiceState state = ServiceState::Unknown;
     std::optional<double> latencyMs; ///< round trip of the last health check, ms
     int httpStatus = 0;              ///< 0 when no HTTP answer came

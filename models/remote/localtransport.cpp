@@ -42,11 +42,15 @@ LocalTransport::~LocalTransport()
     }
 }
 
-static void appendCapped(QByteArray &kept, qint64 &dropped, const QByteArray &chunk, qint64 cap)
+// Keeps what fits under the cap and returns it (what is streamed); counts the rest.
+static QByteArray appendCapped(QByteArray &kept, qint64 &dropped, const QByteArray &chunk,
+                               qint64 cap)
 {
     const qint64 room = std::max<qint64>(0, cap - kept.size());
-    kept.append(chunk.constData(), std::min<qint64>(room, chunk.size()));
-    dropped += std::max<qint64>(0, chunk.size() - room);
+    const QByteArray taken = chunk.left(std::min<qint64>(room, chunk.size()));
+    kept.append(taken);
+    dropped += chunk.size() - taken.size();
+    return taken;
 }
 
 quint64 LocalTransport::run(const CommandRequest &given)
@@ -120,10 +124,17 @@ quint64 LocalTransport::run(const CommandRequest &given)
 
 void LocalTransport::readOutput(Job &job)
 {
-    appendCapped(job.result.standardOutput, job.result.standardOutputDropped,
-                 job.process->readAllStandardOutput(), job.cap);
-    appendCapped(job.result.standardError, job.result.standardErrorDropped,
-                 job.process->readAllStandardError(), job.cap);
+    // Kept bytes first, then the signals: a slot that cancels the command
+    // finds the job's result already holding what it was shown.
+    const quint64 id = job.id;
+    const QByteArray out = appendCapped(job.result.standardOutput, job.result.standardOutputDropped,
+                                        job.process->readAllStandardOutput(), job.cap);
+    const QByteArray err = appendCapped(job.result.standardError, job.result.standardErrorDropped,
+                                        job.process->readAllStandardError(), job.cap);
+    if (!out.isEmpty())
+        Q_EMIT commandOutput(id, OutputChannel::StandardOutput, out);
+    if (!err.isEmpty())
+        Q_EMIT commandOutput(id, OutputChannel::StandardError, err);
 }
 
 void LocalTransport::killGroup(Job &job, CommandResult::Outcome why)
@@ -152,6 +163,10 @@ void LocalTransport::finish(quint64 id, CommandResult result)
         result.errorText = QStringLiteral("timed out on host %1").arg(m_hostName);
     if (job->sudoRequest)
         SudoCommand::explainFailure(result, m_hostName, *job->sudoRequest);
+    // The timer lives with the process until deleteLater: a deadline due in
+    // this same event-loop pass must not reach the deleted job.
+    job->deadline->stop();
+    job->deadline->disconnect(this);
     job->process->disconnect(this);
     job->process->deleteLater();
     delete job;

@@ -20,7 +20,8 @@ namespace opsdeck::remote {
 ///   file is then renamed over the path. A reader, a crash or a lost
 ///   connection sees the old file or the new one, never a truncated one. An
 ///   interrupted write can leave its temp file behind (never under the
-///   file's name). A path that is a symlink or not a regular file is refused.
+///   file's name); SftpFiles removes it at a later write (sftpoperations.h).
+///   A path that is a symlink or not a regular file is refused.
 /// Thread: use it from the thread it lives in.
 class RemoteFiles : public QObject
 {

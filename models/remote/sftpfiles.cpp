@@ -77,9 +77,10 @@ quint64 SftpFiles::list(const QByteArray &path)
 
 quint64 SftpFiles::write(const QByteArray &path, const QByteArray &data, uint newFileMode)
 {
-    return start("write", path, [path, data, newFileMode](SftpOperations &sftp) {
-        return sftp.write(path, data, newFileMode);
-    });
+    return start("write", path,
+                 [path, data, newFileMode, leftovers = m_leftovers](SftpOperations &sftp) {
+                     return sftp.write(path, data, newFileMode, leftovers.get());
+                 });
 }
 
 } // namespace opsdeck::remote

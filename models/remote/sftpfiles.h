@@ -3,7 +3,9 @@
 #include "remotefiles.h"
 
 #include <QPointer>
+#include <QSet>
 #include <functional>
+#include <memory>
 
 namespace opsdeck::remote {
 
@@ -16,6 +18,9 @@ class SshTransport;
 /// the order given. One SFTP channel per operation. When the session cannot
 /// be had (connect, host key or login failed, or a reconnect is pending) the
 /// result's errorText says so, naming the host and the path.
+/// A write cut off by a lost connection leaves its temp file; this object
+/// keeps its name and the next write that succeeds removes it, with the
+/// path's temp files an earlier process left (SftpOperations).
 /// Thread: the transport's.
 class SftpFiles : public RemoteFiles
 {
@@ -36,6 +41,10 @@ private:
 
     SshTransport *m_transport;
     quint64 m_nextId = 1;
+    /// Temp files our interrupted writes left (exact paths). Touched only in
+    /// the session thread, one task at a time; shared so a task still queued
+    /// when this object goes keeps it alive.
+    std::shared_ptr<QSet<QByteArray>> m_leftovers = std::make_shared<QSet<QByteArray>>();
 };
 
 } // namespace opsdeck::remote

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
 namespace opsdeck::remote {
@@ -179,7 +180,7 @@ RemoteFileResult SftpOperations::list(const QByteArray &path)
 }
 
 RemoteFileResult SftpOperations::write(const QByteArray &path, const QByteArray &data,
-                                       uint newFileMode)
+                                       uint newFileMode, QSet<QByteArray> *leftovers)
 {
     const Attributes old(sftp_lstat(m_sftp, path.constData()));
     const bool existed = old != nullptr;
@@ -203,8 +204,11 @@ RemoteFileResult SftpOperations::write(const QByteArray &path, const QByteArray 
     const auto abandon = [&](const QString &why) {
         if (file)
             sftp_close(file);
-        if (!sessionLost())
-            sftp_unlink(m_sftp, temp.constData());
+        // Gone already counts as removed: a lost `mv` may have renamed it.
+        const bool removed = !sessionLost() && (sftp_unlink(m_sftp, temp.constData()) == 0 ||
+                                                sftp_get_error(m_sftp) == SSH_FX_NO_SUCH_FILE);
+        if (!removed && leftovers)
+            leftovers->insert(temp);
         return failure("write", path, why);
     };
     for (qint64 done = 0; done < data.size();) {
@@ -238,10 +242,49 @@ RemoteFileResult SftpOperations::write(const QByteArray &path, const QByteArray 
                   : (sftp_rename(m_sftp, temp.constData(), path.constData()) == 0 ||
                      (error = cause(), false))))
         return abandon(error);
+    removeStaleTemps(path, *fresh, leftovers);
     RemoteFileResult result = stat(path);
     if (!result.ok)
         return failure("write", path);
     return result;
+}
+
+void SftpOperations::removeStaleTemps(const QByteArray &path, const sftp_attributes_struct &fresh,
+                                      QSet<QByteArray> *leftovers)
+{
+    const auto unlink = [this](const QByteArray &temp) {
+        if (sftp_unlink(m_sftp, temp.constData()) == 0) {
+            spdlog::info("sftp: {}: removed the temp file {} an interrupted write left",
+                         m_hostName.toStdString(), temp.toStdString());
+            return true;
+        }
+        if (sftp_get_error(m_sftp) == SSH_FX_NO_SUCH_FILE)
+            return true;
+        spdlog::warn("sftp: {}: cannot remove the temp file {}: {}", m_hostName.toStdString(),
+                     temp.toStdString(), cause().toStdString());
+        return false;
+    };
+    // Ours by exact name, whatever their age or target.
+    if (leftovers) {
+        for (auto it = leftovers->begin(); it != leftovers->end();)
+            it = unlink(*it) ? leftovers->erase(it) : std::next(it);
+    }
+    // An earlier process's, of this path only.
+    const QByteArray dirPath = pathDirName(path);
+    sftp_dir dir = sftp_opendir(m_sftp, dirPath.constData());
+    if (!dir)
+        return;
+    QList<QByteArray> stale;
+    while (const Attributes entry{sftp_readdir(m_sftp, dir)}) {
+        const QByteArray name(entry->name);
+        if (isAtomicTempName(name, path) && S_ISREG(entry->permissions) &&
+            entry->uid == fresh.uid &&
+            qint64(fresh.mtime) - qint64(entry->mtime) >= qint64(staleTempAge.count()))
+            stale << dirPath + '/' + name;
+    }
+    sftp_closedir(dir);
+    for (const QByteArray &temp : std::as_const(stale))
+        unlink(temp);
 }
 
 bool SftpOperations::renameOver(const QByteArray &from, const QByteArray &to, QString &error)

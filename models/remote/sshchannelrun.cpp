@@ -7,22 +7,12 @@
 
 namespace opsdeck::remote {
 
-namespace {
-
-void appendCapped(QByteArray &kept, qint64 &dropped, const char *data, qint64 size, qint64 cap)
-{
-    const qint64 room = std::max<qint64>(0, cap - kept.size());
-    kept.append(data, std::min(room, size));
-    dropped += std::max<qint64>(0, size - room);
-}
-
-} // namespace
-
 SshChannelRun::SshChannelRun(ssh_session session, const CommandRequest &request, QString hostName,
-                             std::function<bool()> cancelled)
+                             std::function<bool()> cancelled, OutputCoalescer::Sink output)
     : m_session(session), m_request(request), m_hostName(std::move(hostName)),
       m_cancelled(std::move(cancelled)),
-      m_pidTag("opsdeck-pgid-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16))
+      m_pidTag("opsdeck-pgid-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16)),
+      m_output(std::move(output))
 {
     ssh_callbacks_init(&m_callbacks);
     m_callbacks.userdata = this;
@@ -37,21 +27,30 @@ int SshChannelRun::onData(ssh_session, ssh_channel, void *data, uint32_t len, in
                           void *self)
 {
     auto *run = static_cast<SshChannelRun *>(self);
-    CommandResult &r = run->m_result;
     const auto *bytes = static_cast<const char *>(data);
     if (isStderr)
         run->takeStderr(bytes, len);
     else
-        appendCapped(r.standardOutput, r.standardOutputDropped, bytes, len,
-                     run->m_request.outputCap);
+        run->keep(OutputChannel::StandardOutput, bytes, len);
     return static_cast<int>(len); // all consumed: libssh grows the window again
+}
+
+void SshChannelRun::keep(OutputChannel channel, const char *data, qint64 size)
+{
+    const bool out = channel == OutputChannel::StandardOutput;
+    QByteArray &kept = out ? m_result.standardOutput : m_result.standardError;
+    qint64 &dropped = out ? m_result.standardOutputDropped : m_result.standardErrorDropped;
+    const qint64 taken = std::min(std::max<qint64>(0, m_request.outputCap - kept.size()), size);
+    kept.append(data, taken);
+    dropped += size - taken;
+    // Only kept bytes are streamed, so the chunks add up to the result.
+    m_output.append(channel, data, taken, Clock::now());
 }
 
 void SshChannelRun::takeStderr(const char *data, qint64 size)
 {
     if (!m_seekingPid) {
-        appendCapped(m_result.standardError, m_result.standardErrorDropped, data, size,
-                     m_request.outputCap);
+        keep(OutputChannel::StandardError, data, size);
         return;
     }
     m_stderrHead.append(data, size);
@@ -70,8 +69,7 @@ void SshChannelRun::takeStderr(const char *data, qint64 size)
 void SshChannelRun::flushStderrHead()
 {
     m_seekingPid = false;
-    appendCapped(m_result.standardError, m_result.standardErrorDropped, m_stderrHead.constData(),
-                 m_stderrHead.size(), m_request.outputCap);
+    keep(OutputChannel::StandardError, m_stderrHead.constData(), m_stderrHead.size());
     m_stderrHead.clear();
 }
 
@@ -166,7 +164,12 @@ void SshChannelRun::pump(ssh_channel channel, ssh_event event)
             break; // status known, the server is slow to close: the status stands
         if (m_request.input && !m_killedBecause)
             writeInput(channel);
-        if (ssh_event_dopoll(event, 50) == SSH_ERROR || !ssh_is_connected(m_session)) {
+        // Wake for the output's next hand-over too, so a slow command's line
+        // shows about 50 ms after it came, not 50 ms plus a poll.
+        m_output.flushIfDue(Clock::now());
+        const qint64 due = m_output.msUntilDue(Clock::now());
+        const int timeout = due < 0 ? 50 : static_cast<int>(std::min<qint64>(due, 50));
+        if (ssh_event_dopoll(event, timeout) == SSH_ERROR || !ssh_is_connected(m_session)) {
             m_lost = true;
             break;
         }
@@ -246,6 +249,7 @@ CommandResult SshChannelRun::run()
     for (ssh_channel killer : m_killChannels)
         ssh_channel_free(killer); // closes it when the session is still up
     CommandResult result = verdict();
+    m_output.flush(); // after verdict(): it may release the held-back stderr head
     if (result.outcome == CommandResult::Outcome::Unknown)
         spdlog::warn("ssh: {}: {}", m_hostName.toStdString(), result.errorText.toStdString());
     return result;

@@ -2,6 +2,7 @@
 
 #include "commandrequest.h"
 #include "commandresult.h"
+#include "outputcoalescer.h"
 
 #include <chrono>
 #include <functional>
@@ -21,7 +22,10 @@ namespace opsdeck::remote {
 /// Stdin gets EOF right after the exec request unless input is given, then
 /// after the input (case B16). Output arrives through the data callback and
 /// is kept up to the request's cap per stream, the rest only counted, so
-/// memory does not grow with the output.
+/// memory does not grow with the output. The kept bytes also go to `output`
+/// as they come, gathered by an OutputCoalescer (at most every 50 ms or per
+/// 64 KiB); everything pending is handed on before run() returns, so the
+/// chunks joined equal the result's output and none comes after it.
 /// Deadline or cancel: the command's process group gets TERM, then KILL
 /// after killGrace, then the channel is closed; the result is TimedOut /
 /// Cancelled whatever arrives afterwards. The signal goes both as a "signal"
@@ -32,8 +36,9 @@ namespace opsdeck::remote {
 class SshChannelRun
 {
 public:
+    /// `output` runs in this thread (may be empty: nothing is streamed).
     SshChannelRun(ssh_session session, const CommandRequest &request, QString hostName,
-                  std::function<bool()> cancelled);
+                  std::function<bool()> cancelled, OutputCoalescer::Sink output = {});
     CommandResult run();
 
     /// True when run() failed before the command started because the session
@@ -51,7 +56,9 @@ private:
     void writeInput(ssh_channel channel);
     CommandResult verdict();
     void signalGroup(ssh_channel channel, const char *signal);
+    void takeStdout(const char *data, qint64 size);
     void takeStderr(const char *data, qint64 size);
+    void keep(OutputChannel channel, const char *data, qint64 size);
     void flushStderrHead();
 
     static int onData(ssh_session, ssh_channel, void *data, uint32_t len, int isStderr, void *self);
@@ -85,6 +92,7 @@ private:
     bool m_seekingPid = true;
     qint64 m_processGroup = 0; ///< remote process group of the command; 0 unknown
     std::vector<ssh_channel> m_killChannels;
+    OutputCoalescer m_output;
 };
 
 } // namespace opsdeck::remote

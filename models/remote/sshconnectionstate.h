@@ -31,6 +31,12 @@ struct SshConnectionState
     /// With Failed or Disconnected after a lost session: the next connect
     /// attempt is this far away (ms; 0: none planned, the next command tries).
     qint64 reconnectInMs = 0;
+    /// With HostKeyRefused: the server's key, so the window can show it (and,
+    /// only when `hostKeyUnknown`, offer to accept it). Empty otherwise.
+    QString hostKeyType{};
+    QString hostKeyFingerprint{}; ///< "SHA256:<base64>"
+    QString hostEntry{};          ///< the known_hosts name the key was checked under
+    bool hostKeyUnknown = false;  ///< not in known_hosts (never true for a changed key)
 
     /// One line for the window and the CLI: "connected", "authenticating",
     /// "failed: <reason>", "reconnecting in 4 s: <reason>".

@@ -5,6 +5,23 @@
 
 namespace opsdeck::remote {
 
+QString SshHostKeyCheck::outcomeName(Outcome outcome)
+{
+    switch (outcome) {
+    case Outcome::Matched:
+        return QStringLiteral("matched");
+    case Outcome::AcceptedNew:
+        return QStringLiteral("accepted-new");
+    case Outcome::RefusedUnknown:
+        return QStringLiteral("refused-unknown");
+    case Outcome::RefusedChanged:
+        return QStringLiteral("refused-changed");
+    case Outcome::Error:
+        break;
+    }
+    return QStringLiteral("error");
+}
+
 QString SshHostKeyCheck::fingerprint(ssh_key key)
 {
     unsigned char *hash = nullptr;
@@ -82,12 +99,14 @@ SshHostKeyCheck::Decision SshHostKeyCheck::check(ssh_session session, const QStr
     const ssh_known_hosts_e known = ssh_session_is_known_server(session);
     switch (known) {
     case SSH_KNOWN_HOSTS_OK:
+        d.outcome = Outcome::Matched;
         d.trusted = true;
         spdlog::info("host key: {} {} {} matches {}", who, d.keyType.toStdString(), print,
                      knownHostsFile.toStdString());
         return d;
     case SSH_KNOWN_HOSTS_CHANGED:
     case SSH_KNOWN_HOSTS_OTHER:
+        d.outcome = Outcome::RefusedChanged;
         d.message = changedMessage(d, hostEntry, knownHostsFile, known == SSH_KNOWN_HOSTS_OTHER);
         spdlog::error("host key: REFUSED changed key for {} ({}): possible attack", who, print);
         return d;
@@ -102,6 +121,7 @@ SshHostKeyCheck::Decision SshHostKeyCheck::check(ssh_session session, const QStr
     }
 
     if (acceptedFingerprint.isEmpty() || acceptedFingerprint != d.fingerprint) {
+        d.outcome = Outcome::RefusedUnknown;
         d.message = QStringLiteral("unknown host key for %1: %2 %3 (not in %4). Refused.\n")
                         .arg(hostEntry, d.keyType, d.fingerprint, knownHostsFile);
         if (!acceptedFingerprint.isEmpty())
@@ -122,6 +142,7 @@ SshHostKeyCheck::Decision SshHostKeyCheck::check(ssh_session session, const QStr
         spdlog::error("host key: {}", d.message.toStdString());
         return d;
     }
+    d.outcome = Outcome::AcceptedNew;
     d.trusted = true;
     spdlog::warn("host key: accepted new key for {} ({} {}) by the given fingerprint; saved to {}",
                  who, d.keyType.toStdString(), print, knownHostsFile.toStdString());

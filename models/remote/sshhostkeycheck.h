@@ -9,13 +9,26 @@ namespace opsdeck::remote {
 /// Decides whether a connected session's server key is trusted, as OpenSSH's
 /// StrictHostKeyChecking=yes would, plus one way in for a new host: the
 /// operator's `SHA256:` fingerprint, checked out of band (issue 5, host keys).
-/// Thread: the session's. Every decision is logged with a "host key" line
-/// (OpsDeck has no audit log yet; the audit log of issue 7 takes these over).
+/// Thread: the session's. Every decision is logged with a "host key" line,
+/// and reported through SshSettings::hostKeyDecided (the audit log).
 class SshHostKeyCheck
 {
 public:
+    /// What was decided, for the audit log and the unknown-key dialog.
+    enum class Outcome
+    {
+        Matched,        ///< the key is the one known_hosts holds
+        AcceptedNew,    ///< unknown, equal to the accepted fingerprint, saved to known_hosts
+        RefusedUnknown, ///< unknown and not accepted (no or another fingerprint given)
+        RefusedChanged, ///< known_hosts holds another key (or type) for the host: possible attack
+        Error           ///< the key could not be read, checked or saved: refused
+    };
+    /// `matched`, `accepted-new`, `refused-unknown`, `refused-changed`, `error`.
+    static QString outcomeName(Outcome outcome);
+
     struct Decision
     {
+        Outcome outcome = Outcome::Error;
         bool trusted = false;
         QString keyType;     ///< e.g. "ssh-ed25519"
         QString fingerprint; ///< "SHA256:<base64>" of the server's key

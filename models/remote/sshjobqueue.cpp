@@ -23,10 +23,11 @@ qint64 msUntil(std::chrono::steady_clock::time_point when)
 } // namespace
 
 SshJobQueue::SshJobQueue(SshSettings settings, QString hostName, Finished finished,
-                         StateChanged stateChanged)
+                         StateChanged stateChanged, Output output)
     : m_settings(std::move(settings)), m_hostName(std::move(hostName)),
       m_finished(std::move(finished)), m_stateChanged(std::move(stateChanged)),
-      m_delay(m_settings.reconnectInitialDelay), m_thread([this] { loop(); })
+      m_output(std::move(output)), m_delay(m_settings.reconnectInitialDelay),
+      m_thread([this] { loop(); })
 {
 }
 
@@ -113,8 +114,19 @@ void SshJobQueue::sessionLost()
     spdlog::warn("ssh: {}", state.reason.toStdString());
 }
 
+void SshJobQueue::setAcceptedFingerprint(const QString &fingerprint)
+{
+    std::lock_guard lock(m_mutex);
+    m_acceptedFingerprint = fingerprint;
+}
+
 bool SshJobQueue::connect(QString &error)
 {
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_acceptedFingerprint.isEmpty())
+            m_settings.acceptedFingerprint = m_acceptedFingerprint;
+    }
     m_session = std::make_unique<SshSession>(m_settings);
     SshConnectionState state =
         m_session->open([this](const SshConnectionState &s) { setState(s); });
@@ -172,7 +184,13 @@ CommandResult SshJobQueue::runJob(const Job &job)
             result.outcome = CommandResult::Outcome::Cancelled;
             return result;
         }
-        SshChannelRun run(m_session->handle(), job.request, m_hostName, cancelled);
+        OutputCoalescer::Sink output;
+        if (m_output)
+            output = [this, id = job.id](OutputChannel channel, const QByteArray &chunk) {
+                m_output(id, channel, chunk);
+            };
+        SshChannelRun run(m_session->handle(), job.request, m_hostName, cancelled,
+                          std::move(output));
         CommandResult result = run.run();
         m_lastSent = Clock::now();
         if (!m_session->isConnected())

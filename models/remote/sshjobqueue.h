@@ -2,6 +2,7 @@
 
 #include "commandrequest.h"
 #include "commandresult.h"
+#include "outputchannel.h"
 #include "sshconnectionstate.h"
 #include "sshsettings.h"
 
@@ -36,6 +37,9 @@ class SshJobQueue
 public:
     using Finished = std::function<void(quint64 id, const CommandResult &result)>;
     using StateChanged = std::function<void(const SshConnectionState &state)>;
+    /// Kept output of the running command, gathered (SshChannelRun); all of
+    /// an id's calls come before its Finished call.
+    using Output = std::function<void(quint64 id, OutputChannel channel, const QByteArray &chunk)>;
     /// Runs in the queue's thread with the connected session, or with
     /// nullptr and the reason when there is none (connect failed, cancelled
     /// while queued): it must then report its own failure. Returns false
@@ -44,7 +48,7 @@ public:
     using SessionTask = std::function<bool(SshSession *session, const QString &error)>;
 
     SshJobQueue(SshSettings settings, QString hostName, Finished finished,
-                StateChanged stateChanged);
+                StateChanged stateChanged, Output output = {});
     /// Cancels the running command (bounded by SshChannelRun::killGrace),
     /// drops queued ones without a result, closes the session, joins.
     ~SshJobQueue();
@@ -58,6 +62,10 @@ public:
     /// one is killed (its result is then Cancelled).
     void cancel(quint64 id);
     SshConnectionState state() const;
+    /// Any thread. An unknown host key's fingerprint the operator accepted
+    /// after the connect was refused (the window's dialog): the next connect
+    /// accepts exactly that key and saves it (SshSettings::acceptedFingerprint).
+    void setAcceptedFingerprint(const QString &fingerprint);
 
 private:
     struct Job
@@ -80,6 +88,7 @@ private:
     QString m_hostName;
     Finished m_finished;
     StateChanged m_stateChanged;
+    Output m_output;
 
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
@@ -88,6 +97,7 @@ private:
     std::set<quint64> m_cancelled;
     bool m_stopping = false;
     SshConnectionState m_state;
+    QString m_acceptedFingerprint; ///< from setAcceptedFingerprint(); empty: the settings'
 
     // Touched only by m_thread.
     std::unique_ptr<SshSession> m_session;

@@ -150,6 +150,13 @@ SshConnectionState SshSession::connectThroughJump()
     jumpSettings.port = m_jumpHop->port;
     jumpSettings.user = m_jumpHop->user;
     jumpSettings.acceptedFingerprint.clear();
+    if (m_settings.hostKeyDecided)
+        jumpSettings.hostKeyDecided =
+            [report = m_settings.hostKeyDecided](const HostKeyDecision &decision) {
+                HostKeyDecision hop = decision;
+                hop.jumpHost = true;
+                report(hop);
+            };
     m_jump = std::make_unique<SshJump>(std::move(jumpSettings), m_jumpDepth + 1);
     unsigned int port = 22;
     ssh_options_get_port(m_session, &port);
@@ -226,9 +233,18 @@ SshConnectionState SshSession::open(const std::function<void(const SshConnection
 
     const SshHostKeyCheck::Decision key = SshHostKeyCheck::check(
         m_session, m_hostEntry, m_knownHostsFile, m_settings.acceptedFingerprint);
+    if (m_settings.hostKeyDecided)
+        m_settings.hostKeyDecided({m_settings.host, m_hostEntry,
+                                   SshHostKeyCheck::outcomeName(key.outcome), key.keyType,
+                                   key.fingerprint, m_knownHostsFile, key.message, false});
     if (!key.trusted) {
         close();
-        return failed(Failure::HostKeyRefused, key.message);
+        SshConnectionState refused = failed(Failure::HostKeyRefused, key.message);
+        refused.hostKeyType = key.keyType;
+        refused.hostKeyFingerprint = key.fingerprint;
+        refused.hostEntry = m_hostEntry;
+        refused.hostKeyUnknown = key.outcome == SshHostKeyCheck::Outcome::RefusedUnknown;
+        return refused;
     }
 
     progress({SshConnectionState::Phase::Authenticating, Failure::None, {}});

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "hostkeydecision.h"
+
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
@@ -39,6 +41,10 @@ struct SshSettings
     /// equal to this is accepted and saved to known_hosts; any other unknown
     /// key is refused. A changed key is refused whatever this says.
     QString acceptedFingerprint;
+    /// Optional: told every host-key decision of this host and of its
+    /// ProxyJump hops (matched, accepted, refused), in the session's thread,
+    /// before the connect goes on or fails. For the audit log; must not block long.
+    std::function<void(const HostKeyDecision &decision)> hostKeyDecided;
 
     /// TCP connect + key exchange limit, ms (SSH_OPTIONS_TIMEOUT_USEC).
     std::chrono::milliseconds connectTimeout = std::chrono::seconds(10);
@@ -55,11 +61,21 @@ struct SshSettings
     /// request, and its config parser ignores ServerAliveInterval, so it is set here.
     /// Checked once a second while idle, so the effective interval is rounded up to seconds.
     std::chrono::milliseconds keepAliveInterval = std::chrono::seconds(15);
-    /// Optional: gives the password for `user` (e.g. from SecretStore key
-    /// `ssh/<host>/<user>`); called in the session thread, only after public
-    /// keys failed and when the server allows `password`. The returned bytes
-    /// are wiped after use. nullopt: no password is tried.
+    /// Optional: gives the password for `user` (sshsecrets.h: the keychain key
+    /// `ssh/<host>/<user>`, else asked once). Called in the session thread, at
+    /// most once per authentication (the answer serves keyboard-interactive and
+    /// then password), only after public keys failed and when the server allows
+    /// one of those methods. The returned bytes are wiped after use. nullopt: no
+    /// password is tried.
     std::function<std::optional<QByteArray>(const QString &host, const QString &user)> password;
+    /// Optional: gives the passphrase of an encrypted private key file
+    /// (`keyFile` is the path as in identityFiles; sshsecrets.h: keychain key
+    /// `ssh/key/<path>`, else asked once). Called in the session thread only
+    /// for a key whose public half (`<keyFile>.pub`) the server accepts, or that
+    /// has no .pub. The returned bytes are wiped after use. nullopt: the key is
+    /// skipped with a note. Used for identityFiles only: libssh's own key list
+    /// (identityFiles empty) does not say which file wants the passphrase.
+    std::function<std::optional<QByteArray>(const QString &keyFile)> passphrase;
 };
 
 } // namespace opsdeck::remote

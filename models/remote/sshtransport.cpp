@@ -32,6 +32,13 @@ SshTransport::SshTransport(QString hostName, SshSettings settings, QObject *pare
             QMetaObject::invokeMethod(
                 this, [this, state] { Q_EMIT connectionStateChanged(state); },
                 Qt::QueuedConnection);
+        },
+        // Queued calls from one thread to one object run in the order posted:
+        // every chunk reaches us before the commandFinished posted after it.
+        [this](quint64 id, OutputChannel channel, const QByteArray &chunk) {
+            QMetaObject::invokeMethod(
+                this, [this, id, channel, chunk] { Q_EMIT commandOutput(id, channel, chunk); },
+                Qt::QueuedConnection);
         });
 }
 
@@ -56,6 +63,11 @@ void SshTransport::runSessionTask(SessionTask task)
 {
     // Tasks need no id of the queue's own: cancel() is for commands.
     m_queue->pushTask(0, std::move(task));
+}
+
+void SshTransport::acceptHostKey(const QString &fingerprint)
+{
+    m_queue->setAcceptedFingerprint(fingerprint);
 }
 
 SshConnectionState SshTransport::connectionState() const

@@ -48,6 +48,11 @@ public:
 
     /// The session's state as last reported by its thread (any thread).
     SshConnectionState connectionState() const;
+    /// The operator accepted this unknown host key (SHA256:...) after a
+    /// connect was refused with SshConnectionState::hostKeyUnknown: the next
+    /// command connects, accepts exactly that key and saves it to known_hosts.
+    /// Any other key is still refused; a changed key is never accepted.
+    void acceptHostKey(const QString &fingerprint);
 
     /// Runs `task` in the session's thread, queued behind the commands given
     /// before it (SshJobQueue::SessionTask: it gets the connected session,

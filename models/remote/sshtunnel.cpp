@@ -145,11 +145,18 @@ bool SshTunnel::ensureSession(std::unique_ptr<SshSession> &session)
 {
     if (session && session->isConnected())
         return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now < m_retryAfter && !m_retryNow.exchange(false))
+        return false; // the last failure (errorText()) stands
     session = std::make_unique<SshSession>(m_settings);
     const SshConnectionState state = session->open([](const SshConnectionState &) {});
     if (state.phase == SshConnectionState::Phase::Connected)
         return true;
     session.reset();
+    // A network failure may heal soon; a refused key or login waits for the operator.
+    m_retryAfter =
+        now + (state.failure == SshConnectionState::Failure::Connect ? std::chrono::seconds(2)
+                                                                     : std::chrono::seconds(10));
     setFailed(QStringLiteral("tunnel via %1 to %2: %3").arg(m_viaHost, target(), state.reason));
     return false;
 }

@@ -69,6 +69,10 @@ public:
     /// The port listened on (127.0.0.1); 0 before start().
     quint16 localPort() const { return m_localPort; }
     QString viaHost() const { return m_viaHost; }
+    /// Lets the next connection try the host again at once, even within the
+    /// pause after a refused host key or login (the operator has just
+    /// accepted the key, or stored the password). Any thread.
+    void retryNow() { m_retryNow = true; }
     /// Connections being pumped now.
     int openConnections() const { return m_openConnections; }
     /// Connections accepted and forwarded since start().
@@ -101,6 +105,11 @@ private:
     std::atomic<bool> m_stopping{false};
     std::atomic<int> m_openConnections{0};
     std::atomic<qint64> m_forwarded{0};
+    /// No new connect before this (tunnel thread only): a refused host key or
+    /// login would otherwise be retried, logged and audited for every
+    /// connection the poller makes. Connections meanwhile are closed at once.
+    std::chrono::steady_clock::time_point m_retryAfter{};
+    std::atomic<bool> m_retryNow{false};
     mutable std::mutex m_mutex;
     std::condition_variable m_phaseChanged;
     Phase m_phase = Phase::Starting;

@@ -44,3 +44,15 @@ QString SshTunnelSet::errorText() const
 }
 
 } // namespace opsdeck::remote
+
+namespace opsdeck::remote {
+
+void SshTunnelSet::retryNow(const QString &via)
+{
+    std::lock_guard lock(m_mutex);
+    for (auto &[key, tunnel] : m_tunnels)
+        if (std::get<0>(key) == via)
+            tunnel->retryNow();
+}
+
+} // namespace opsdeck::remote

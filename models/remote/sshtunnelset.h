@@ -41,6 +41,8 @@ public:
     /// The tunnel that route(via, url) uses, or nullptr before it was made
     /// (for the panel: phase, error, open connections). Valid while the set lives.
     const SshTunnel *tunnel(const QString &via, const QUrl &url) const;
+    /// SshTunnel::retryNow() on every tunnel through `via`.
+    void retryNow(const QString &via);
     /// The last failure to open a local port.
     QString errorText() const;
 

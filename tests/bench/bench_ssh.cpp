@@ -13,6 +13,7 @@
 #include "sshdprocess.h"
 #include "sshtransport.h"
 #include "synchronousrun.h"
+#include "testuser.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -21,10 +22,12 @@
 #include <cstdio>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <unistd.h>
 
 using opsdeck::remote::CommandRequest;
 using opsdeck::test::SshdProcess;
+using opsdeck::test::TestUser;
 
 namespace {
 
@@ -81,16 +84,12 @@ int main(int argc, char **argv)
     const QString testUser = args.contains(QStringLiteral("--test-user"))
                                  ? args.value(args.indexOf(QStringLiteral("--test-user")) + 1)
                                  : QString();
-    bool createdUser = false;
-    if (!testUser.isEmpty() && ::getuid() == 0 &&
-        !runQuiet(QStringLiteral("id"), {QStringLiteral("-u"), testUser})) {
-        createdUser =
-            runQuiet(QStringLiteral("useradd"),
-                     {QStringLiteral("-M"), QStringLiteral("-d"), QStringLiteral("/nonexistent"),
-                      QStringLiteral("-s"), QStringLiteral("/bin/sh"), QStringLiteral("-p"),
-                      QStringLiteral("*"), testUser});
-        if (!createdUser) {
-            std::fprintf(stderr, "bench_ssh: cannot create user %s\n", qPrintable(testUser));
+    // Removed at the end only if made here.
+    std::optional<TestUser> user;
+    if (!testUser.isEmpty() && ::getuid() == 0) {
+        user.emplace(testUser);
+        if (!user->create()) {
+            std::fprintf(stderr, "bench_ssh: %s\n", qPrintable(user->errorText()));
             return 2;
         }
     }
@@ -163,7 +162,5 @@ int main(int argc, char **argv)
             }
         }
     }
-    if (createdUser)
-        runQuiet(QStringLiteral("userdel"), {testUser});
     return status;
 }

@@ -9,9 +9,13 @@
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <ctime>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 using namespace std::chrono_literals;
 using opsdeck::remote::RemoteFileResult;
@@ -80,13 +84,70 @@ TEST(SftpInterruptedWrite, LostConnectionLeavesTheOldFileNeverATruncatedOne)
     for (const QByteArray &name : namesIn(dirPath))
         EXPECT_TRUE(name == "weights.bin" || name == temp) << name.constData();
 
-    // The next write reconnects and replaces the file whole.
+    // The next write reconnects and replaces the file whole, and removes the
+    // temp file the cut-off write left (it knows its exact name: it is
+    // seconds old, far from stale by age).
     const RemoteFileResult again = opsdeck::test::callFiles(files, [&](RemoteFiles &f) {
                                        return f.write(file, "v2\n");
                                    }).value_or(RemoteFileResult{});
     ASSERT_TRUE(again.ok) << again.errorText.toStdString();
     EXPECT_EQ(opsdeck::test::readFile(QFile::decodeName(file)), "v2\n");
     EXPECT_EQ(statOf(file).st_mode & 07777, 0640u);
+    EXPECT_EQ(namesIn(dirPath), QList<QByteArray>{"weights.bin"});
+}
+
+TEST(SftpFiles, WriteRemovesOnlyStaleTempFilesOfItsOwnPath)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    QTemporaryDir dir;
+    const QByteArray dirPath = QFile::encodeName(dir.path());
+    const auto at = [&](const QByteArray &name) -> QByteArray { return dirPath + '/' + name; };
+    // Temp files an earlier process left, and look-alikes that are not ours.
+    const QList<QByteArray> old = {
+        ".serve_decode.sh.opsdeck-1x9k2m", // stale: removed
+        ".serve_decode.sh.opsdeck-3w5e11264sgsf",
+        ".serve_decode.sh.opsdeck-ABC",      // not base 36 lower case
+        ".serve_decode.sh.opsdeck-1x9k2m.1", // a suffix
+        ".serve_decode.sh.opsdeck-",         // no random part
+        ".serve_prefill.sh.opsdeck-1x9k2m",  // another file's
+        "serve_decode.sh.opsdeck-1x9k2m",    // no leading dot
+        ".serve_decode.sh.opsdeck-4rd0wner", // another user's
+    };
+    for (const QByteArray &name : old)
+        ASSERT_TRUE(opsdeck::test::writeBytes(at(name), "partial"));
+    // Another writer's live temp file: just written, so not stale.
+    ASSERT_TRUE(opsdeck::test::writeBytes(at(".serve_decode.sh.opsdeck-l1ve"), "partial"));
+    // A directory and a symlink of the exact pattern: never removed.
+    ASSERT_EQ(::mkdir(at(".serve_decode.sh.opsdeck-d1r").constData(), 0755), 0);
+    ASSERT_EQ(::symlink("serve_decode.sh", at(".serve_decode.sh.opsdeck-11nk").constData()), 0);
+    // CI runs as root (SshdProcess): nobody (65534) is another user.
+    ASSERT_EQ(::lchown(at(".serve_decode.sh.opsdeck-4rd0wner").constData(), 65534, 65534), 0);
+    // Eleven minutes old, by the clock both sides share here.
+    const timespec elevenMinutesAgo{::time(nullptr) - 11 * 60, 0};
+    const timespec times[2] = {elevenMinutesAgo, elevenMinutesAgo};
+    for (const char *name : {".serve_decode.sh.opsdeck-d1r", ".serve_decode.sh.opsdeck-11nk"})
+        ASSERT_EQ(::utimensat(AT_FDCWD, at(name).constData(), times, AT_SYMLINK_NOFOLLOW), 0);
+    for (const QByteArray &name : old)
+        ASSERT_EQ(::utimensat(AT_FDCWD, at(name).constData(), times, AT_SYMLINK_NOFOLLOW), 0);
+
+    SshTransport transport(QStringLiteral("test-host"), opsdeck::test::sshSettings(sshd));
+    SftpFiles files(&transport);
+    const QByteArray file = at("serve_decode.sh");
+    const RemoteFileResult written = opsdeck::test::callFiles(files, [&](RemoteFiles &f) {
+                                         return f.write(file, "export KNOB=1\n");
+                                     }).value_or(RemoteFileResult{});
+    ASSERT_TRUE(written.ok) << written.errorText.toStdString();
+
+    QList<QByteArray> expected = old;
+    expected.removeAll(".serve_decode.sh.opsdeck-1x9k2m");
+    expected.removeAll(".serve_decode.sh.opsdeck-3w5e11264sgsf");
+    expected << ".serve_decode.sh.opsdeck-l1ve"
+             << ".serve_decode.sh.opsdeck-d1r"
+             << ".serve_decode.sh.opsdeck-11nk"
+             << "serve_decode.sh";
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(namesIn(dirPath), expected);
 }
 
 TEST(SftpFiles, WriteOfTwentyMegabytesArrivesWhole)

@@ -51,6 +51,11 @@ TEST(SshAuth, PassphraseProtectedKeyIsSkippedWithANote)
                   QStringLiteral("-N"), QStringLiteral("a passphrase"), QStringLiteral("-f"),
                   locked});
     ASSERT_TRUE(keygen.waitForFinished(20000) && keygen.exitCode() == 0);
+    // The server accepts the key, so only the missing passphrase stops it.
+    QFile authorized(sshd.path(QStringLiteral("authorized_keys")));
+    ASSERT_TRUE(authorized.open(QIODevice::Append));
+    authorized.write(opsdeck::test::readFile(locked + QStringLiteral(".pub")));
+    authorized.close();
     auto settings = opsdeck::test::sshSettings(sshd);
     CommandRequest request;
     request.argv = {QStringLiteral("true")};

@@ -5,6 +5,7 @@
 
 #include <QCoreApplication>
 #include <QProcess>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
 
@@ -145,4 +146,29 @@ TEST(SshCli, HostFromTheInventory)
                                 {QStringLiteral("true")}, QStringLiteral("here"));
     EXPECT_EQ(local.exitCode, 2);
     EXPECT_TRUE(local.standardError.contains(QStringLiteral("not ssh")));
+}
+
+// --timeout bounds the connect too: a port that accepts TCP but never sends
+// an SSH banner fails well before the 10 s default connect limit.
+TEST(SshCli, TimeoutAlsoBoundsTheConnect)
+{
+    QTcpServer silent; // accepts (the kernel's backlog) and never writes
+    ASSERT_TRUE(silent.listen(QHostAddress::LocalHost));
+    QTemporaryDir dir;
+    QProcess cli;
+    cli.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")),
+              {QStringLiteral("ssh"), QStringLiteral("127.0.0.1:%1").arg(silent.serverPort()),
+               QStringLiteral("--known-hosts"), dir.filePath(QStringLiteral("known_hosts")),
+               QStringLiteral("--timeout"), QStringLiteral("1"), QStringLiteral("--"),
+               QStringLiteral("true")});
+    const bool finished = cli.waitForFinished(7000);
+    if (!finished) {
+        cli.kill();
+        cli.waitForFinished(5000);
+    }
+    ASSERT_TRUE(finished) << "the connect outlived --timeout 1 by far";
+    const QString error = QString::fromUtf8(cli.readAllStandardError());
+    EXPECT_EQ(cli.exitCode(), 1) << error.toStdString();
+    EXPECT_TRUE(error.contains(QStringLiteral("Timeout connecting to 127.0.0.1")))
+        << error.toStdString();
 }

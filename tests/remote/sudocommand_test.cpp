@@ -7,8 +7,10 @@
 #include "sshtransport.h"
 #include "sudocommand.h"
 #include "synchronousrun.h"
+#include "testuser.h"
 
 #include <gtest/gtest.h>
+#include <memory>
 #include <unistd.h>
 
 using namespace std::chrono_literals;
@@ -16,17 +18,10 @@ using opsdeck::remote::CommandRequest;
 using opsdeck::remote::CommandResult;
 using opsdeck::remote::runAndWait;
 using opsdeck::test::SshdProcess;
+using opsdeck::test::TestUser;
 namespace SudoCommand = opsdeck::remote::SudoCommand;
 
 namespace {
-
-bool runQuiet(const QString &program, const QStringList &arguments)
-{
-    QProcess process;
-    process.start(program, arguments);
-    return process.waitForFinished(20000) && process.exitStatus() == QProcess::NormalExit &&
-           process.exitCode() == 0;
-}
 
 // A throwaway login without sudo rights (no sudoers entry, no password),
 // created for this suite and removed after it.
@@ -35,24 +30,15 @@ class SudoAsUnprivilegedUser : public testing::Test
 protected:
     static void SetUpTestSuite()
     {
-        ASSERT_EQ(::getuid(), 0u) << "creating the test user needs root (CI runs as root)";
-        if (!runQuiet(QStringLiteral("id"), {QStringLiteral("-u"), user()}))
-            s_created = runQuiet(QStringLiteral("useradd"),
-                                 {QStringLiteral("-M"), QStringLiteral("-d"),
-                                  QStringLiteral("/nonexistent"), QStringLiteral("-s"),
-                                  QStringLiteral("/bin/sh"), QStringLiteral("-p"),
-                                  QStringLiteral("*"), user()});
+        s_user = std::make_unique<TestUser>(TestUser::uniqueName(QStringLiteral("nosudo")));
+        ASSERT_TRUE(s_user->create()) << s_user->errorText().toStdString();
     }
-    static void TearDownTestSuite()
-    {
-        if (s_created)
-            runQuiet(QStringLiteral("userdel"), {user()});
-    }
-    static QString user() { return QStringLiteral("opsdeck-nosudo"); }
-    static bool s_created;
+    static void TearDownTestSuite() { s_user.reset(); }
+    static QString user() { return s_user->name(); }
+    static std::unique_ptr<TestUser> s_user;
 };
 
-bool SudoAsUnprivilegedUser::s_created = false;
+std::unique_ptr<TestUser> SudoAsUnprivilegedUser::s_user;
 
 } // namespace
 

@@ -7,12 +7,17 @@
 #include "synchronousrun.h"
 
 #include <QCoreApplication>
+#include <QEventLoop>
+#include <QTimer>
+#include <cstdio>
 #include <gtest/gtest.h>
 #include <memory>
+#include <optional>
 
 using namespace std::chrono_literals;
 using opsdeck::remote::CommandRequest;
 using opsdeck::remote::CommandResult;
+using opsdeck::remote::OutputChannel;
 using opsdeck::remote::runAndWait;
 using opsdeck::remote::Transport;
 using opsdeck::test::SshdProcess;
@@ -57,6 +62,55 @@ protected:
 };
 
 SshdProcess *TransportSemantics::s_sshd = nullptr;
+
+/// What commandOutput delivered for one command id, and any breach of its
+/// guarantees (transport.h) seen on the way.
+struct StreamedOutput
+{
+    explicit StreamedOutput(Transport &watched) : transport(&watched)
+    {
+        QObject::connect(transport, &Transport::commandOutput, transport,
+                         [this](quint64 id, OutputChannel channel, const QByteArray &chunk) {
+                             if (id != wanted)
+                                 return;
+                             chunkAfterEnd = chunkAfterEnd || result.has_value();
+                             emptyChunk = emptyChunk || chunk.isEmpty();
+                             ++chunks;
+                             (channel == OutputChannel::StandardOutput ? out : err) += chunk;
+                         });
+        QObject::connect(transport, &Transport::commandFinished, transport,
+                         [this](quint64 id, const CommandResult &r) {
+                             if (id == wanted)
+                                 result = r;
+                         });
+    }
+
+    /// Waits in an event loop that wakes on each event, not on a 10 ms
+    /// poll as waitUntil does: a local 50 MB output takes 800 pipe reads.
+    bool waitForResult(std::chrono::milliseconds deadline)
+    {
+        QEventLoop loop;
+        QTimer::singleShot(deadline, &loop, &QEventLoop::quit);
+        // Connected after the recorder's slot: `result` is set when this runs.
+        QObject::connect(transport, &Transport::commandFinished, &loop, [&](quint64 id) {
+            if (id == wanted)
+                loop.quit();
+        });
+        if (!result)
+            loop.exec();
+        return result.has_value();
+    }
+
+    Transport *transport;
+
+    quint64 wanted = 0;
+    QByteArray out;
+    QByteArray err;
+    int chunks = 0;
+    bool chunkAfterEnd = false;
+    bool emptyChunk = false;
+    std::optional<CommandResult> result;
+};
 
 } // namespace
 
@@ -191,6 +245,95 @@ TEST_P(TransportSemantics, EnvironmentWorkingDirectoryAndArgvQuoting)
                  QStringLiteral("it's"),   QStringLiteral("$HOME"), QStringLiteral("`id`")};
     const CommandResult quoted = run(argv);
     EXPECT_EQ(quoted.standardOutput, "a b|it's|$HOME|`id`|");
+}
+
+TEST_P(TransportSemantics, OutputIsStreamedWhileTheCommandRuns)
+{
+    auto transport = makeTransport();
+    StreamedOutput streamed(*transport);
+    // The command prints, then waits for a file the test creates only once it
+    // has seen that output: if output came only at the end, this would hang
+    // until the 30 s loop gave up, past the 15 s wait below.
+    const QString gate = QStringLiteral("/tmp/opsdeck-stream-gate-%1-%2")
+                             .arg(QCoreApplication::applicationPid())
+                             .arg(GetParam());
+    QFile::remove(gate);
+    CommandRequest request;
+    request.script = QStringLiteral("printf 'first\\377\\n'; printf 'err\\300\\n' >&2; "
+                                    "for i in $(seq 1 600); do [ -e '%1' ] && break; sleep 0.05; "
+                                    "done; printf 'second\\n'; printf 'err2\\n' >&2")
+                         .arg(gate);
+    request.deadline = 60s;
+    streamed.wanted = transport->run(request);
+
+    const QByteArray first("first\xff\n");
+    const QByteArray firstErr("err\xc0\n");
+    ASSERT_TRUE(opsdeck::test::waitUntil(
+        [&] { return streamed.out == first && streamed.err == firstErr; }, 15s))
+        << "streamed so far: [" << streamed.out.toHex().data() << "] ["
+        << streamed.err.toHex().data() << "]";
+    EXPECT_FALSE(streamed.result.has_value()) << "the command ended before it was let go";
+    ASSERT_TRUE(opsdeck::test::writeFile(gate, {}));
+    ASSERT_TRUE(opsdeck::test::waitUntil([&] { return streamed.result.has_value(); }, 30s));
+    QFile::remove(gate);
+
+    EXPECT_TRUE(streamed.result->succeeded()) << streamed.result->describe().toStdString();
+    EXPECT_EQ(streamed.out, first + "second\n");
+    EXPECT_EQ(streamed.err, firstErr + "err2\n");
+    EXPECT_EQ(streamed.out, streamed.result->standardOutput);
+    EXPECT_EQ(streamed.err, streamed.result->standardError);
+    EXPECT_FALSE(streamed.emptyChunk);
+    // A chunk sent after the end would be delivered before the next command's end.
+    CommandRequest next;
+    next.script = QStringLiteral("echo next");
+    EXPECT_TRUE(runAndWait(*transport, next).succeeded());
+    EXPECT_FALSE(streamed.chunkAfterEnd);
+}
+
+TEST_P(TransportSemantics, StreamedOutputIsCappedAndAddsUpToTheResult)
+{
+    auto transport = makeTransport();
+    StreamedOutput streamed(*transport);
+    // Random bytes (any value, NULs too); an odd cap, so it falls inside a chunk.
+    CommandRequest request;
+    request.script = QStringLiteral("head -c 3000000 /dev/urandom; head -c 70000 /dev/urandom >&2");
+    request.outputCap = 2000003;
+    streamed.wanted = transport->run(request);
+    ASSERT_TRUE(streamed.waitForResult(30s));
+    const CommandResult &result = *streamed.result;
+    EXPECT_TRUE(result.succeeded()) << result.describe().toStdString();
+    EXPECT_EQ(result.standardOutput.size(), 2000003);
+    EXPECT_EQ(result.standardOutputDropped, 3000000 - 2000003);
+    EXPECT_EQ(result.standardError.size(), 70000);
+    EXPECT_EQ(result.standardErrorDropped, 0);
+    EXPECT_TRUE(streamed.out == result.standardOutput) << "streamed " << streamed.out.size();
+    EXPECT_TRUE(streamed.err == result.standardError) << "streamed " << streamed.err.size();
+    EXPECT_GT(streamed.chunks, 2) << "streamed in pieces, not once at the end";
+    EXPECT_FALSE(streamed.emptyChunk);
+    EXPECT_FALSE(streamed.chunkAfterEnd);
+}
+
+TEST_P(TransportSemantics, FiftyMegabytesStreamOnlyTheKeptBytesInFewChunks)
+{
+    auto transport = makeTransport();
+    StreamedOutput streamed(*transport);
+    CommandRequest request; // default cap: 8 MiB kept
+    request.script = QStringLiteral("head -c 52428800 /dev/zero");
+    streamed.wanted = transport->run(request);
+    ASSERT_TRUE(streamed.waitForResult(60s));
+    const CommandResult &result = *streamed.result;
+    ASSERT_TRUE(result.succeeded()) << result.describe().toStdString();
+    const qint64 kept = 8 * 1024 * 1024;
+    EXPECT_EQ(streamed.out.size(), kept);
+    EXPECT_EQ(result.standardOutputDropped, 52428800 - kept);
+    EXPECT_TRUE(streamed.out == result.standardOutput);
+    std::printf("%s: 50 MB output, %lld bytes kept, streamed in %d chunks, %lld ms\n",
+                qPrintable(GetParam()), static_cast<long long>(kept), streamed.chunks,
+                static_cast<long long>(result.elapsedMs));
+    if (GetParam() == u"ssh") {
+        // OutputCoalescer: a hand-over per 64 KiB, or per 50 ms at most, plus the last.
+        EXPECT_LE(streamed.chunks, kept / (64 * 1024) + result.elapsedMs / 50 + 2);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Both, TransportSemantics,

@@ -126,18 +126,26 @@ bool SshdProcess::writeFiles(const QString &extraConfig)
 {
     const QString user = loginUser();
     QDir(m_dir.path()).mkpath(QStringLiteral("dotssh"));
+    // sshd keeps the first value of a keyword, so the variants are chosen here,
+    // not through extraConfig.
+    const bool publicKey = m_authentication == Authentication::PublicKey;
+    const QString authentication =
+        QStringLiteral("UsePAM %1\n"
+                       "PubkeyAuthentication %2\n"
+                       "PasswordAuthentication %3\n"
+                       "KbdInteractiveAuthentication %4\n")
+            .arg(publicKey ? u"no" : u"yes", publicKey ? u"yes" : u"no",
+                 m_authentication == Authentication::Password ? u"yes" : u"no",
+                 m_authentication == Authentication::KeyboardInteractive ? u"yes" : u"no");
     const QByteArray sshdConfig =
         QStringLiteral("Port %1\n"
                        "ListenAddress 127.0.0.1\n"
                        "HostKey %2\n"
                        "PidFile %3\n"
                        "AuthorizedKeysFile %4\n"
-                       "UsePAM no\n"
+                       "%6"
                        "StrictModes no\n"
                        "PermitRootLogin prohibit-password\n"
-                       "PubkeyAuthentication yes\n"
-                       "PasswordAuthentication no\n"
-                       "KbdInteractiveAuthentication no\n"
                        "PrintMotd no\n"
                        "MaxStartups 200\n"
                        "LogLevel VERBOSE\n"
@@ -145,7 +153,7 @@ bool SshdProcess::writeFiles(const QString &extraConfig)
                        "%5\n")
             .arg(m_port)
             .arg(path(QStringLiteral("host_key")), path(QStringLiteral("sshd.pid")),
-                 path(QStringLiteral("authorized_keys")), extraConfig)
+                 path(QStringLiteral("authorized_keys")), extraConfig, authentication)
             .toUtf8();
     const QByteArray clientConfig = QStringLiteral("Host %1\n"
                                                    "  HostName 127.0.0.1\n"

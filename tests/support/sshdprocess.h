@@ -31,6 +31,17 @@ public:
     /// throwaway account whose shell does no start-up work). Call before
     /// start(); the temp dir and authorized_keys become readable to that user.
     void setLoginUser(const QString &user) { m_loginUser = user; }
+    /// What sshd lets a client log in with.
+    enum class Authentication
+    {
+        PublicKey,          ///< the default: public keys only, UsePAM no
+        Password,           ///< password only, through PAM (Debian's /etc/pam.d/sshd)
+        KeyboardInteractive ///< keyboard-interactive only, through PAM
+    };
+    /// Call before start(). The PAM variants need a login user with a password
+    /// in /etc/shadow (TestUser, testuser.h), never root, and sshd running as root.
+    void setAuthentication(Authentication authentication) { m_authentication = authentication; }
+
     /// The login name the generated ssh_config uses.
     QString loginUser() const { return m_loginUser.isEmpty() ? userName() : m_loginUser; }
 
@@ -78,6 +89,7 @@ private:
     QProcess m_process;
     int m_port = 0;
     QString m_loginUser;
+    Authentication m_authentication = Authentication::PublicKey;
 };
 
 } // namespace opsdeck::test

@@ -1,0 +1,55 @@
+#include "cliinventory.h"
+
+#include "apppaths.h"
+#include "auditlog.h"
+#include "clioutput.h"
+#include "hostconnections.h"
+#include "hostkeyauditor.h"
+#include "inventorytunnels.h"
+
+#include <algorithm>
+
+namespace opsdeck::cli {
+
+void addTunnelOptions(QCommandLineParser &parser)
+{
+    parser.addOption({QStringLiteral("ssh-config"),
+                      QStringLiteral("OpenSSH client config for the tunnels of `via:` services "
+                                     "(default ~/.ssh/config)."),
+                      QStringLiteral("file")});
+    parser.addOption({QStringLiteral("known-hosts"),
+                      QStringLiteral("known_hosts file for those tunnels (default "
+                                     "~/.ssh/known_hosts)."),
+                      QStringLiteral("file")});
+}
+
+std::optional<ServedInventory> loadServedInventory(const QCommandLineParser &parser,
+                                                   const QString &path)
+{
+    const auto loaded = inventory::loadInventory(path);
+    if (!loaded.inventory) {
+        for (const auto &error : loaded.errors)
+            printError(error.toString());
+        return std::nullopt;
+    }
+    ServedInventory served{*loaded.inventory, nullptr};
+    const auto &services = served.inventory.services;
+    if (std::none_of(services.cbegin(), services.cend(),
+                     [](const inventory::Service &s) { return !s.via.isEmpty(); }))
+        return served;
+    workflows::HostConnections::Options options;
+    options.sshConfigFile = parser.value(QStringLiteral("ssh-config"));
+    options.knownHostsFile = parser.value(QStringLiteral("known-hosts"));
+    const QString dataDir = parser.value(QStringLiteral("data-dir"));
+    options.auditor =
+        std::make_shared<workflows::HostKeyAuditor>(std::make_shared<history::AuditLog>(
+            history::AuditLog::pathIn(workflows::AppPaths::dataDir(dataDir))));
+    served.tunnels = std::make_shared<workflows::InventoryTunnels>(
+        served.inventory, [options](const inventory::Host &host) {
+            return workflows::HostConnections::sshSettings(host, options);
+        });
+    served.inventory = served.tunnels->routed();
+    return served;
+}
+
+} // namespace opsdeck::cli

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "inventory.h"
+
+#include <QCommandLineParser>
+#include <QString>
+#include <memory>
+#include <optional>
+
+namespace opsdeck::workflows {
+class InventoryTunnels;
+}
+
+namespace opsdeck::cli {
+
+/// An inventory loaded for a command that polls or probes its services.
+struct ServedInventory
+{
+    /// As loaded, except that `via:` services point at their tunnels' local
+    /// ports (InventoryTunnels::routed(); `directUrl` keeps the written URL).
+    inventory::Inventory inventory;
+    /// Keeps those tunnels open; null when no service has `via:`.
+    std::shared_ptr<workflows::InventoryTunnels> tunnels;
+};
+
+/// `--ssh-config FILE` and `--known-hosts FILE` (as `opsdeck-cli ssh`), for
+/// the tunnels of `via:` services.
+void addTunnelOptions(QCommandLineParser &parser);
+
+/// Loads `path`; on errors prints each (file:line:column) and returns nullopt.
+/// Services with `via:` are reached through SSH tunnels made with the user's
+/// ssh config, known_hosts and keys, or the files `--ssh-config` /
+/// `--known-hosts` name; host-key decisions go to the audit log in
+/// `--data-dir` (AppPaths). An unknown host key is refused (accept it once
+/// with `opsdeck-cli ssh HOST --accept-new-host-key SHA256:...`).
+std::optional<ServedInventory> loadServedInventory(const QCommandLineParser &parser,
+                                                   const QString &path);
+
+} // namespace opsdeck::cli

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QDateTime>
+#include <QString>
+
+namespace opsdeck::history {
+
+/// One line of the audit log (auditlog.h): something OpsDeck decided or did
+/// on a host. Never holds a secret: callers pass names, fingerprints and
+/// commands, not passwords or keys.
+struct AuditEntry
+{
+    QDateTime time; ///< when it was decided (UTC when written); null: now
+    QString kind;   ///< what kind of decision, e.g. `host-key`
+    QString host;   ///< the host it concerns (inventory name or ssh alias); may be empty
+    QString action; ///< the decision, e.g. `accepted-new`, `refused-changed`
+    QString detail; ///< free text for the reader (fingerprint, known_hosts file, reason)
+};
+
+} // namespace opsdeck::history

@@ -1,0 +1,182 @@
+#include "auditlog.h"
+
+#include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLockFile>
+#include <fcntl.h>
+#include <pwd.h>
+#include <unistd.h>
+
+namespace opsdeck::history {
+
+namespace {
+
+const QByteArray firstPrev(64, '0');
+
+QByteArray hashOf(const QByteArray &line)
+{
+    return QCryptographicHash::hash(line, QCryptographicHash::Sha256).toHex();
+}
+
+QString userName()
+{
+    if (const passwd *pw = ::getpwuid(::getuid()))
+        return QString::fromLocal8Bit(pw->pw_name);
+    return QString::number(::getuid());
+}
+
+// The last complete line of the file (without its newline); empty when none.
+QByteArray lastLine(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    // An entry is far below 64 KiB; reading the tail keeps append O(1).
+    constexpr qint64 tail = 64 * 1024;
+    const qint64 size = file.size();
+    file.seek(std::max<qint64>(0, size - tail));
+    const QByteArray bytes = file.readAll();
+    const qsizetype end = bytes.lastIndexOf('\n');
+    if (end < 0)
+        return {};
+    const qsizetype start = bytes.lastIndexOf('\n', end - 1);
+    return bytes.mid(start + 1, end - start - 1);
+}
+
+bool writeAll(int fd, const QByteArray &bytes)
+{
+    qsizetype done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.constData() + done, size_t(bytes.size() - done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        done += n;
+    }
+    return true;
+}
+
+} // namespace
+
+AuditLog::AuditLog(QString path) : m_path(std::move(path)) {}
+
+QString AuditLog::pathIn(const QString &dataDir)
+{
+    return QDir(dataDir).filePath(QStringLiteral("audit.jsonl"));
+}
+
+bool AuditLog::append(const AuditEntry &entry, QString *error)
+{
+    const std::lock_guard lock(m_mutex);
+    auto fail = [&](const QString &why) {
+        if (error)
+            *error = QStringLiteral("audit log %1: %2").arg(m_path, why);
+        return false;
+    };
+    if (!QDir().mkpath(QFileInfo(m_path).absolutePath()))
+        return fail(QStringLiteral("cannot create its folder"));
+    QLockFile fileLock(m_path + QStringLiteral(".lock"));
+    // Another process holds it only for one write + fsync.
+    if (!fileLock.tryLock(10000))
+        return fail(QStringLiteral("locked by another process for over 10 s"));
+
+    const QByteArray last = lastLine(m_path);
+    QJsonObject object;
+    const QDateTime time = entry.time.isValid() ? entry.time : QDateTime::currentDateTimeUtc();
+    object[QStringLiteral("time")] = time.toUTC().toString(Qt::ISODateWithMs);
+    object[QStringLiteral("user")] = userName();
+    object[QStringLiteral("program")] = QCoreApplication::instance()
+                                            ? QCoreApplication::applicationName()
+                                            : QStringLiteral("opsdeck");
+    object[QStringLiteral("pid")] = qint64(::getpid());
+    object[QStringLiteral("kind")] = entry.kind;
+    object[QStringLiteral("host")] = entry.host;
+    object[QStringLiteral("action")] = entry.action;
+    object[QStringLiteral("detail")] = entry.detail;
+    object[QStringLiteral("prev")] = QString::fromLatin1(last.isEmpty() ? firstPrev : hashOf(last));
+    const QByteArray line = QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
+
+    const QByteArray native = QFile::encodeName(m_path);
+    const int fd = ::open(native.constData(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return fail(QString::fromLocal8Bit(std::strerror(errno)));
+    const off_t before = ::lseek(fd, 0, SEEK_END);
+    const bool written = writeAll(fd, line) && ::fsync(fd) == 0;
+    if (!written) {
+        const QString why = QString::fromLocal8Bit(std::strerror(errno));
+        // Never leave half a line: it would break the chain for every later entry.
+        if (before >= 0 && ::ftruncate(fd, before) == 0)
+            ::fsync(fd);
+        ::close(fd);
+        return fail(why);
+    }
+    ::close(fd);
+    return true;
+}
+
+QVector<AuditEntry> AuditLog::read(QStringList *problems) const
+{
+    QVector<AuditEntry> entries;
+    QFile file(m_path);
+    if (!file.open(QIODevice::ReadOnly))
+        return entries;
+    int number = 0;
+    while (!file.atEnd()) {
+        const QByteArray line = file.readLine();
+        ++number;
+        QJsonParseError parseError;
+        const QJsonDocument doc = QJsonDocument::fromJson(line, &parseError);
+        if (!doc.isObject()) {
+            if (problems)
+                *problems << QStringLiteral("%1:%2: not a JSON object (%3)")
+                                 .arg(m_path)
+                                 .arg(number)
+                                 .arg(parseError.errorString());
+            continue;
+        }
+        const QJsonObject o = doc.object();
+        AuditEntry entry;
+        entry.time = QDateTime::fromString(o[QStringLiteral("time")].toString(), Qt::ISODateWithMs);
+        entry.kind = o[QStringLiteral("kind")].toString();
+        entry.host = o[QStringLiteral("host")].toString();
+        entry.action = o[QStringLiteral("action")].toString();
+        entry.detail = o[QStringLiteral("detail")].toString();
+        entries.append(entry);
+    }
+    return entries;
+}
+
+QString AuditLog::verify() const
+{
+    QFile file(m_path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QByteArray expected = firstPrev;
+    int number = 0;
+    while (!file.atEnd()) {
+        QByteArray line = file.readLine();
+        ++number;
+        if (!line.endsWith('\n'))
+            return QStringLiteral("%1:%2: incomplete last line").arg(m_path).arg(number);
+        line.chop(1);
+        const QJsonDocument doc = QJsonDocument::fromJson(line);
+        if (!doc.isObject())
+            return QStringLiteral("%1:%2: not a JSON object").arg(m_path).arg(number);
+        const QByteArray prev = doc.object()[QStringLiteral("prev")].toString().toLatin1();
+        if (prev != expected)
+            return QStringLiteral("%1:%2: hash chain broken: `prev` is not the SHA-256 of the "
+                                  "line before (a line was removed, added or edited)")
+                .arg(m_path)
+                .arg(number);
+        expected = hashOf(line);
+    }
+    return {};
+}
+
+} // namespace opsdeck::history

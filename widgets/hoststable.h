@@ -1,0 +1,32 @@
+#pragma once
+
+#include <QTableWidget>
+
+namespace opsdeck::workflows {
+class HostConnections;
+}
+
+/// Every inventory host and its connection state (issue 5: "per-host
+/// connection state shown in the window"): name, how it is reached
+/// (local, or user@address:port over ssh) and "connected",
+/// "authenticating", "failed: <reason>", "reconnecting in N s". The row of
+/// a failed host is red and its tooltip holds the whole reason. A view of
+/// HostConnections only.
+class HostsTable : public QTableWidget
+{
+    Q_OBJECT
+public:
+    explicit HostsTable(opsdeck::workflows::HostConnections *hosts, QWidget *parent = nullptr);
+
+    /// The host of the current row; empty when none.
+    QString currentHost() const;
+
+Q_SIGNALS:
+    void hostSelected(const QString &host);
+
+private:
+    void rebuild();
+    void refresh(const QString &host);
+
+    opsdeck::workflows::HostConnections *m_hosts;
+};
