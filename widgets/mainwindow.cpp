@@ -22,8 +22,10 @@
 #include "pollerthread.h"
 #include "probelab.h"
 #include "probelabpanel.h"
+#include "secretprompt.h"
 #include "servicespanel.h"
 #include "servicestatusmodel.h"
+#include "sshsecrets.h"
 
 #include <QCloseEvent>
 #include <QComboBox>
@@ -56,9 +58,10 @@ MainWindow::MainWindow(QWidget *parent)
       m_probeLab(new probes::ProbeLab(m_hotWindow, this)),
       m_probeLabPanel(new ProbeLabPanel(m_probeLab, m_hotWindow)),
       m_hosts(new workflows::HostConnections({}, this)), m_hostsTab(new HostsTab(m_hosts)),
-      m_tabs(new QTabWidget), m_stallBanner(new QLabel), m_dashboards(new QStackedWidget),
-      m_logDock(new LogDock(this)), m_banner(new QLabel), m_alertBanner(new QLabel),
-      m_refreshLabel(new QLabel), m_historyLabel(new QLabel), m_markerTimer(new QTimer(this))
+      m_secretPrompt(new SecretPrompt(this)), m_tabs(new QTabWidget), m_stallBanner(new QLabel),
+      m_dashboards(new QStackedWidget), m_logDock(new LogDock(this)), m_banner(new QLabel),
+      m_alertBanner(new QLabel), m_refreshLabel(new QLabel), m_historyLabel(new QLabel),
+      m_markerTimer(new QTimer(this))
 {
     setWindowTitle(QStringLiteral("OpsDeck"));
     // Room for the dashboard's two columns and three rows of panels when the
@@ -153,6 +156,8 @@ MainWindow::MainWindow(QWidget *parent)
 MainWindow::~MainWindow()
 {
     stopBackgroundWork();
+    // The transports (children) join their session threads after this.
+    m_secretPrompt->abandon();
     // The relay's sink stays in the default logger; make it drop messages.
     logging::installDefaultLogger();
 }
@@ -300,11 +305,20 @@ bool MainWindow::openInventory(const QString &path)
     m_inventoryPath = loaded.inventory->path;
     m_inventory = *loaded.inventory;
     // Hosts first: services with `via:` are polled and probed through their tunnels.
-    workflows::HostConnections::Options hostOptions = m_hosts->options();
+    workflows::HostConnections::Options hostOptions = m_hostOptions;
+    hostOptions.decorate = [base = m_hostOptions.decorate,
+                            prompt = m_secretPrompt](remote::SshSettings &settings) {
+        if (base)
+            base(settings);
+        remote::SshSecrets::install(
+            settings, [prompt](const QString &question) { return prompt->ask(question); });
+    };
     hostOptions.auditor =
         std::make_shared<workflows::HostKeyAuditor>(std::make_shared<history::AuditLog>(
             history::AuditLog::pathIn(workflows::AppPaths::dataDir(m_dataDir))));
     m_hosts->setOptions(hostOptions);
+    // The old transports' threads are joined: none may wait on a question.
+    m_secretPrompt->abandon();
     m_hosts->setInventory(*m_inventory);
     const inventory::Inventory routed = m_hosts->routed();
     const auto &services = routed.services;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "demosetup.h"
+#include "hostconnections.h"
 #include "inventory.h"
 #include "rangeresult.h"
 
@@ -16,6 +17,7 @@ class QTabWidget;
 class QTimer;
 class DecodeBatchPanel;
 class HostsTab;
+class SecretPrompt;
 class LogDock;
 class MetricsDashboard;
 class ProbeLabPanel;
@@ -41,8 +43,7 @@ class ServiceStatusModel;
 } // namespace opsdeck::probes
 namespace opsdeck::workflows {
 class DemoCluster;
-class HostConnections;
-} // namespace opsdeck::workflows
+}
 namespace opsdeck::logging {
 class LogRelay;
 }
@@ -125,6 +126,14 @@ public:
     /// (issue 5); the Hosts tab shows them. Host-key decisions go to
     /// `<data dir>/audit.jsonl`.
     opsdeck::workflows::HostConnections *hostConnections() const { return m_hosts; }
+    /// SSH files and settings for inventories opened from now on (tests point
+    /// them at a test sshd). The window adds the audit log and the keychain
+    /// with its password prompt (SshSecrets, SecretPrompt) to them.
+    void setHostOptions(const opsdeck::workflows::HostConnections::Options &options)
+    {
+        m_hostOptions = options;
+    }
+    SecretPrompt *secretPrompt() const { return m_secretPrompt; }
     HostsTab *hostsTab() const { return m_hostsTab; }
 
 Q_SIGNALS:
@@ -172,6 +181,8 @@ private:
     ProbeLabPanel *m_probeLabPanel;
     opsdeck::workflows::HostConnections *m_hosts;
     HostsTab *m_hostsTab;
+    opsdeck::workflows::HostConnections::Options m_hostOptions;
+    SecretPrompt *m_secretPrompt;
     QTabWidget *m_tabs;
     QLabel *m_stallBanner;
     MetricsDashboard *m_rangeDashboard = nullptr;

@@ -118,6 +118,7 @@ void SshJobQueue::setAcceptedFingerprint(const QString &fingerprint)
 {
     std::lock_guard lock(m_mutex);
     m_acceptedFingerprint = fingerprint;
+    m_holdUntil = {};
 }
 
 bool SshJobQueue::connect(QString &error)
@@ -141,6 +142,10 @@ bool SshJobQueue::connect(QString &error)
     // Only a network failure may heal by itself; a refused host key, a
     // rejected login or a bad config waits for the operator.
     m_retryPlanned = state.failure == SshConnectionState::Failure::Connect;
+    if (!m_retryPlanned) {
+        std::lock_guard lock(m_mutex);
+        m_holdUntil = Clock::now() + operatorWait;
+    }
     if (m_retryPlanned) {
         m_retryAt = Clock::now() + m_delay;
         state.reconnectInMs = m_delay.count();
@@ -157,6 +162,13 @@ bool SshJobQueue::ensureSession(QString &error)
         return true;
     if (m_session)
         sessionLost();
+    {
+        std::lock_guard lock(m_mutex);
+        if (Clock::now() < m_holdUntil) {
+            error = QStringLiteral("host %1 is not connected: %2").arg(m_hostName, m_state.reason);
+            return false;
+        }
+    }
     if (m_retryPlanned && Clock::now() < m_retryAt) {
         error = QStringLiteral("host %1 is not connected: %2 (next attempt in %3 ms)")
                     .arg(m_hostName, state().reason)

@@ -30,7 +30,10 @@ class SshSession;
 /// and the delay is reset by a success. Jobs that come while a retry is
 /// planned fail at once with the last reason and the time to the next
 /// attempt (never a hang). Host key, authentication and config failures are
-/// not retried by themselves: the next job tries again at once.
+/// not retried by themselves: they wait for the operator, so jobs in the next
+/// operatorWait fail at once with that reason (a poller must not knock, log
+/// and ask again every few seconds); after that, or at once after
+/// setAcceptedFingerprint(), the next job tries again.
 /// Callbacks run in that thread; SshTransport hands them to its own thread.
 class SshJobQueue
 {
@@ -62,6 +65,8 @@ public:
     /// one is killed (its result is then Cancelled).
     void cancel(quint64 id);
     SshConnectionState state() const;
+    /// How long a host-key, authentication or config failure stands before a job tries again.
+    static constexpr std::chrono::seconds operatorWait{10};
     /// Any thread. An unknown host key's fingerprint the operator accepted
     /// after the connect was refused (the window's dialog): the next connect
     /// accepts exactly that key and saves it (SshSettings::acceptedFingerprint).
@@ -98,6 +103,7 @@ private:
     bool m_stopping = false;
     SshConnectionState m_state;
     QString m_acceptedFingerprint; ///< from setAcceptedFingerprint(); empty: the settings'
+    std::chrono::steady_clock::time_point m_holdUntil{}; ///< see operatorWait
 
     // Touched only by m_thread.
     std::unique_ptr<SshSession> m_session;

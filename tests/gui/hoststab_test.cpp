@@ -10,19 +10,25 @@
 #include "hostkeydialog.h"
 #include "hoststab.h"
 #include "hoststable.h"
+#include "logdock.h"
 #include "mainwindow.h"
+#include "secretprompt.h"
 #include "servicecard.h"
 #include "servicespanel.h"
 #include "servicestatusmodel.h"
 #include "simprocess.h"
 #include "sshdprocess.h"
 #include "testsupport.h"
+#include "testuser.h"
 
+#include <QApplication>
 #include <QFile>
+#include <QInputDialog>
 #include <QLabel>
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <gtest/gtest.h>
 
 using namespace opsdeck;
@@ -38,9 +44,9 @@ struct HostsFixture
     QTemporaryDir dir;
     QString knownHosts;
 
-    bool start()
+    bool start(bool unknownKey = true)
     {
-        knownHosts = dir.filePath(QStringLiteral("known_hosts"));
+        knownHosts = unknownKey ? dir.filePath(QStringLiteral("known_hosts")) : sshd.knownHosts();
         return sshd.start() && sim.start(test::simArgs(QStringLiteral("decode")));
     }
 
@@ -56,7 +62,7 @@ struct HostsFixture
             settings.identityFiles = {key};
             settings.useAgent = false;
         };
-        window.hostConnections()->setOptions(options);
+        window.setHostOptions(options);
         window.setDataDir(dir.path());
         const QString path = dir.filePath(QStringLiteral("inventory.yaml"));
         QFile file(path);
@@ -175,4 +181,89 @@ TEST(HostsTab, RefusedKeyLeavesTheHostFailedAndIsAudited)
     // Polling through the refused host never reaches the decode.
     EXPECT_NE(window.statusModel()->status(0).state, probes::ServiceState::Healthy);
     EXPECT_LT(watchdog.worstStallMs(), 1000);
+}
+
+// Password-only sshd (PAM) as a throwaway user, nothing in the keychain: the
+// window asks once with a hidden field, the answer logs in, and the password
+// reaches neither the log nor the audit trail.
+TEST(HostsTab, PasswordIsAskedInTheWindowWhenTheKeychainHasNone)
+{
+    test::TestUser user(test::TestUser::uniqueName(QStringLiteral("gui")));
+    ASSERT_TRUE(user.create()) << user.errorText().toStdString();
+    const QByteArray password = test::TestUser::randomPassword();
+    ASSERT_TRUE(user.setPassword(password)) << user.errorText().toStdString();
+    HostsFixture f;
+    f.sshd.setLoginUser(user.name());
+    f.sshd.setAuthentication(test::SshdProcess::Authentication::Password);
+    ASSERT_TRUE(f.start(false)) << f.sshd.errorText().toStdString();
+    test::GuiWatchdog watchdog;
+    MainWindow window;
+    QStringList questions;
+    QObject::connect(
+        window.secretPrompt(), &SecretPrompt::asking, &window, [&](const QString &question) {
+            questions << question;
+            // Answer once the dialog's own event loop runs.
+            QTimer::singleShot(50, &window, [password] {
+                auto *dialog = qobject_cast<QInputDialog *>(QApplication::activeModalWidget());
+                if (!dialog)
+                    return;
+                EXPECT_EQ(dialog->textEchoMode(), QLineEdit::Password);
+                dialog->setTextValue(QString::fromUtf8(password));
+                dialog->accept();
+            });
+        });
+    ASSERT_TRUE(f.open(window));
+    window.show();
+    ASSERT_TRUE(
+        waitUntil([&] { return connectionCell(window) == QStringLiteral("connected"); }, 30s))
+        << connectionCell(window).toStdString();
+    ASSERT_EQ(questions.size(), 1);
+    EXPECT_TRUE(questions[0].contains(user.name())) << questions[0].toStdString();
+    EXPECT_FALSE(window.logDock()->text().contains(QString::fromUtf8(password)));
+    QFile audit(history::AuditLog::pathIn(f.dir.path()));
+    if (audit.open(QIODevice::ReadOnly)) {
+        EXPECT_FALSE(audit.readAll().contains(password));
+    }
+    EXPECT_LT(watchdog.worstStallMs(), 1000);
+}
+
+// A reload while a password question is open must not deadlock: the old
+// transports' threads are joined after their question is abandoned.
+TEST(HostsTab, ReloadWhileAPasswordIsAskedDoesNotHang)
+{
+    test::TestUser user(test::TestUser::uniqueName(QStringLiteral("gur")));
+    ASSERT_TRUE(user.create()) << user.errorText().toStdString();
+    ASSERT_TRUE(user.setPassword(test::TestUser::randomPassword()))
+        << user.errorText().toStdString();
+    HostsFixture f;
+    f.sshd.setLoginUser(user.name());
+    f.sshd.setAuthentication(test::SshdProcess::Authentication::Password);
+    ASSERT_TRUE(f.start(false)) << f.sshd.errorText().toStdString();
+    MainWindow window;
+    int asked = 0;
+    bool reloaded = false;
+    QObject::connect(window.secretPrompt(), &SecretPrompt::asking, &window, [&] {
+        // The dialog runs its own event loop: answer from a timer inside it.
+        if (++asked > 1) {
+            QTimer::singleShot(50, &window, [] {
+                if (auto *dialog = qobject_cast<QInputDialog *>(QApplication::activeModalWidget()))
+                    dialog->reject();
+            });
+            return;
+        }
+        // While the first question is open, open the inventory again.
+        QTimer::singleShot(50, &window, [&] {
+            reloaded = window.openInventory(f.dir.filePath(QStringLiteral("inventory.yaml")));
+            if (auto *dialog = qobject_cast<QInputDialog *>(QApplication::activeModalWidget()))
+                dialog->reject();
+        });
+    });
+    ASSERT_TRUE(f.open(window));
+    window.show();
+    ASSERT_TRUE(waitUntil([&] { return reloaded; }, 30s));
+    // The new transport asks again (a fresh question), is refused, and fails.
+    ASSERT_TRUE(
+        waitUntil([&] { return connectionCell(window).startsWith(QStringLiteral("failed")); }, 30s))
+        << connectionCell(window).toStdString();
+    EXPECT_GE(asked, 1);
 }

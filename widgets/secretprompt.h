@@ -1,0 +1,63 @@
+#pragma once
+
+#include <QByteArray>
+#include <QObject>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+
+class QWidget;
+
+/// Asks the operator for an SSH password or key passphrase in the window
+/// (issue 5: "from the keychain or asked"), for SshSecrets' prompt hook.
+/// ask() is called from an SSH session thread: the question is posted to the
+/// GUI thread (a modal password field, echo off) and the session thread waits
+/// for the answer. Before the GUI thread deletes transports (their threads are
+/// joined) it calls abandon(): waiting questions then return nullopt at once,
+/// so a question never deadlocks a reload or the window closing.
+/// The same question asked again while it is still open (the host's command
+/// session and its tunnel both log in at once) waits for the same answer,
+/// so the operator types it once. The answer is wiped when every waiter has
+/// it, and never logged. Lives in the GUI thread.
+class SecretPrompt : public QObject
+{
+    Q_OBJECT
+public:
+    explicit SecretPrompt(QWidget *window);
+
+    /// `question` as SshSecrets gives it ("Password for root@gpu-1: ").
+    /// nullopt when the operator cancels or the question was abandoned.
+    /// Any thread but the GUI thread (there it returns nullopt: the GUI never waits).
+    std::optional<QByteArray> ask(const QString &question);
+    /// Any thread. Questions waiting now get nullopt; the answer of a dialog
+    /// still open is dropped.
+    void abandon();
+
+    /// Questions shown so far.
+    int asked() const { return m_asked; }
+
+Q_SIGNALS:
+    /// A question is about to be shown (GUI thread): for tests and the status bar.
+    void asking(const QString &question);
+
+private:
+    void show(const QString &question, quint64 id, quint64 generation);
+
+    QWidget *m_window;
+    int m_asked = 0;
+    std::mutex m_mutex;
+    std::condition_variable m_answered;
+    quint64 m_generation = 0; ///< raised by abandon()
+    quint64 m_nextQuestion = 1;
+    struct Question
+    {
+        QString text;
+        int waiters = 0;
+        bool answered = false;
+        std::optional<QByteArray> answer;
+    };
+    /// By id. Dialogs can nest (a second host asks while the first question
+    /// is open), so answers need not come in order.
+    std::map<quint64, Question> m_questions;
+};
