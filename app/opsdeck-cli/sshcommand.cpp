@@ -1,6 +1,9 @@
 #include "sshcommand.h"
 
+#include "apppaths.h"
+#include "auditlog.h"
 #include "clioutput.h"
+#include "hostkeyauditor.h"
 #include "inventory.h"
 #include "sshsecrets.h"
 #include "sshtransport.h"
@@ -189,6 +192,7 @@ int runSsh(const QStringList &arguments)
                       QStringLiteral("Deadline of the command in seconds (default 30); also "
                                      "bounds the connect (at least 1 s, default 10)."),
                       QStringLiteral("s")});
+    parser.addOption(dataDirOption());
     if (!parseArguments(parser, arguments))
         return ExitBadInput;
     QStringList positional = parser.positionalArguments();
@@ -237,11 +241,23 @@ int runSsh(const QStringList &arguments)
     }
     // Password and key passphrases: the keychain, else asked once on a terminal.
     remote::SshSecrets::install(settings, &askOnTerminal);
+    // Host-key decisions (accepted, refused) go to the audit log, as in the window.
+    auto auditor = std::make_shared<workflows::HostKeyAuditor>(
+        std::make_shared<history::AuditLog>(history::AuditLog::pathIn(
+            workflows::AppPaths::dataDir(parser.value(QStringLiteral("data-dir"))))));
+    settings.hostKeyDecided = [auditor](const remote::HostKeyDecision &decision) {
+        auditor->record(decision);
+    };
 
     remote::SshTransport transport(host, settings);
+    // Output is copied as it comes (a long command shows progress); the
+    // chunks add up to the result's kept bytes exactly (transport.h).
+    QObject::connect(&transport, &remote::Transport::commandOutput, &transport,
+                     [](quint64, remote::OutputChannel channel, const QByteArray &chunk) {
+                         writeRaw(channel == remote::OutputChannel::StandardError ? stderr : stdout,
+                                  chunk);
+                     });
     const CommandResult result = remote::runAndWait(transport, request);
-    writeRaw(stdout, result.standardOutput);
-    writeRaw(stderr, result.standardError);
     if (result.standardOutputDropped || result.standardErrorDropped)
         printError(QStringLiteral("output past the %1-byte cap not shown: %2 bytes of stdout, "
                                   "%3 of stderr")

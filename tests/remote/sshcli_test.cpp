@@ -1,6 +1,7 @@
 // opsdeck-cli ssh: output copied, exit code mirrored (signal 128+N),
 // 3 on a timeout, 4 on a refused host key, 1 on failed authentication,
 // HOST from an inventory.
+#include "auditlog.h"
 #include "sshfixture.h"
 
 #include <QCoreApplication>
@@ -89,15 +90,59 @@ TEST(SshCli, RefusedHostKeyExitsFourAndTheFingerprintLetsItIn)
     SshdProcess sshd;
     ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
     ASSERT_TRUE(opsdeck::test::writeFile(sshd.knownHosts(), QByteArray()));
-    const CliRun refused = runSsh(sshd, withConfig(sshd), {QStringLiteral("true")});
+    QTemporaryDir data;
+    const QStringList options = withConfig(sshd) << QStringLiteral("--data-dir") << data.path();
+    const CliRun refused = runSsh(sshd, options, {QStringLiteral("true")});
     EXPECT_EQ(refused.exitCode, 4) << refused.standardError.toStdString();
     EXPECT_TRUE(refused.standardError.contains(sshd.hostKeyFingerprint()));
 
     const CliRun accepted = runSsh(sshd,
-                                   withConfig(sshd) << QStringLiteral("--accept-new-host-key")
-                                                    << sshd.hostKeyFingerprint(),
+                                   QStringList(options) << QStringLiteral("--accept-new-host-key")
+                                                        << sshd.hostKeyFingerprint(),
                                    {QStringLiteral("true")});
     EXPECT_EQ(accepted.exitCode, 0) << accepted.standardError.toStdString();
+
+    // Both decisions are in the audit log, with the key's fingerprint.
+    const auto entries =
+        opsdeck::history::AuditLog(opsdeck::history::AuditLog::pathIn(data.path())).read();
+    ASSERT_EQ(entries.size(), 2);
+    EXPECT_EQ(entries[0].action, QStringLiteral("refused-unknown"));
+    EXPECT_EQ(entries[1].action, QStringLiteral("accepted-new"));
+    EXPECT_EQ(entries[1].host, SshdProcess::alias());
+    EXPECT_TRUE(entries[1].detail.contains(sshd.hostKeyFingerprint()));
+}
+
+// Output is copied while the command runs: the command waits for a file the
+// test creates only after it has read the first line from the CLI's stdout.
+TEST(SshCli, OutputIsCopiedAsItComes)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    const QString gate = sshd.path(QStringLiteral("gate"));
+    QProcess cli;
+    cli.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")),
+              QStringList{QStringLiteral("ssh"), SshdProcess::alias(),
+                          QStringLiteral("--known-hosts"), sshd.knownHosts(),
+                          QStringLiteral("--identity"), sshd.clientKey()}
+                  << withConfig(sshd) << QStringLiteral("--timeout") << QStringLiteral("20")
+                  << QStringLiteral("--")
+                  << sh(QStringLiteral("echo first; i=0; while [ ! -e '%1' ] && [ $i -lt 300 ]; "
+                                       "do sleep 0.05; i=$((i+1)); done; echo second")
+                            .arg(gate)));
+    QByteArray seen;
+    ASSERT_TRUE(opsdeck::test::waitUntil(
+        [&] {
+            seen += cli.readAllStandardOutput();
+            return seen.contains("first\n");
+        },
+        std::chrono::seconds(15)))
+        << "the first line must arrive before the command ends";
+    EXPECT_FALSE(seen.contains("second"));
+    ASSERT_TRUE(opsdeck::test::writeFile(gate, "go"));
+    ASSERT_TRUE(cli.waitForFinished(20000));
+    seen += cli.readAllStandardOutput();
+    EXPECT_EQ(seen, QByteArray("first\nsecond\n"));
+    EXPECT_EQ(cli.exitCode(), 0);
 }
 
 TEST(SshCli, FailedAuthenticationExitsOneNamingTheMethods)
