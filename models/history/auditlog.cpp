@@ -48,20 +48,6 @@ QByteArray lastLine(const QString &path)
     return bytes.mid(start + 1, end - start - 1);
 }
 
-bool writeAll(int fd, const QByteArray &bytes)
-{
-    qsizetype done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.constData() + done, size_t(bytes.size() - done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        done += n;
-    }
-    return true;
-}
-
 } // namespace
 
 AuditLog::AuditLog(QString path) : m_path(std::move(path)) {}
@@ -107,9 +93,19 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     if (fd < 0)
         return fail(QString::fromLocal8Bit(std::strerror(errno)));
     const off_t before = ::lseek(fd, 0, SEEK_END);
-    const bool written = writeAll(fd, line) && ::fsync(fd) == 0;
+    // QFile on our O_APPEND descriptor: it writes the line whole (retrying
+    // short writes); the descriptor stays ours for fsync and close.
+    QFile out;
+    bool written =
+        out.open(fd, QIODevice::WriteOnly | QIODevice::Append, QFileDevice::DontCloseHandle) &&
+        out.write(line) == line.size() && out.flush();
+    const QString writeError = out.errorString();
+    out.close();
+    written = written && ::fsync(fd) == 0;
     if (!written) {
-        const QString why = QString::fromLocal8Bit(std::strerror(errno));
+        const QString why = writeError.isEmpty() || writeError == QLatin1String("Unknown error")
+                                ? QString::fromLocal8Bit(std::strerror(errno))
+                                : writeError;
         // Never leave half a line: it would break the chain for every later entry.
         if (before >= 0 && ::ftruncate(fd, before) == 0)
             ::fsync(fd);

@@ -3,6 +3,8 @@
 #include "auditlog.h"
 #include "hostkeyauditor.h"
 
+#include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
@@ -84,6 +86,65 @@ TEST(AuditLog, ConcurrentWritersKeepEveryEntryAndTheChain)
         t.join();
     EXPECT_EQ(a.read().size(), 2 * perWriter);
     EXPECT_EQ(a.verify(), QString());
+}
+
+TEST(AuditLog, ALastLineLongerThanTheTailReadKeepsTheChain)
+{
+    QTemporaryDir dir;
+    AuditLog log(AuditLog::pathIn(dir.path()));
+    AuditEntry big = entry(QStringLiteral("gpu-1"), QStringLiteral("refused-unknown"));
+    // Past the 64 KiB tail that append() reads to find the last line.
+    big.detail = QString(100 * 1024, u'x');
+    ASSERT_TRUE(log.append(big));
+    ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-2"), QStringLiteral("accepted-new"))));
+    EXPECT_EQ(log.verify(), QString());
+}
+
+TEST(AuditLog, AnIncompleteLastLineIsNeverMergedWithTheNextEntry)
+{
+    QTemporaryDir dir;
+    AuditLog log(AuditLog::pathIn(dir.path()));
+    ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-1"), QStringLiteral("refused-unknown"))));
+    QFile file(log.path());
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Append));
+    file.write("{\"time\":\"cut off"); // e.g. a disk that filled up under another writer
+    file.close();
+    ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-2"), QStringLiteral("accepted-new"))));
+    QStringList problems;
+    const auto entries = log.read(&problems);
+    ASSERT_EQ(entries.size(), 2);
+    EXPECT_EQ(entries[1].host, QStringLiteral("gpu-2"));
+    EXPECT_EQ(problems.size(), 1);
+    // The cut-off line is the one break; the new entry chains to it.
+    EXPECT_EQ(log.verify(), log.path() + QStringLiteral(":2: not a JSON object"));
+}
+
+TEST(AuditLog, AnUnusableLockFileFailsAtOnceNamingTheFile)
+{
+    QTemporaryDir dir;
+    AuditLog log(AuditLog::pathIn(dir.path()));
+    // A directory where the lock file goes: QLockFile cannot create it.
+    ASSERT_TRUE(QDir(dir.path()).mkdir(QStringLiteral("audit.jsonl.lock")));
+    QString error;
+    QElapsedTimer timer;
+    timer.start();
+    EXPECT_FALSE(log.append(entry(QStringLiteral("gpu-1"), QStringLiteral("refused-unknown")),
+                            &error));
+    EXPECT_LT(timer.elapsed(), 5000) << "waited as if another process held the lock";
+    EXPECT_TRUE(error.contains(log.path() + QStringLiteral(".lock"))) << error.toStdString();
+    EXPECT_FALSE(error.contains(QStringLiteral("another process"))) << error.toStdString();
+}
+
+TEST(AuditLog, AnAuditFileThatIsADirectoryFailsNamingIt)
+{
+    QTemporaryDir dir;
+    AuditLog log(AuditLog::pathIn(dir.path()));
+    ASSERT_TRUE(QDir(dir.path()).mkdir(QStringLiteral("audit.jsonl")));
+    QString error;
+    EXPECT_FALSE(log.append(entry(QStringLiteral("gpu-1"), QStringLiteral("refused-unknown")),
+                            &error));
+    EXPECT_TRUE(error.startsWith(QStringLiteral("audit log ") + log.path())) << error.toStdString();
+    EXPECT_EQ(log.verify(), QString());
 }
 
 TEST(HostKeyAuditor, MatchedIsNotWrittenAndARepeatedRefusalOnlyOnce)

@@ -3,6 +3,7 @@
 // gnome-keyring of the test session), with --tls-cert/--tls-key (a CA and
 // certificates made by `openssl req` here), and a real tinyproxy started with
 // its own config. Every test captures spdlog and checks the key never shows.
+#include "logcapture.h"
 #include "pollerthread.h"
 #include "secretstore.h"
 #include "servicepoller.h"
@@ -29,28 +30,11 @@ using opsdeck::test::TestCertificates;
 using opsdeck::test::Tinyproxy;
 using opsdeck::test::waitUntil;
 
+using opsdeck::test::LogCapture;
+
 namespace {
 
 const QByteArray apiKey = QByteArrayLiteral("sk-opsdeck-test-9f3c2a71");
-
-/// Routes spdlog into a string for the life of the object.
-class LogCapture
-{
-public:
-    LogCapture() : m_previous(spdlog::default_logger())
-    {
-        auto logger = std::make_shared<spdlog::logger>(
-            "capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(m_text));
-        logger->set_level(spdlog::level::trace);
-        spdlog::set_default_logger(logger);
-    }
-    ~LogCapture() { spdlog::set_default_logger(m_previous); }
-    std::string text() const { return m_text.str(); }
-
-private:
-    std::ostringstream m_text;
-    std::shared_ptr<spdlog::logger> m_previous;
-};
 
 // Names carry the pid: runs never share keyring entries.
 QString serviceName(const QString &what)

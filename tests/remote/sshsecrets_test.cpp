@@ -4,6 +4,7 @@
 // never root). No prompt is shown when the keychain holds the secret, a
 // missing one is asked once, a wrong one fails naming the methods, and no
 // secret reaches the result, the state or the log.
+#include "logcapture.h"
 #include "secretstore.h"
 #include "sshauthenticator.h"
 #include "sshfixture.h"
@@ -34,26 +35,9 @@ using opsdeck::test::SshdProcess;
 using opsdeck::test::TestUser;
 using Authentication = SshdProcess::Authentication;
 
+using opsdeck::test::LogCapture;
+
 namespace {
-
-// Everything spdlog writes while it lives (the session thread logs too).
-class LogCapture
-{
-public:
-    LogCapture() : m_previous(spdlog::default_logger())
-    {
-        auto logger = std::make_shared<spdlog::logger>(
-            "capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(m_text));
-        logger->set_level(spdlog::level::trace);
-        spdlog::set_default_logger(logger);
-    }
-    ~LogCapture() { spdlog::set_default_logger(m_previous); }
-    std::string text() const { return m_text.str(); }
-
-private:
-    std::ostringstream m_text;
-    std::shared_ptr<spdlog::logger> m_previous;
-};
 
 CommandRequest whoAmI()
 {
