@@ -55,6 +55,10 @@ HostKeyDialog::HostKeyDialog(const QString &host, const opsdeck::remote::SshConn
     m_refuse = buttons->addButton(QStringLiteral("Refuse"), QDialogButtonBox::RejectRole);
     m_accept = buttons->addButton(QStringLiteral("Accept and save"), QDialogButtonBox::AcceptRole);
     m_refuse->setDefault(true);
+    // The box emits clicked(button) before rejected(), so the flag is set
+    // before finished() is handled.
+    connect(buttons, &QDialogButtonBox::clicked, this,
+            [this](QAbstractButton *button) { m_refused = button == m_refuse; });
     m_refuse->setFocus();
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);

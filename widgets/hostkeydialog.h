@@ -25,10 +25,14 @@ public:
     QString fingerprint() const { return m_fingerprint; }
     QPushButton *acceptButton() const { return m_accept; }
     QPushButton *refuseButton() const { return m_refuse; }
+    /// True once "Refuse" was pressed: closing the dialog (Escape, the window
+    /// closing) is no answer and is not audited as one.
+    bool refusedByOperator() const { return m_refused; }
 
 private:
     QString m_host;
     QString m_fingerprint;
     QPushButton *m_accept;
     QPushButton *m_refuse;
+    bool m_refused = false;
 };

@@ -34,16 +34,20 @@ HostsTab::HostsTab(opsdeck::workflows::HostConnections *hosts, QWidget *parent)
     logsLayout->addLayout(logBar);
     logsLayout->addWidget(m_logPanel, 1);
 
-    auto *right = new QSplitter(Qt::Vertical);
-    right->addWidget(m_hostPanel);
-    right->addWidget(logs);
-    right->setStretchFactor(0, 2);
-    right->setStretchFactor(1, 3);
-    auto *splitter = new QSplitter(Qt::Horizontal);
+    // Hosts across the top, so the connection column (the failure reason) has
+    // the whole width; the selected host's signals and a log side by side below.
+    auto *below = new QSplitter(Qt::Horizontal);
+    below->addWidget(m_hostPanel);
+    below->addWidget(logs);
+    below->setStretchFactor(0, 1);
+    below->setStretchFactor(1, 1);
+    // A little more for the process table's seven columns than for the log.
+    below->setSizes({11000, 9000});
+    auto *splitter = new QSplitter(Qt::Vertical);
     splitter->addWidget(m_table);
-    splitter->addWidget(right);
+    splitter->addWidget(below);
     splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(1, 4);
     layout->addWidget(splitter);
     connect(m_table, &HostsTable::hostSelected, this, &HostsTab::selectHost);
     connect(m_logService, &QComboBox::currentIndexChanged, this, &HostsTab::selectLog);
@@ -125,8 +129,9 @@ void HostsTab::askNext()
         const QString answered = m_dialog->host();
         if (result == QDialog::Accepted)
             m_hosts->acceptHostKey(answered, m_dialog->fingerprint());
-        else
+        else if (m_dialog->refusedByOperator())
             m_hosts->refuseHostKey(answered);
+        // Else closed without an answer: the host stays refused, nothing is audited.
         m_dialog = nullptr;
         askNext();
     });

@@ -20,9 +20,9 @@ namespace opsdeck::workflows {
 class HostConnections;
 }
 
-/// The Hosts tab (issue 5): every host with its connection state; for the
-/// selected host its GPUs and serving processes, and the log of a service
-/// on it. Puts the unknown-host-key question (HostKeyDialog) to the
+/// The Hosts tab (issue 5): every host with its connection state across the
+/// top; below, for the selected host, its GPUs and serving processes beside
+/// the log of a service on it. Puts the unknown-host-key question (HostKeyDialog) to the
 /// operator, one dialog at a time, and passes the answer to HostConnections.
 class HostsTab : public QWidget
 {

@@ -3,6 +3,7 @@
 #include "hostconnections.h"
 
 #include <QHeaderView>
+#include <algorithm>
 
 using opsdeck::remote::SshConnectionState;
 
@@ -38,6 +39,14 @@ HostsTable::HostsTable(opsdeck::workflows::HostConnections *hosts, QWidget *pare
             Q_EMIT hostSelected(item(row, NameColumn)->text());
     });
     rebuild();
+}
+
+QSize HostsTable::sizeHint() const
+{
+    const int rows = std::clamp(rowCount(), 1, 6);
+    const int rowHeight = verticalHeader()->defaultSectionSize();
+    return {QTableWidget::sizeHint().width(),
+            horizontalHeader()->sizeHint().height() + rows * rowHeight + 2 * frameWidth()};
 }
 
 QString HostsTable::currentHost() const

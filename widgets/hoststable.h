@@ -18,6 +18,10 @@ class HostsTable : public QTableWidget
 public:
     explicit HostsTable(opsdeck::workflows::HostConnections *hosts, QWidget *parent = nullptr);
 
+    /// Tall enough for up to 6 hosts without scrolling, so the panels below
+    /// keep their room.
+    QSize sizeHint() const override;
+
     /// The host of the current row; empty when none.
     QString currentHost() const;
 

@@ -166,7 +166,8 @@ void MainWindow::connectPoller()
 {
     probes::ServicePoller *poller = m_poller->poller();
     connect(poller, &probes::ServicePoller::statusChecked, this,
-            [this](const probes::ServiceStatus &status) {
+            [this](probes::ServiceStatus status) {
+                m_hosts->explain(status);
                 m_statusModel->updateStatus(status);
                 m_refreshLabel->setText(
                     QStringLiteral("Last refresh %1")

@@ -4,6 +4,7 @@
 #include "clioutput.h"
 #include "healthwait.h"
 #include "inventory.h"
+#include "inventorytunnels.h"
 #include "servicestatusmodel.h"
 
 #include <QEventLoop>
@@ -57,6 +58,9 @@ int runStatus(const QStringList &arguments)
     health.start(loaded->inventory.services, 0, timeoutMs);
     if (!loaded->inventory.services.isEmpty())
         loop.exec();
+    if (loaded->tunnels)
+        for (probes::ServiceStatus &status : statuses)
+            loaded->tunnels->explain(status);
 
     if (parser.isSet(QStringLiteral("json"))) {
         QJsonArray services;

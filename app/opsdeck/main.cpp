@@ -4,6 +4,7 @@
 //   --screenshot PNG [--after S]                           render the window to a PNG and exit
 //   --probe-lab [--probe-idle-gap S]                       show the probe lab and start probing
 //   --tab metrics|probe-lab|hosts                          the tab shown at start
+//   --ssh-config FILE --known-hosts FILE                   SSH files for ssh hosts
 #include "apppaths.h"
 #include "demosetup.h"
 #include "hoststab.h"
@@ -66,12 +67,24 @@ int main(int argc, char **argv)
         QStringLiteral("tab"),
         QStringLiteral("Tab shown at start: metrics, probe-lab or hosts (default metrics)."),
         QStringLiteral("name"));
+    const QCommandLineOption sshConfig(
+        QStringLiteral("ssh-config"),
+        QStringLiteral("OpenSSH client config for ssh hosts (default ~/.ssh/config)."),
+        QStringLiteral("file"));
+    const QCommandLineOption knownHosts(
+        QStringLiteral("known-hosts"),
+        QStringLiteral("known_hosts file for ssh hosts (default ~/.ssh/known_hosts)."),
+        QStringLiteral("file"));
     parser.addOptions({demo, inventory, dir, traffic, fault, dataDir, screenshot, after, probeLab,
-                       probeIdleGap, tab});
+                       probeIdleGap, tab, sshConfig, knownHosts});
     parser.process(app);
 
     MainWindow window;
     window.setDataDir(parser.value(dataDir));
+    opsdeck::workflows::HostConnections::Options hostOptions;
+    hostOptions.sshConfigFile = parser.value(sshConfig);
+    hostOptions.knownHostsFile = parser.value(knownHosts);
+    window.setHostOptions(hostOptions);
     if (parser.isSet(probeIdleGap)) {
         bool ok = false;
         const double gap = parser.value(probeIdleGap).toDouble(&ok);

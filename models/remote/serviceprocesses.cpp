@@ -49,8 +49,19 @@ QStringList ServiceProcesses::notes() const
     case PidFileState::Running:
         break;
     }
+    const ProcessSample *main = mainProcess();
     for (const auto &process : processes) {
-        if (process.kind == ProcessSample::Kind::OldInstance)
+        // "Old" only when it started before the pid file's process: one
+        // started after it is a second instance, not a restart that is not over.
+        const bool newer = main && main->startedAt.isValid() && process.startedAt.isValid() &&
+                           process.startedAt > main->startedAt;
+        if (process.kind == ProcessSample::Kind::OldInstance && newer)
+            notes << QStringLiteral("another process %1 on the same --port %2 started after the "
+                                    "pid file's process %3 (a second instance?)")
+                         .arg(process.pid)
+                         .arg(query.port)
+                         .arg(main->pid);
+        else if (process.kind == ProcessSample::Kind::OldInstance)
             notes << QStringLiteral("old process %1 still running (same --port %2, not the pid "
                                     "file's process)")
                          .arg(process.pid)

@@ -4,7 +4,7 @@ namespace opsdeck::remote {
 
 namespace {
 
-QString processText(const ProcessSample &process)
+QString processText(const ProcessSample &process, const ProcessSample *main)
 {
     switch (process.kind) {
     case ProcessSample::Kind::Main:
@@ -15,6 +15,9 @@ QString processText(const ProcessSample &process)
     case ProcessSample::Kind::Parent:
         return QStringLiteral("parent");
     case ProcessSample::Kind::OldInstance:
+        // One started after the pid file's process is not the old one.
+        if (main && main->startedAt.isValid() && process.startedAt > main->startedAt)
+            return QStringLiteral("another process on its --port");
         return QStringLiteral("old process still running");
     }
     return {};
@@ -36,10 +39,11 @@ void ServiceProcessTableModel::setServices(const QVector<ServiceProcesses> &serv
     for (const auto &service : services) {
         const QStringList notes = service.notes();
         if (service.processes.isEmpty())
-            m_rows.append({service.query.service, std::nullopt, notes});
+            m_rows.append({service.query.service, std::nullopt, notes, {}});
         for (int i = 0; i < service.processes.size(); ++i)
-            m_rows.append(
-                {service.query.service, service.processes.at(i), i == 0 ? notes : QStringList()});
+            m_rows.append({service.query.service, service.processes.at(i),
+                           i == 0 ? notes : QStringList(),
+                           processText(service.processes.at(i), service.mainProcess())});
     }
     endResetModel();
 }
@@ -78,7 +82,7 @@ QVariant ServiceProcessTableModel::data(const QModelIndex &index, int role) cons
         case Rss:
             return rssText(process->rssBytes);
         case Process:
-            return processText(*process);
+            return row.what;
         default:
             return {};
         }

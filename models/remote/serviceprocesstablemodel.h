@@ -49,6 +49,7 @@ private:
         QString service;
         std::optional<ProcessSample> process; ///< none: the service has no process
         QStringList notes;                    ///< on the service's first row only
+        QString what; ///< the Process column: "pid file's process", "child", ...
     };
     QVector<Row> m_rows;
 };

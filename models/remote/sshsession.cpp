@@ -70,13 +70,33 @@ SshConnectionState SshSession::configure()
     if (!m_settings.sshDirectory.isEmpty())
         ssh_options_set(m_session, SSH_OPTIONS_SSH_DIR,
                         QFile::encodeName(m_settings.sshDirectory).constData());
-    ssh_options_set(m_session, SSH_OPTIONS_HOST, host.constData());
+    // libssh refuses a name that is no host name (a space, ":22"); the
+    // config parse would then fail with a message blaming the config file.
+    if (ssh_options_set(m_session, SSH_OPTIONS_HOST, host.constData()) < 0)
+        return failed(Failure::Config,
+                      QStringLiteral("bad host name '%1': %2")
+                          .arg(m_settings.host, QString::fromUtf8(ssh_get_error(m_session))));
 
     // A missing default config is normal; a named one must exist (as ssh -F).
     if (!m_settings.configFile.isEmpty() && !QFileInfo(m_settings.configFile).isReadable())
         return failed(
             Failure::Config,
             QStringLiteral("ssh config %1: not a readable file").arg(m_settings.configFile));
+    // libssh reads both files in this thread: a FIFO (or a device) named by
+    // mistake would block it, and the host's queue with it, for ever.
+    const std::pair<QString, QString> namedFiles[] = {
+        {QStringLiteral("ssh config"), m_settings.configFile},
+        {QStringLiteral("known_hosts"), m_settings.knownHostsFile}};
+    for (const auto &[what, file] : namedFiles) {
+        const QFileInfo info(file);
+        if (!file.isEmpty() && info.exists() && !info.isFile())
+            return failed(Failure::Config,
+                          QStringLiteral("%1 %2: not a regular file").arg(what, file));
+        // libssh treats an unreadable known_hosts as empty: every key would be
+        // "unknown", with the advice to accept it again.
+        if (!file.isEmpty() && info.exists() && !info.isReadable())
+            return failed(Failure::Config, QStringLiteral("%1 %2: not readable").arg(what, file));
+    }
     const QByteArray configFile = QFile::encodeName(m_settings.configFile);
     if (ssh_options_parse_config(m_session,
                                  configFile.isEmpty() ? nullptr : configFile.constData()) < 0)
@@ -105,7 +125,9 @@ SshConnectionState SshSession::configure()
         if (!more.isEmpty())
             return failed(Failure::Config,
                           QStringLiteral("host %1: a ProxyJump with several hops (%2, %3) is not "
-                                         "supported; give host %2 its own ProxyJump instead")
+                                         "supported; write one hop per host instead: the host "
+                                         "next to %1 gets ProxyJump <the hop before it> in its "
+                                         "own Host entry")
                               .arg(m_settings.host, m_jumpHop->host, more));
         if (m_jumpDepth >= maxJumpDepth)
             return failed(Failure::Config,

@@ -148,6 +148,12 @@ QString HostConnections::tunnelStatus(const inventory::Service &service) const
     return m_tunnels ? m_tunnels->status(service) : QString();
 }
 
+void HostConnections::explain(probes::ServiceStatus &status) const
+{
+    if (m_tunnels)
+        m_tunnels->explain(status);
+}
+
 void HostConnections::acceptHostKey(const QString &host, const QString &fingerprint)
 {
     auto *ssh = qobject_cast<remote::SshTransport *>(m_transports.value(host));

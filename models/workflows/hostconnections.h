@@ -1,6 +1,7 @@
 #pragma once
 
 #include "inventory.h"
+#include "servicestatus.h"
 #include "sshconnectionstate.h"
 #include "sshsettings.h"
 
@@ -80,6 +81,9 @@ public:
     inventory::Inventory routed();
     /// InventoryTunnels::status(): the tunnel of a `via:` service; empty for a direct one.
     QString tunnelStatus(const inventory::Service &service) const;
+    /// InventoryTunnels::explain(): a `via:` service is unknown, not down,
+    /// while its tunnel has failed.
+    void explain(probes::ServiceStatus &status) const;
 
     /// The operator accepted the unknown key `fingerprint` of `host` in the
     /// dialog: written to the audit log, then the host connects again and

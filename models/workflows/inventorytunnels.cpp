@@ -36,6 +36,22 @@ inventory::Inventory InventoryTunnels::routed()
     return copy;
 }
 
+void InventoryTunnels::explain(probes::ServiceStatus &status) const
+{
+    if (status.via.isEmpty() || status.state != probes::ServiceState::Down)
+        return;
+    const remote::SshTunnel *tunnel = m_tunnels->tunnel(status.via, status.url);
+    if (tunnel && tunnel->phase() == remote::SshTunnel::Phase::Ready)
+        return;
+    status.state = probes::ServiceState::Unknown;
+    const QString why = !tunnel ? m_tunnels->errorText()
+                        : tunnel->phase() == remote::SshTunnel::Phase::Starting
+                            ? QStringLiteral("still connecting")
+                            : tunnel->errorText();
+    status.detail = QStringLiteral("not reached: tunnel via %1: %2 (HTTP: %3)")
+                        .arg(status.via, why, status.detail);
+}
+
 void InventoryTunnels::retryNow(const QString &host)
 {
     m_tunnels->retryNow(host);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "inventory.h"
+#include "servicestatus.h"
 #include "sshsettings.h"
 
 #include <functional>
@@ -44,6 +45,12 @@ public:
     /// ", connecting", ", failed: <why>"; empty for a service reached directly.
     /// Takes a service of either the written or the routed inventory.
     QString status(const inventory::Service &service) const;
+
+    /// A `via:` service found down (no HTTP answer) while its tunnel is not
+    /// ready is not known to be down: the host in between failed. Its state
+    /// becomes Unknown and its detail "tunnel via H: <why>" (states are
+    /// observed, never assumed). Any other status is left as it is.
+    void explain(probes::ServiceStatus &status) const;
 
     /// The tunnels through `host` try it again at the next connection
     /// (after the operator accepted its key; SshTunnel::retryNow()).

@@ -178,8 +178,14 @@ TEST(HostsTab, RefusedKeyLeavesTheHostFailedAndIsAudited)
                                              QStringLiteral("refused-by-operator")}));
     EXPECT_TRUE(connectionCell(window).startsWith(QStringLiteral("failed: unknown host key")));
     EXPECT_FALSE(QFile::exists(f.knownHosts));
-    // Polling through the refused host never reaches the decode.
-    EXPECT_NE(window.statusModel()->status(0).state, probes::ServiceState::Healthy);
+    // Polling through the refused host never reaches the decode, and the card
+    // says why instead of calling it down.
+    ASSERT_TRUE(
+        waitUntil([&] { return window.statusModel()->status(0).lastCheck.isValid(); }, 15s));
+    const probes::ServiceStatus status = window.statusModel()->status(0);
+    EXPECT_EQ(status.state, probes::ServiceState::Unknown);
+    EXPECT_TRUE(status.detail.contains(QStringLiteral("tunnel via gpu-1: ")))
+        << status.detail.toStdString();
     EXPECT_LT(watchdog.worstStallMs(), 1000);
 }
 
@@ -266,4 +272,20 @@ TEST(HostsTab, ReloadWhileAPasswordIsAskedDoesNotHang)
         waitUntil([&] { return connectionCell(window).startsWith(QStringLiteral("failed")); }, 30s))
         << connectionCell(window).toStdString();
     EXPECT_GE(asked, 1);
+}
+
+// Closing the dialog without an answer (Escape, the window closing) is not an
+// operator's refusal: only the refused connect is in the audit log.
+TEST(HostsTab, DialogClosedWithoutAnAnswerIsNotAuditedAsRefused)
+{
+    HostsFixture f;
+    ASSERT_TRUE(f.start()) << f.sshd.errorText().toStdString() << f.sim.errorText().toStdString();
+    MainWindow window;
+    ASSERT_TRUE(f.open(window));
+    window.show();
+    ASSERT_TRUE(waitUntil([&] { return window.hostsTab()->hostKeyDialog() != nullptr; }, 20s));
+    window.hostsTab()->hostKeyDialog()->reject();
+    ASSERT_TRUE(waitUntil([&] { return window.hostsTab()->hostKeyDialog() == nullptr; }, 5s));
+    EXPECT_EQ(f.auditActions(), QStringList{QStringLiteral("refused-unknown")});
+    EXPECT_FALSE(QFile::exists(f.knownHosts));
 }

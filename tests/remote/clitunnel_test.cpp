@@ -107,7 +107,11 @@ TEST(CliTunnel, UnknownHostKeyRefusesTheTunnelAndIsAudited)
     // The sim is up and reachable directly: not healthy means the status went
     // through the (refused) tunnel, never around it.
     EXPECT_NE(run.exitCode, 0);
-    EXPECT_NE(run.decode[QStringLiteral("state")].toString(), QStringLiteral("healthy"));
+    // Not "down": the decode was never reached; the host in between said no.
+    EXPECT_EQ(run.decode[QStringLiteral("state")].toString(), QStringLiteral("unknown"));
+    EXPECT_TRUE(run.decode[QStringLiteral("detail")].toString().contains(
+        QStringLiteral("tunnel via %1: ").arg(SshdProcess::alias())))
+        << run.decode[QStringLiteral("detail")].toString().toStdString();
     const auto entries =
         opsdeck::history::AuditLog(opsdeck::history::AuditLog::pathIn(dir.path())).read();
     ASSERT_FALSE(entries.isEmpty()) << run.standardError.toStdString();
