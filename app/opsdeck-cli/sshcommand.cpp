@@ -41,9 +41,15 @@ bool resolveHost(const QString &host, const QString &inventoryFile, SshSettings 
             settings.user = name.left(at);
             name = name.mid(at + 1);
         }
-        // host:port, but not a bare IPv6 address (more than one colon).
+        // host:port or [address]:port, but not a bare IPv6 address (more
+        // than one colon outside brackets).
         const qsizetype colon = name.lastIndexOf(u':');
-        if (colon > 0 && name.count(u':') == 1) {
+        const bool bracketed = name.startsWith(u'[') && colon > 0 && name.at(colon - 1) == u']';
+        if (colon == 0 || (bracketed && colon == 2)) {
+            printError(QStringLiteral("bad host '%1': no host name before the port").arg(host));
+            return false;
+        }
+        if (colon > 0 && (bracketed || name.count(u':') == 1)) {
             bool ok = false;
             const int port = name.mid(colon + 1).toInt(&ok);
             if (!ok || port < 1 || port > 65535) {
@@ -52,6 +58,8 @@ bool resolveHost(const QString &host, const QString &inventoryFile, SshSettings 
             }
             settings.port = port;
             name = name.left(colon);
+            if (bracketed)
+                name = name.mid(1, name.size() - 2);
         }
         settings.host = name;
         return true;
@@ -168,7 +176,7 @@ int runSsh(const QStringList &arguments)
         QStringLiteral("Run one command on a host over SSH (the console's transport)."));
     parser.addPositionalArgument(QStringLiteral("host"),
                                  QStringLiteral("Inventory host, ssh config alias or "
-                                                "[user@]host[:port]."));
+                                                "[user@]host[:port] ([address]:port for IPv6)."));
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QStringLiteral("After --: the program and its arguments."));
     parser.addOption({QStringLiteral("inventory"),
@@ -228,8 +236,10 @@ int runSsh(const QStringList &arguments)
     if (parser.isSet(QStringLiteral("timeout"))) {
         bool ok = false;
         const double seconds = parser.value(QStringLiteral("timeout")).toDouble(&ok);
-        if (!ok || seconds <= 0 || seconds > 86400) {
-            printError(QStringLiteral("bad --timeout '%1': seconds from 0 to 86400")
+        // `nan` parses (ok) and fails every comparison, and below 1 ms the
+        // deadline would be 0: both are refused, not run as a 0 ms deadline.
+        if (!ok || !(seconds >= 0.001 && seconds <= 86400)) {
+            printError(QStringLiteral("bad --timeout '%1': seconds from 0.001 to 86400")
                            .arg(parser.value(QStringLiteral("timeout"))));
             return ExitBadInput;
         }

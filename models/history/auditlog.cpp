@@ -30,22 +30,39 @@ QString userName()
     return QString::number(::getuid());
 }
 
-// The last complete line of the file (without its newline); empty when none.
-QByteArray lastLine(const QString &path)
+// The end of the file as append() needs it: the last line's bytes (without
+// its newline; empty when the file is empty) and whether it ends with one.
+// A line cut off (a writer that died, a full disk, a hand edit) is still the
+// line before ours: the next entry goes on a line of its own after it and
+// chains to it, so verify() names that one line and read() keeps ours.
+struct LastLine
+{
+    QByteArray bytes;
+    bool complete = true;
+};
+
+LastLine lastLine(const QString &path)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return {};
-    // An entry is far below 64 KiB; reading the tail keeps append O(1).
-    constexpr qint64 tail = 64 * 1024;
     const qint64 size = file.size();
-    file.seek(std::max<qint64>(0, size - tail));
-    const QByteArray bytes = file.readAll();
-    const qsizetype end = bytes.lastIndexOf('\n');
-    if (end < 0)
-        return {};
-    const qsizetype start = bytes.lastIndexOf('\n', end - 1);
-    return bytes.mid(start + 1, end - start - 1);
+    // An entry is far below 64 KiB, so one tail read keeps append O(1); a
+    // longer line (a huge detail) widens the read until its start is found,
+    // else its hash would be of its tail only and break the chain.
+    for (qint64 tail = 64 * 1024;; tail *= 4) {
+        const qint64 from = std::max<qint64>(0, size - tail);
+        file.seek(from);
+        const QByteArray bytes = file.readAll();
+        LastLine last;
+        last.complete = bytes.isEmpty() || bytes.endsWith('\n');
+        const qsizetype end = last.complete ? bytes.size() - 1 : bytes.size();
+        const qsizetype start = end > 0 ? bytes.lastIndexOf('\n', end - 1) : -1;
+        if (start < 0 && from > 0)
+            continue;
+        last.bytes = bytes.mid(start + 1, std::max<qsizetype>(0, end - start - 1));
+        return last;
+    }
 }
 
 } // namespace
@@ -67,12 +84,25 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     };
     if (!QDir().mkpath(QFileInfo(m_path).absolutePath()))
         return fail(QStringLiteral("cannot create its folder"));
-    QLockFile fileLock(m_path + QStringLiteral(".lock"));
+    const QString lockPath = m_path + QStringLiteral(".lock");
+    // QLockFile would take something else under that name for a lock it
+    // cannot read and retry until the timeout, then blame another process.
+    const QFileInfo lockInfo(lockPath);
+    if (lockInfo.exists() && !lockInfo.isFile())
+        return fail(QStringLiteral("its lock file %1 is not a file").arg(lockPath));
+    QLockFile fileLock(lockPath);
     // Another process holds it only for one write + fsync.
-    if (!fileLock.tryLock(10000))
-        return fail(QStringLiteral("locked by another process for over 10 s"));
+    if (!fileLock.tryLock(10000)) {
+        if (fileLock.error() == QLockFile::LockFailedError)
+            return fail(
+                QStringLiteral("locked by another process for over 10 s (%1)").arg(lockPath));
+        return fail(QStringLiteral("cannot create its lock file %1 (%2)")
+                        .arg(lockPath, fileLock.error() == QLockFile::PermissionError
+                                           ? QStringLiteral("permission denied")
+                                           : QStringLiteral("unknown error")));
+    }
 
-    const QByteArray last = lastLine(m_path);
+    const LastLine last = lastLine(m_path);
     QJsonObject object;
     const QDateTime time = entry.time.isValid() ? entry.time : QDateTime::currentDateTimeUtc();
     object[QStringLiteral("time")] = time.toUTC().toString(Qt::ISODateWithMs);
@@ -85,8 +115,10 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     object[QStringLiteral("host")] = entry.host;
     object[QStringLiteral("action")] = entry.action;
     object[QStringLiteral("detail")] = entry.detail;
-    object[QStringLiteral("prev")] = QString::fromLatin1(last.isEmpty() ? firstPrev : hashOf(last));
-    const QByteArray line = QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
+    object[QStringLiteral("prev")] =
+        QString::fromLatin1(last.bytes.isEmpty() ? firstPrev : hashOf(last.bytes));
+    const QByteArray line = (last.complete ? QByteArray() : QByteArrayLiteral("\n")) +
+                            QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
 
     const QByteArray native = QFile::encodeName(m_path);
     const int fd = ::open(native.constData(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);

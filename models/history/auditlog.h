@@ -29,8 +29,11 @@ public:
     /// `<dataDir>/audit.jsonl`.
     static QString pathIn(const QString &dataDir);
 
-    /// Appends `entry`; false with `error` (naming the file) when it could not
-    /// be written whole (then nothing was appended: the line is one write()).
+    /// Appends `entry`; false with `error` (naming the file, or its lock file
+    /// when that cannot be created) when it could not be written whole (then
+    /// nothing was appended: the line is one write()). A last line cut off
+    /// without its newline stays as it is: the entry goes on a line of its own
+    /// after it and chains to it, so verify() names only that line.
     bool append(const AuditEntry &entry, QString *error = nullptr);
 
     /// Every entry in file order; an unreadable line is skipped and named in `problems`

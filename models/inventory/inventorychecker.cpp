@@ -78,6 +78,13 @@ void InventoryChecker::checkServiceVia(const QString &known)
             // A tunnel is an SSH port forward: a local host has no session to forward through.
             m_diagnostics.add(field, u"host '%1' is %2: via needs an ssh host"_s.arg(
                                          service.via, hostKindName(host->kind)));
+        else if (service.url.scheme() == u"https"_s ||
+                 service.metricsUrlOverride.scheme() == u"https"_s)
+            // The tunnel's end is 127.0.0.1, which no certificate names: every
+            // request would fail its TLS check. Better said at load than at 3 am.
+            m_diagnostics.add(field, u"https through a tunnel is not supported (the certificate "
+                                     "names the service's host, the tunnel is 127.0.0.1): use "
+                                     "http, or reach the service directly"_s);
     }
 }
 

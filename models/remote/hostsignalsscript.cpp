@@ -1,5 +1,6 @@
 #include "hostsignalsscript.h"
 
+#include "logchunk.h"
 #include "nvidiasmicsv.h"
 
 #include <QHash>
@@ -9,7 +10,10 @@ namespace opsdeck::remote {
 namespace {
 
 // Kept small and free of forks in its loops: it runs every few seconds on
-// production hosts, one command at a time per SSH session.
+// production hosts, one command at a time per SSH session. nvidia-smi's
+// output is cut at 64 KiB (a line per GPU is ~100 bytes): a runaway one would
+// otherwise fill bash's memory and push the records after it past the
+// poll's output cap, losing every service.
 const char *const scriptBody = R"BASH(export LC_ALL=C
 if [ "${BASH_VERSINFO[0]}" -lt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -lt 4 ]; }; then
   echo "bash $BASH_VERSION is older than 4.4 (needed for mapfile -d)" >&2; exit 3
@@ -20,9 +24,9 @@ while read -r k v _; do if [ "$k" = btime ]; then bt=$v; break; fi; done </proc/
 printf '%s\t%s\n' "$bt" "$(getconf CLK_TCK)"
 if command -v nvidia-smi >/dev/null 2>&1; then
   if command -v timeout >/dev/null 2>&1; then
-    out=$(timeout "$smi_timeout" nvidia-smi $smi_query 2>&1)
+    out=$(timeout "$smi_timeout" nvidia-smi $smi_query 2>&1 | head -c 65536; exit "${PIPESTATUS[0]}")
   else
-    out=$(nvidia-smi $smi_query 2>&1)
+    out=$(nvidia-smi $smi_query 2>&1 | head -c 65536; exit "${PIPESTATUS[0]}")
   fi
   rc=$?
   printf '@@gpu\texit\t%s\n%s\n@@gpu-end\n' "$rc" "$out"
@@ -69,9 +73,10 @@ svc() {
   printf '@@service\t%s\n' "$index"
   if [ -z "$file" ]; then printf '@@pidfile\tnone\n'
   elif [ ! -e "$file" ]; then printf '@@pidfile\tmissing\n'
+  elif [ ! -f "$file" ]; then printf '@@pidfile\tinvalid\t(not a regular file)\n'
   elif [ ! -r "$file" ]; then printf '@@pidfile\tunreadable\n'
   else
-    IFS= read -r main <"$file"; main=${main//[[:space:]]/}
+    IFS= read -r -n 64 main <"$file"; main=${main//[[:space:]]/}
     case $main in
       ''|*[!0-9]*) printf '@@pidfile\tinvalid\t%s\n' "${main:0:40}"; main= ;;
       *) printf '@@pidfile\tpid\t%s\n' "$main"; proc main "$main" || main= ;;
@@ -100,21 +105,17 @@ QString singleQuoted(const QString &text)
     return QLatin1Char('\'') + quoted + QLatin1Char('\'');
 }
 
-// The inventory keeps `~` and `$` paths for the host's shell to expand.
+// The inventory keeps `~`, `~user`, `$NAME` and `${NAME}` paths for the
+// host's shell to expand, exactly as for logs (LogChunk::shellWord). Anything
+// else after a `$` (a `$(...)`) would run on the host: such a path is taken
+// literally instead, so it shows as a missing pid file.
 QString shellPath(const QString &path)
 {
-    if (path == u"~")
-        return QStringLiteral("\"$HOME\"");
-    if (path.startsWith(QLatin1String("~/")))
-        return QStringLiteral("\"$HOME\"") + singleQuoted(path.mid(1));
-    if (path.startsWith(QLatin1Char('$'))) {
-        QString escaped = path;
-        escaped.replace(QLatin1Char('\\'), QStringLiteral("\\\\"));
-        escaped.replace(QLatin1Char('"'), QStringLiteral("\\\""));
-        escaped.replace(QLatin1Char('`'), QStringLiteral("\\`"));
-        return QLatin1Char('"') + escaped + QLatin1Char('"');
-    }
-    return singleQuoted(path);
+    QString error;
+    const QByteArray word = LogChunk::shellWord(path, &error);
+    if (word.isEmpty())
+        return singleQuoted(path);
+    return QString::fromUtf8(word);
 }
 
 } // namespace

@@ -82,7 +82,10 @@ void readGpu(HostSignalsSample &sample, int exitCode, const QByteArray &output,
     }
     if (exitCode != 0) {
         sample.gpuState = HostSignalsSample::GpuState::Failed;
-        const QString text = QString::fromUtf8(output).simplified();
+        // The start says what went wrong; the rest of a flood would fill the panel.
+        QString text = QString::fromUtf8(output.left(4096)).simplified();
+        if (text.size() > 300)
+            text = text.left(300) + QStringLiteral("\u2026");
         sample.gpuError = text.isEmpty() ? QStringLiteral("exit %1").arg(exitCode)
                                          : QStringLiteral("%1 (exit %2)").arg(text).arg(exitCode);
         return;

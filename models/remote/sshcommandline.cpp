@@ -47,6 +47,13 @@ QByteArray remoteCommandLine(const CommandRequest &request, QString *error,
         for (qsizetype i = 0; i < request.argv.size(); ++i)
             line += (i ? " " : "") + shellQuote(request.argv.at(i));
     }
+    if (line.size() > maxCommandLineBytes) {
+        *error = QStringLiteral("command of %1 bytes (quoted) is over the %2-byte limit of one "
+                                "remote argument; pass long data as input or in a file")
+                     .arg(line.size())
+                     .arg(maxCommandLineBytes);
+        return {};
+    }
     return line;
 }
 

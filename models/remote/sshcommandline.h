@@ -42,4 +42,10 @@ QByteArray remoteCommandLine(const CommandRequest &request, QString *error,
 /// Largest script (UTF-8 bytes, before quoting) remoteCommandLine() sends.
 constexpr qsizetype maxScriptBytes = 96 * 1024;
 
+/// Largest whole command string (bytes, after quoting) remoteCommandLine()
+/// sends: sshd execs it as one argument of `$SHELL -c`, and Linux refuses an
+/// argument of 128 KiB or more (MAX_ARG_STRLEN, with its NUL) with E2BIG; past
+/// sshd's 256 KiB packet limit sshd even drops the connection.
+constexpr qsizetype maxCommandLineBytes = 128 * 1024 - 1;
+
 } // namespace opsdeck::remote

@@ -128,8 +128,9 @@ SshHostKeyCheck::Decision SshHostKeyCheck::check(ssh_session session, const QStr
             d.message += QStringLiteral("The fingerprint given (%1) is not the server's.\n")
                              .arg(acceptedFingerprint);
         d.message += QStringLiteral("Check the fingerprint out of band (on the host: ssh-keygen "
-                                    "-l -f /etc/ssh/ssh_host_*_key.pub), then accept it with "
-                                    "--accept-new-host-key %1")
+                                    "-l -f /etc/ssh/ssh_host_*_key.pub), then accept it in the "
+                                    "window's dialog, or with opsdeck-cli ssh HOST "
+                                    "--accept-new-host-key %1 -- true")
                          .arg(d.fingerprint);
         spdlog::warn("host key: refused unknown key for {} ({})", who, print);
         return d;

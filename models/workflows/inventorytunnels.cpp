@@ -44,12 +44,14 @@ void InventoryTunnels::explain(probes::ServiceStatus &status) const
     if (tunnel && tunnel->phase() == remote::SshTunnel::Phase::Ready)
         return;
     status.state = probes::ServiceState::Unknown;
-    const QString why = !tunnel ? m_tunnels->errorText()
-                        : tunnel->phase() == remote::SshTunnel::Phase::Starting
-                            ? QStringLiteral("still connecting")
-                            : tunnel->errorText();
-    status.detail = QStringLiteral("not reached: tunnel via %1: %2 (HTTP: %3)")
-                        .arg(status.via, why, status.detail);
+    // The tunnel's own error names the via host and the target already.
+    const QString why =
+        !tunnel ? QStringLiteral("no tunnel via %1: %2").arg(status.via, m_tunnels->errorText())
+        : tunnel->phase() == remote::SshTunnel::Phase::Starting
+            ? QStringLiteral("tunnel via %1 still connecting").arg(status.via)
+            : tunnel->errorText();
+    status.detail =
+        QStringLiteral("not reached: %1 (HTTP: %2)").arg(why.section(u'\n', 0, 0), status.detail);
 }
 
 void InventoryTunnels::retryNow(const QString &host)

@@ -48,7 +48,7 @@ public:
 
     /// A `via:` service found down (no HTTP answer) while its tunnel is not
     /// ready is not known to be down: the host in between failed. Its state
-    /// becomes Unknown and its detail "tunnel via H: <why>" (states are
+    /// becomes Unknown and its detail "not reached: tunnel via H to T: <why>" (states are
     /// observed, never assumed). Any other status is left as it is.
     void explain(probes::ServiceStatus &status) const;
 

@@ -184,7 +184,7 @@ TEST(HostsTab, RefusedKeyLeavesTheHostFailedAndIsAudited)
         waitUntil([&] { return window.statusModel()->status(0).lastCheck.isValid(); }, 15s));
     const probes::ServiceStatus status = window.statusModel()->status(0);
     EXPECT_EQ(status.state, probes::ServiceState::Unknown);
-    EXPECT_TRUE(status.detail.contains(QStringLiteral("tunnel via gpu-1: ")))
+    EXPECT_TRUE(status.detail.contains(QStringLiteral("not reached: tunnel via gpu-1 to ")))
         << status.detail.toStdString();
     EXPECT_LT(watchdog.worstStallMs(), 1000);
 }

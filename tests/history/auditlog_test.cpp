@@ -128,8 +128,8 @@ TEST(AuditLog, AnUnusableLockFileFailsAtOnceNamingTheFile)
     QString error;
     QElapsedTimer timer;
     timer.start();
-    EXPECT_FALSE(log.append(entry(QStringLiteral("gpu-1"), QStringLiteral("refused-unknown")),
-                            &error));
+    EXPECT_FALSE(
+        log.append(entry(QStringLiteral("gpu-1"), QStringLiteral("refused-unknown")), &error));
     EXPECT_LT(timer.elapsed(), 5000) << "waited as if another process held the lock";
     EXPECT_TRUE(error.contains(log.path() + QStringLiteral(".lock"))) << error.toStdString();
     EXPECT_FALSE(error.contains(QStringLiteral("another process"))) << error.toStdString();
@@ -141,8 +141,8 @@ TEST(AuditLog, AnAuditFileThatIsADirectoryFailsNamingIt)
     AuditLog log(AuditLog::pathIn(dir.path()));
     ASSERT_TRUE(QDir(dir.path()).mkdir(QStringLiteral("audit.jsonl")));
     QString error;
-    EXPECT_FALSE(log.append(entry(QStringLiteral("gpu-1"), QStringLiteral("refused-unknown")),
-                            &error));
+    EXPECT_FALSE(
+        log.append(entry(QStringLiteral("gpu-1"), QStringLiteral("refused-unknown")), &error));
     EXPECT_TRUE(error.startsWith(QStringLiteral("audit log ") + log.path())) << error.toStdString();
     EXPECT_EQ(log.verify(), QString());
 }

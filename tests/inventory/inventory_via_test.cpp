@@ -49,3 +49,21 @@ services:
     ASSERT_EQ(result.errors.size(), 1) << dump(result);
     EXPECT_TRUE(isError(result, 0, 4, 51, "services[0].via", "via needs an ssh host"));
 }
+
+TEST(InventoryVia, HttpsThroughATunnelIsRefusedAtItsLine)
+{
+    const LoadResult result = parse(R"(
+hosts:
+  - {name: gpu-1, kind: ssh, address: 127.0.0.2}
+services:
+  - name: decode
+    role: decode
+    host: gpu-1
+    via: gpu-1
+    url: "https://127.0.0.1:30001"
+)");
+    ASSERT_FALSE(result.inventory);
+    ASSERT_EQ(result.errors.size(), 1) << dump(result);
+    EXPECT_TRUE(
+        isError(result, 0, 7, 10, "services[0].via", "https through a tunnel is not supported"));
+}

@@ -110,7 +110,7 @@ TEST(CliTunnel, UnknownHostKeyRefusesTheTunnelAndIsAudited)
     // Not "down": the decode was never reached; the host in between said no.
     EXPECT_EQ(run.decode[QStringLiteral("state")].toString(), QStringLiteral("unknown"));
     EXPECT_TRUE(run.decode[QStringLiteral("detail")].toString().contains(
-        QStringLiteral("tunnel via %1: ").arg(SshdProcess::alias())))
+        QStringLiteral("not reached: tunnel via %1 to ").arg(SshdProcess::alias())))
         << run.decode[QStringLiteral("detail")].toString().toStdString();
     const auto entries =
         opsdeck::history::AuditLog(opsdeck::history::AuditLog::pathIn(dir.path())).read();

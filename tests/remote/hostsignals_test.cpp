@@ -20,6 +20,7 @@
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
 #include <memory>
+#include <sys/stat.h>
 
 using namespace std::chrono_literals;
 using opsdeck::remote::HostSignals;
@@ -279,4 +280,65 @@ TEST(HostSignals, PidFileUnderHomeIsExpandedOnTheHost)
     EXPECT_EQ(sample.services.first().pidFileState, ServiceProcesses::PidFileState::Running);
     ASSERT_NE(sample.services.first().mainProcess(), nullptr);
     EXPECT_EQ(sample.services.first().mainProcess()->pid, engine.pid());
+}
+
+// Pid files an inventory or a host can get wrong: a FIFO (whose read would
+// block the host's queue until the deadline), a directory, a huge line, and
+// a path with `$(...)`, which must never run on the host.
+TEST(HostSignals, HostilePidFilesAreReportedAndNeverRunOrBlock)
+{
+    QTemporaryDir dir;
+    const QString fifo = dir.filePath(QStringLiteral("engine.fifo"));
+    ASSERT_EQ(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    ASSERT_TRUE(QDir(dir.path()).mkdir(QStringLiteral("engine.dir")));
+    const QString huge = dir.filePath(QStringLiteral("huge.pid"));
+    ASSERT_TRUE(opsdeck::test::writeFile(huge, QByteArray(4 * 1024 * 1024, '7')));
+    const QString marker = dir.filePath(QStringLiteral("ran"));
+    opsdeck::remote::LocalTransport transport(QStringLiteral("local"));
+    HostSignals hostSignals(
+        &transport,
+        {{QStringLiteral("fifo"), fifo, 0},
+         {QStringLiteral("dir"), dir.filePath(QStringLiteral("engine.dir")), 0},
+         {QStringLiteral("huge"), huge, 0},
+         {QStringLiteral("subst"), QStringLiteral("$(touch '%1')").arg(marker), 0},
+         {QStringLiteral("subst2"), QStringLiteral("$HOME$(touch '%1')").arg(marker), 0}});
+    // Well under pollOnce's 20 s: a FIFO read would hold the poll until it.
+    hostSignals.setDeadline(8s);
+    const HostSignalsSample sample = pollOnce(hostSignals);
+    ASSERT_TRUE(sample.ok()) << sample.error.toStdString();
+    ASSERT_EQ(sample.services.size(), 5);
+    using State = ServiceProcesses::PidFileState;
+    EXPECT_EQ(sample.services.at(0).pidFileState, State::Invalid);
+    EXPECT_EQ(sample.services.at(0).pidFileText, QStringLiteral("(not a regular file)"));
+    EXPECT_EQ(sample.services.at(1).pidFileState, State::Invalid);
+    // Only the start of the line is read (64 bytes), and it names no process.
+    EXPECT_EQ(sample.services.at(2).pidFileState, State::NotRunning);
+    EXPECT_EQ(sample.services.at(3).pidFileState, State::Missing);
+    EXPECT_EQ(sample.services.at(4).pidFileState, State::Missing);
+    EXPECT_FALSE(QFile::exists(marker)) << "a pid file path ran a command on the host";
+}
+
+// A runaway nvidia-smi (10 MB, never a CSV line): its output is cut on the
+// host, so the records after it (the services' pid files and processes) are
+// not lost past the poll's 1 MiB output cap, and the GPU state says it failed.
+TEST(HostSignals, AFloodingNvidiaSmiKeepsTheServiceRecords)
+{
+    QTemporaryDir dir;
+    const QString bin = dir.filePath(QStringLiteral("fakebin"));
+    QDir().mkpath(bin);
+    ASSERT_TRUE(opsdeck::test::writeFile(bin + QStringLiteral("/nvidia-smi"),
+                                         "#!/bin/sh\n# Fake nvidia-smi that floods its output.\n"
+                                         "yes 'not,a,csv,line' | head -c 10000000\n"));
+    QFile::setPermissions(bin + QStringLiteral("/nvidia-smi"),
+                          QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    opsdeck::remote::LocalTransport transport(QStringLiteral("gpu-4"));
+    HostSignals hostSignals(
+        &transport, {{QStringLiteral("decode"), dir.filePath(QStringLiteral("missing.pid")), 0}});
+    hostSignals.setEnvironment(pathFirst(bin));
+    const HostSignalsSample sample = pollOnce(hostSignals);
+    ASSERT_TRUE(sample.ok()) << sample.error.toStdString();
+    EXPECT_EQ(sample.gpuState, HostSignalsSample::GpuState::Failed);
+    EXPECT_LE(sample.gpuError.size(), 4096) << "the flood reached the GPU error text";
+    ASSERT_EQ(sample.services.size(), 1);
+    EXPECT_EQ(sample.services.first().pidFileState, ServiceProcesses::PidFileState::Missing);
 }

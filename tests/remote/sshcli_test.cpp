@@ -9,6 +9,7 @@
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 using opsdeck::test::SshdProcess;
 
@@ -216,4 +217,84 @@ TEST(SshCli, TimeoutAlsoBoundsTheConnect)
     EXPECT_EQ(cli.exitCode(), 1) << error.toStdString();
     EXPECT_TRUE(error.contains(QStringLiteral("Timeout connecting to 127.0.0.1")))
         << error.toStdString();
+}
+
+// A bad --timeout is refused before anything connects: `nan` (which QString
+// parses) and values below 1 ms (a 0 ms deadline) included.
+TEST(SshCli, BadTimeoutExitsTwoNamingTheValue)
+{
+    QTemporaryDir dir;
+    for (const QString &value :
+         {QStringLiteral("nan"), QStringLiteral("-nan"), QStringLiteral("0.0004"),
+          QStringLiteral("0"), QStringLiteral("-1"), QStringLiteral("inf"), QStringLiteral("x")}) {
+        QProcess cli;
+        cli.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")),
+                  {QStringLiteral("ssh"), QStringLiteral("127.0.0.1:1"),
+                   QStringLiteral("--data-dir"), dir.path(), QStringLiteral("--timeout"), value,
+                   QStringLiteral("--"), QStringLiteral("true")});
+        ASSERT_TRUE(cli.waitForFinished(30000));
+        const QString error = QString::fromUtf8(cli.readAllStandardError());
+        EXPECT_EQ(cli.exitCode(), 2) << value.toStdString() << ": " << error.toStdString();
+        EXPECT_TRUE(error.contains(QStringLiteral("bad --timeout '%1'").arg(value)))
+            << error.toStdString();
+    }
+}
+
+// A FIFO (or a device) given as --ssh-config or --known-hosts: libssh would
+// block reading it in the session thread for ever; refused at once, naming it.
+TEST(SshCli, AFifoAsConfigOrKnownHostsIsRefusedNotWaitedOn)
+{
+    QTemporaryDir dir;
+    const QString fifo = dir.filePath(QStringLiteral("fifo"));
+    ASSERT_EQ(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    for (const QString &option :
+         {QStringLiteral("--ssh-config"), QStringLiteral("--known-hosts")}) {
+        QProcess cli;
+        cli.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")),
+                  {QStringLiteral("ssh"), QStringLiteral("127.0.0.1:1"),
+                   QStringLiteral("--data-dir"), dir.path(), option, fifo,
+                   QStringLiteral("--timeout"), QStringLiteral("2"), QStringLiteral("--"),
+                   QStringLiteral("true")});
+        const bool finished = cli.waitForFinished(20000);
+        if (!finished) {
+            cli.kill();
+            cli.waitForFinished(5000);
+        }
+        ASSERT_TRUE(finished) << option.toStdString() << ": hung on the FIFO";
+        const QString error = QString::fromUtf8(cli.readAllStandardError());
+        EXPECT_EQ(cli.exitCode(), 2) << error.toStdString();
+        EXPECT_TRUE(error.contains(fifo + QStringLiteral(": not a regular file")))
+            << error.toStdString();
+    }
+}
+
+// HOST as `[address]:port` (how IPv6 addresses carry a port): the port is
+// used, not dropped for 22; an empty host before the port is bad input.
+TEST(SshCli, BracketedAddressKeepsItsPortAndAnEmptyHostIsRefused)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    const CliRun ok = runSsh(sshd, {}, {QStringLiteral("echo"), QStringLiteral("hi")},
+                             QStringLiteral("[127.0.0.1]:%1").arg(sshd.port()));
+    EXPECT_EQ(ok.exitCode, 0) << ok.standardError.toStdString();
+    EXPECT_EQ(ok.standardOutput, "hi\n");
+    QTcpServer v6;
+    ASSERT_TRUE(v6.listen(QHostAddress::LocalHostIPv6));
+    const CliRun bracketed =
+        runSsh(sshd, {QStringLiteral("--timeout"), QStringLiteral("1")}, {QStringLiteral("true")},
+               QStringLiteral("[::1]:%1").arg(v6.serverPort()));
+    // Connected to that port (which never speaks SSH), not refused on port 22.
+    EXPECT_TRUE(bracketed.standardError.contains(QStringLiteral("Timeout connecting")))
+        << bracketed.standardError.toStdString();
+    for (const QString &host :
+         {QStringLiteral(":22"), QStringLiteral("root@:22"), QStringLiteral("[]:22")}) {
+        const CliRun empty = runSsh(sshd, {}, {QStringLiteral("true")}, host);
+        EXPECT_EQ(empty.exitCode, 2) << host.toStdString();
+        EXPECT_TRUE(empty.standardError.contains(QStringLiteral("no host name before the port")))
+            << empty.standardError.toStdString();
+    }
+    const CliRun spaced = runSsh(sshd, {}, {QStringLiteral("true")}, QStringLiteral("gpu 1"));
+    EXPECT_EQ(spaced.exitCode, 2);
+    EXPECT_TRUE(spaced.standardError.contains(QStringLiteral("bad host name 'gpu 1'")))
+        << spaced.standardError.toStdString();
 }

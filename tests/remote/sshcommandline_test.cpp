@@ -43,3 +43,28 @@ TEST(SshCommandLine, RefusesEmptyAndOversizedScripts)
     EXPECT_TRUE(remoteCommandLine(huge, &error).isEmpty());
     EXPECT_TRUE(error.contains(QStringLiteral("limit"))) << error.toStdString();
 }
+
+// sshd runs the line as one argument of `$SHELL -c`: past 128 KiB the host
+// fails with E2BIG, and past sshd's packet limit it drops the connection,
+// which read as "connection lost" instead of naming the cause.
+TEST(SshCommandLine, RefusesACommandLineOverOneArgumentsLimit)
+{
+    QString error;
+    CommandRequest fits;
+    fits.argv = QStringList{QStringLiteral("echo")} +
+                QStringList(1000, QString(100, u'a')); // ~100 KiB quoted
+    EXPECT_FALSE(remoteCommandLine(fits, &error).isEmpty()) << error.toStdString();
+
+    CommandRequest wide;
+    wide.argv = QStringList{QStringLiteral("echo")} + QStringList(40000, QStringLiteral("1"));
+    EXPECT_TRUE(remoteCommandLine(wide, &error).isEmpty());
+    EXPECT_TRUE(error.contains(QStringLiteral("over the 131071-byte limit")))
+        << error.toStdString();
+
+    // A script under maxScriptBytes whose quoting makes it too long: each ' is 4 bytes.
+    CommandRequest quotes;
+    quotes.script = QString(opsdeck::remote::maxScriptBytes - 1, u'\'');
+    error.clear();
+    EXPECT_TRUE(remoteCommandLine(quotes, &error).isEmpty());
+    EXPECT_TRUE(error.contains(QStringLiteral("limit"))) << error.toStdString();
+}
