@@ -14,7 +14,7 @@ build_packages=(
   fonts-dejavu-core
 )
 test_packages=(xvfb xauth openssh-server curl dbus procps python3-prometheus-client openssl
-               tinyproxy prometheus sudo openssh-client passwd)
+               tinyproxy prometheus sudo openssh-client passwd socat iproute2)
 
 wanted=("${build_packages[@]}")
 if [[ "${1:-}" == "--test" ]]; then

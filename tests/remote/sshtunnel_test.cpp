@@ -97,6 +97,36 @@ TEST(SshTunnel, ServesTheSimThroughTheHost)
         << tunnel.errorText().toStdString();
 }
 
+// The service behind a bastion: the sim and sshd share a network namespace of
+// their own (unshare -n), so this process cannot reach the sim at all; only
+// the forward through the host does.
+TEST(SshTunnel, ReachesASimThatOnlyTheHostCanReach)
+{
+    SshdProcess sshd;
+    const int simPort = opsdeck::test::freeTcpPort();
+    sshd.setPrivateNetwork(QStringLiteral("'%1' --role decode --port %2 --ready-delay 0")
+                               .arg(opsdeck::test::binPath(QStringLiteral("opsdeck-sim")))
+                               .arg(simPort));
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    SshTunnel tunnel(QStringLiteral("gpu-1"), sshSettings(sshd), QStringLiteral("127.0.0.1"),
+                     simPort);
+    ASSERT_TRUE(tunnel.start()) << tunnel.errorText().toStdString();
+    // The sim may still be starting inside: ask until it answers (bounded).
+    HttpReply health;
+    ASSERT_TRUE(opsdeck::test::waitUntil(
+        [&] {
+            health = get(tunnel.localPort(), QStringLiteral("/health"));
+            return health.status == 200;
+        },
+        20s))
+        << tunnel.errorText().toStdString();
+    const HttpReply metrics = get(tunnel.localPort(), QStringLiteral("/metrics"));
+    EXPECT_EQ(metrics.status, 200);
+    EXPECT_TRUE(metrics.body.contains("num_running_reqs"));
+    // From here the same port is nothing: connection refused, no HTTP.
+    EXPECT_EQ(get(static_cast<quint16>(simPort), QStringLiteral("/health")).status, 0);
+}
+
 TEST(SshTunnel, ManySequentialAndConcurrentRequests)
 {
     SshdProcess sshd;

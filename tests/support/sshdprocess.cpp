@@ -194,20 +194,17 @@ bool SshdProcess::start(const QString &extraConfig, std::chrono::milliseconds de
         m_port = freeTcpPort();
         if (!writeFiles(extraConfig))
             return false;
-        m_process.setStandardErrorFile(path(QStringLiteral("sshd.log")), QIODevice::Append);
-        m_process.setStandardOutputFile(QProcess::nullDevice());
-        m_process.start(QStringLiteral("/usr/sbin/sshd"),
-                        {QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"),
-                         path(QStringLiteral("sshd_config"))});
-        if (!m_process.waitForStarted(5000))
+        if (!launch())
             return false;
+        // Up when sshd's banner comes (through the bridge, when there is one).
         const bool listening = waitUntil(
             [this] {
                 if (m_process.state() == QProcess::NotRunning)
                     return true;
                 QTcpSocket probe;
                 probe.connectToHost(QStringLiteral("127.0.0.1"), static_cast<quint16>(m_port));
-                return probe.waitForConnected(200);
+                return probe.waitForConnected(200) && probe.waitForReadyRead(500) &&
+                       probe.readAll().startsWith("SSH-");
             },
             deadline);
         if (listening && m_process.state() == QProcess::Running)
@@ -217,8 +214,52 @@ bool SshdProcess::start(const QString &extraConfig, std::chrono::milliseconds de
     return false;
 }
 
+bool SshdProcess::launch()
+{
+    m_process.setStandardErrorFile(path(QStringLiteral("sshd.log")), QIODevice::Append);
+    m_process.setStandardOutputFile(QProcess::nullDevice());
+    const QStringList sshd{QStringLiteral("/usr/sbin/sshd"), QStringLiteral("-D"),
+                           QStringLiteral("-e"), QStringLiteral("-f"),
+                           path(QStringLiteral("sshd_config"))};
+    if (m_inside.isEmpty()) {
+        m_process.start(sshd.first(), sshd.mid(1));
+        return m_process.waitForStarted(5000);
+    }
+    // Inside the new network: loopback up, the service and the socket's far
+    // end in the background, then sshd itself (exec: they stay its children,
+    // so stop() ends them with it).
+    const QString socket = path(QStringLiteral("sshd.sock"));
+    QFile::remove(socket);
+    const QString script = QStringLiteral("ip link set lo up || exit 1\n"
+                                          "( %1 ) >'%2' 2>&1 &\n"
+                                          "socat UNIX-LISTEN:'%3',fork TCP:127.0.0.1:%4 &\n"
+                                          "exec %5\n")
+                               .arg(m_inside, path(QStringLiteral("inside.log")), socket)
+                               .arg(m_port)
+                               .arg(sshd.join(u' '));
+    m_process.start(QStringLiteral("unshare"),
+                    {QStringLiteral("--net"), QStringLiteral("sh"), QStringLiteral("-c"), script});
+    if (!m_process.waitForStarted(5000))
+        return false;
+    if (!waitUntil([&] { return QFile::exists(socket); }, std::chrono::seconds(10)))
+        return false;
+    m_bridge.setStandardOutputFile(QProcess::nullDevice());
+    m_bridge.setStandardErrorFile(path(QStringLiteral("bridge.log")), QIODevice::Append);
+    m_bridge.start(QStringLiteral("socat"),
+                   {QStringLiteral("TCP-LISTEN:%1,bind=127.0.0.1,reuseaddr,fork").arg(m_port),
+                    QStringLiteral("UNIX-CONNECT:%1").arg(socket)});
+    return m_bridge.waitForStarted(5000);
+}
+
 void SshdProcess::stop()
 {
+    if (m_bridge.state() != QProcess::NotRunning) {
+        // socat forks one child per connection: those first.
+        for (qint64 child : childPids(m_bridge.processId()))
+            ::kill(static_cast<pid_t>(child), SIGKILL);
+        m_bridge.kill();
+        m_bridge.waitForFinished(5000);
+    }
     if (m_process.state() == QProcess::NotRunning)
         return;
     const qint64 listener = pid();

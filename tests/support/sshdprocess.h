@@ -42,6 +42,14 @@ public:
     /// in /etc/shadow (TestUser, testuser.h), never root, and sshd running as root.
     void setAuthentication(Authentication authentication) { m_authentication = authentication; }
 
+    /// Runs sshd in a network namespace of its own (`unshare -n`, needs root)
+    /// with `inside` (a shell command, e.g. an opsdeck-sim) beside it: a
+    /// service on a network only the host reaches, as behind a real bastion.
+    /// Clients still reach sshd at 127.0.0.1:port(), through a socat bridge
+    /// (this network's port -> a Unix socket in the temp dir, which both
+    /// networks see -> sshd's port inside). Call before start().
+    void setPrivateNetwork(const QString &inside) { m_inside = inside; }
+
     /// The login name the generated ssh_config uses.
     QString loginUser() const { return m_loginUser.isEmpty() ? userName() : m_loginUser; }
 
@@ -86,7 +94,11 @@ private:
     bool writeFiles(const QString &extraConfig);
 
     QTemporaryDir m_dir;
+    bool launch();
+
     QProcess m_process;
+    QProcess m_bridge; ///< with setPrivateNetwork(): this network's port -> the Unix socket
+    QString m_inside;
     int m_port = 0;
     QString m_loginUser;
     Authentication m_authentication = Authentication::PublicKey;
