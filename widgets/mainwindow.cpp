@@ -2,8 +2,6 @@
 
 #include "alertcenter.h"
 #include "alertthread.h"
-#include "apppaths.h"
-#include "auditlog.h"
 #include "decodebatchpanel.h"
 #include "democluster.h"
 #include "desktopnotifier.h"
@@ -314,9 +312,7 @@ bool MainWindow::openInventory(const QString &path)
         remote::SshSecrets::install(
             settings, [prompt](const QString &question) { return prompt->ask(question); });
     };
-    hostOptions.auditor =
-        std::make_shared<workflows::HostKeyAuditor>(std::make_shared<history::AuditLog>(
-            history::AuditLog::pathIn(workflows::AppPaths::dataDir(m_dataDir))));
+    hostOptions.auditor = workflows::HostKeyAuditor::inDataDir(m_dataDir);
     m_hosts->setOptions(hostOptions);
     // The old transports' threads are joined: none may wait on a question.
     m_secretPrompt->abandon();

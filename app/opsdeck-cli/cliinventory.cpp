@@ -1,7 +1,5 @@
 #include "cliinventory.h"
 
-#include "apppaths.h"
-#include "auditlog.h"
 #include "clioutput.h"
 #include "hostconnections.h"
 #include "hostkeyauditor.h"
@@ -41,9 +39,7 @@ std::optional<ServedInventory> loadServedInventory(const QCommandLineParser &par
     options.sshConfigFile = parser.value(QStringLiteral("ssh-config"));
     options.knownHostsFile = parser.value(QStringLiteral("known-hosts"));
     const QString dataDir = parser.value(QStringLiteral("data-dir"));
-    options.auditor =
-        std::make_shared<workflows::HostKeyAuditor>(std::make_shared<history::AuditLog>(
-            history::AuditLog::pathIn(workflows::AppPaths::dataDir(dataDir))));
+    options.auditor = workflows::HostKeyAuditor::inDataDir(dataDir);
     served.tunnels = std::make_shared<workflows::InventoryTunnels>(
         served.inventory, [options](const inventory::Host &host) {
             return workflows::HostConnections::sshSettings(host, options);

@@ -1,8 +1,7 @@
 #include "sshcommand.h"
 
-#include "apppaths.h"
-#include "auditlog.h"
 #include "clioutput.h"
+#include "hostconnections.h"
 #include "hostkeyauditor.h"
 #include "inventory.h"
 #include "sshsecrets.h"
@@ -80,11 +79,9 @@ bool resolveHost(const QString &host, const QString &inventoryFile, SshSettings 
                        .arg(inventoryFile, host, inventory::hostKindName(entry->kind)));
         return false;
     }
-    // The inventory name is also looked up in the ssh config, as an alias.
-    settings.host = entry->name;
-    settings.address = entry->address;
-    settings.port = entry->port;
-    settings.user = entry->user;
+    // As the window reaches it: the name as an ssh config alias, the
+    // inventory's address, port and user as overrides.
+    settings = workflows::HostConnections::sshSettings(*entry, {});
     return true;
 }
 
@@ -252,9 +249,7 @@ int runSsh(const QStringList &arguments)
     // Password and key passphrases: the keychain, else asked once on a terminal.
     remote::SshSecrets::install(settings, &askOnTerminal);
     // Host-key decisions (accepted, refused) go to the audit log, as in the window.
-    auto auditor = std::make_shared<workflows::HostKeyAuditor>(
-        std::make_shared<history::AuditLog>(history::AuditLog::pathIn(
-            workflows::AppPaths::dataDir(parser.value(QStringLiteral("data-dir"))))));
+    auto auditor = workflows::HostKeyAuditor::inDataDir(parser.value(QStringLiteral("data-dir")));
     settings.hostKeyDecided = [auditor](const remote::HostKeyDecision &decision) {
         auditor->record(decision);
     };

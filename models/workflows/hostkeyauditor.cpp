@@ -1,5 +1,6 @@
 #include "hostkeyauditor.h"
 
+#include "apppaths.h"
 #include "auditlog.h"
 
 #include <spdlog/spdlog.h>
@@ -10,6 +11,12 @@ HostKeyAuditor::HostKeyAuditor(std::shared_ptr<history::AuditLog> log,
                                std::chrono::seconds repeatWindow)
     : m_log(std::move(log)), m_repeatWindow(repeatWindow)
 {
+}
+
+std::shared_ptr<HostKeyAuditor> HostKeyAuditor::inDataDir(const QString &dataDir)
+{
+    return std::make_shared<HostKeyAuditor>(
+        std::make_shared<history::AuditLog>(history::AuditLog::pathIn(AppPaths::dataDir(dataDir))));
 }
 
 void HostKeyAuditor::record(const remote::HostKeyDecision &decision)

@@ -26,6 +26,9 @@ class HostKeyAuditor
 public:
     explicit HostKeyAuditor(std::shared_ptr<history::AuditLog> log,
                             std::chrono::seconds repeatWindow = std::chrono::minutes(10));
+    /// One writing to `<data dir>/audit.jsonl` (AppPaths::dataDir(dataDir)),
+    /// as the window and every opsdeck-cli command do.
+    static std::shared_ptr<HostKeyAuditor> inDataDir(const QString &dataDir);
 
     /// For SshSettings::hostKeyDecided. A failed append is logged (spdlog
     /// error naming the file); the connect goes on as decided.
