@@ -56,16 +56,30 @@ void bound(QNetworkReply *reply, int timeoutMs, qint64 maxBytes)
     deadline->start(timeoutMs);
     reply->setReadBufferSize(readBufferBytes);
     auto *body = new BodyCollector(reply);
-    QObject::connect(reply, &QNetworkReply::readyRead, body, [reply, body, maxBytes] {
-        if (reply->property(tooLargeProperty).isValid())
-            return;
-        body->body.append(reply->readAll());
-        if (body->body.size() <= maxBytes)
-            return;
+    const auto tooLarge = [reply, body, maxBytes] {
         reply->setProperty(tooLargeProperty, maxBytes);
         body->body.clear();
         body->body.squeeze();
         reply->abort();
+    };
+    // A declared length over the limit is refused before a byte of it is
+    // read, so several such requests at once cost nothing.
+    QObject::connect(reply, &QNetworkReply::metaDataChanged, body, [reply, maxBytes, tooLarge] {
+        const QVariant length = reply->header(QNetworkRequest::ContentLengthHeader);
+        if (length.isValid() && length.toLongLong() > maxBytes &&
+            !reply->property(tooLargeProperty).isValid())
+            tooLarge();
+    });
+    // A chunked or lying body is cut as it arrives, checked before it is
+    // appended so the buffer never grows past the limit.
+    QObject::connect(reply, &QNetworkReply::readyRead, body, [reply, body, maxBytes, tooLarge] {
+        if (reply->property(tooLargeProperty).isValid())
+            return;
+        if (body->body.size() + reply->bytesAvailable() > maxBytes) {
+            tooLarge();
+            return;
+        }
+        body->body.append(reply->readAll());
     });
 }
 

@@ -95,7 +95,7 @@ TEST(EndToEndProbeHttp, SendsTheEntrysApiKeyFromTheKeyringAndNeverLogsIt)
 
 TEST(EndToEndProbeHttp, AnAnswerCutAfterItsStatusLineFailsTheProbe)
 {
-    // HTTP 200 with Content-Length 100,000, then 100 bytes and a close.
+    // HTTP 200 with Content-Length 10,000, then 100 bytes and a close.
     test::BadHttpServer server(test::BadHttpServer::Mode::Truncated);
     ASSERT_TRUE(server.start());
     inventory::Service entry;

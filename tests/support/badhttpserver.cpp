@@ -227,7 +227,7 @@ void BadHttpServer::serve(Connection &connection)
     }
     case Mode::Truncated: {
         const std::string answer =
-            okHeaders(100000) + filler + filler.substr(0, 100 - filler.size());
+            okHeaders(10000) + filler + filler.substr(0, 100 - filler.size());
         sendAll(fd, answer.data(), answer.size());
         break;
     }

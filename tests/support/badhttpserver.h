@@ -24,7 +24,7 @@ public:
     {
         /// Random-looking bytes (deterministic), no status line, then close.
         Garbage,
-        /// `200` with Content-Length 100,000 and 100 bytes of a metrics page, then close.
+        /// `200` with Content-Length 10,000 and 100 bytes of a metrics page, then close.
         Truncated,
         /// `200` with a 100 MB metrics-looking body (Content-Length given),
         /// written as fast as the client reads it.
