@@ -35,6 +35,18 @@ ServiceCard::ServiceCard(QWidget *parent)
     grid->addWidget(m_latency, 1, 1, Qt::AlignRight);
     grid->addWidget(m_address, 2, 0);
     grid->addWidget(m_age, 2, 1, Qt::AlignRight);
+
+    // The latency and age change with every check: at a fixed size their new
+    // text repaints the label alone instead of laying out the whole window
+    // again (64 cards, once a second each).
+    // Widths of the longest texts: a 10 min timeout, and sinceText()'s widest.
+    const QFontMetrics metrics(m_latency->font());
+    const auto fix = [&metrics](QLabel *label, const QString &widest) {
+        label->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        label->setFixedSize(metrics.horizontalAdvance(widest) + 2, label->sizeHint().height());
+    };
+    fix(m_latency, QStringLiteral("600000.0 ms"));
+    fix(m_age, QStringLiteral("for 99999 min"));
 }
 
 QColor ServiceCard::stateColor(ServiceState state)
@@ -56,6 +68,8 @@ QColor ServiceCard::stateColor(ServiceState state)
 
 void ServiceCard::setStatus(const opsdeck::probes::ServiceStatus &status)
 {
+    const bool stateChanged = !m_stateShown || m_status.state != status.state;
+    m_stateShown = true;
     m_status = status;
     m_name->setText(status.name);
     m_role->setText(opsdeck::inventory::roleName(status.role));
@@ -63,11 +77,13 @@ void ServiceCard::setStatus(const opsdeck::probes::ServiceStatus &status)
     m_address->setText(status.via.isEmpty()
                            ? address
                            : QStringLiteral("%1 · tunnelled via %2").arg(address, status.via));
-    m_state->setText(opsdeck::probes::stateName(status.state).toUpper());
-    QPalette palette = m_state->palette();
-    palette.setColor(QPalette::Window, stateColor(status.state));
-    palette.setColor(QPalette::WindowText, Qt::white);
-    m_state->setPalette(palette);
+    if (stateChanged) {
+        m_state->setText(opsdeck::probes::stateName(status.state).toUpper());
+        QPalette palette = m_state->palette();
+        palette.setColor(QPalette::Window, stateColor(status.state));
+        palette.setColor(QPalette::WindowText, Qt::white);
+        m_state->setPalette(palette);
+    }
     m_latency->setText(status.latencyMs ? QStringLiteral("%1 ms").arg(*status.latencyMs, 0, 'f', 1)
                                         : QStringLiteral("– ms"));
     setToolTip(

@@ -50,6 +50,9 @@ HistoryStore::HistoryStore(const QString &path)
 
 HistoryStore::~HistoryStore()
 {
+    m_insertBlock.reset();
+    m_updateBlock.reset();
+    m_mergeRollup.reset();
     {
         QSqlDatabase db = QSqlDatabase::database(m_connection, false);
         if (db.isValid())
@@ -57,6 +60,15 @@ HistoryStore::~HistoryStore()
     }
     if (QSqlDatabase::contains(m_connection))
         QSqlDatabase::removeDatabase(m_connection);
+}
+
+QSqlQuery &HistoryStore::prepared(std::unique_ptr<QSqlQuery> &slot, const QString &sql)
+{
+    if (!slot) {
+        slot = std::make_unique<QSqlQuery>(QSqlDatabase::database(m_connection, false));
+        slot->prepare(sql); // a failure shows in exec()'s error, as before
+    }
+    return *slot;
 }
 
 QString HistoryStore::pathIn(const QString &dataDir)
@@ -80,6 +92,9 @@ bool HistoryStore::exec(const QString &sql)
 
 bool HistoryStore::open()
 {
+    m_insertBlock.reset(); // prepared on the connection being replaced
+    m_updateBlock.reset();
+    m_mergeRollup.reset();
     if (!QDir().mkpath(QFileInfo(m_path).absolutePath()))
         return fail(QStringLiteral("open"), QStringLiteral("cannot create its folder"));
     QSqlDatabase db = QSqlDatabase::contains(m_connection)
@@ -165,16 +180,19 @@ std::optional<qint64> HistoryStore::writeBlock(qint64 seriesId, qint64 blockId,
     const auto [oldest, newest] =
         std::minmax_element(samples.cbegin(), samples.cend(),
                             [](const Sample &a, const Sample &b) { return a.timeMs < b.timeMs; });
-    QSqlQuery query(QSqlDatabase::database(m_connection, false));
-    query.prepare(blockId == 0 ? QStringLiteral("INSERT INTO blocks(start_ms, end_ms, count, data, "
-                                                "series_id) VALUES(?, ?, ?, ?, ?)")
-                               : QStringLiteral("UPDATE blocks SET start_ms = ?, end_ms = ?, "
-                                                "count = ?, data = ? WHERE id = ?"));
-    query.addBindValue(oldest->timeMs);
-    query.addBindValue(newest->timeMs);
-    query.addBindValue(static_cast<qint64>(samples.size()));
-    query.addBindValue(SampleBlockCodec::encode(samples));
-    query.addBindValue(blockId == 0 ? seriesId : blockId);
+    QSqlQuery &query =
+        blockId == 0
+            ? prepared(m_insertBlock, QStringLiteral("INSERT INTO blocks(start_ms, end_ms, "
+                                                     "count, data, series_id) "
+                                                     "VALUES(?, ?, ?, ?, ?)"))
+            : prepared(m_updateBlock, QStringLiteral("UPDATE blocks SET start_ms = ?, "
+                                                     "end_ms = ?, count = ?, data = ? "
+                                                     "WHERE id = ?"));
+    query.bindValue(0, oldest->timeMs);
+    query.bindValue(1, newest->timeMs);
+    query.bindValue(2, static_cast<qint64>(samples.size()));
+    query.bindValue(3, SampleBlockCodec::encode(samples));
+    query.bindValue(4, blockId == 0 ? seriesId : blockId);
     if (!query.exec()) {
         fail(QStringLiteral("write block"), query.lastError().text());
         return std::nullopt;
@@ -186,17 +204,19 @@ bool HistoryStore::mergeRollup(qint64 seriesId, const Rollup &rollup)
 {
     if (rollup.count <= 0)
         return true;
-    QSqlQuery query(QSqlDatabase::database(m_connection, false));
-    query.prepare(QStringLiteral(
-        "INSERT INTO rollups_1m(series_id, minute_ms, min, max, mean, last, count) "
-        "VALUES(?, ?, ?, ?, ?, ?, ?) ON CONFLICT(series_id, minute_ms) DO UPDATE SET "
-        "min = min(min, excluded.min), max = max(max, excluded.max), "
-        "mean = (mean * count + excluded.mean * excluded.count) / (count + excluded.count), "
-        "last = excluded.last, count = count + excluded.count"));
+    QSqlQuery &query = prepared(
+        m_mergeRollup,
+        QStringLiteral(
+            "INSERT INTO rollups_1m(series_id, minute_ms, min, max, mean, last, count) "
+            "VALUES(?, ?, ?, ?, ?, ?, ?) ON CONFLICT(series_id, minute_ms) DO UPDATE SET "
+            "min = min(min, excluded.min), max = max(max, excluded.max), "
+            "mean = (mean * count + excluded.mean * excluded.count) / (count + excluded.count), "
+            "last = excluded.last, count = count + excluded.count"));
+    int position = 0;
     for (const QVariant &value :
          {QVariant(seriesId), QVariant(rollup.minuteMs), QVariant(rollup.min), QVariant(rollup.max),
           QVariant(rollup.mean), QVariant(rollup.last), QVariant(rollup.count)})
-        query.addBindValue(value);
+        query.bindValue(position++, value);
     return query.exec() || fail(QStringLiteral("write rollup"), query.lastError().text());
 }
 

@@ -10,7 +10,10 @@
 
 #include <QString>
 #include <QVector>
+#include <memory>
 #include <optional>
+
+class QSqlQuery;
 
 namespace opsdeck::history {
 
@@ -99,9 +102,17 @@ private:
     QVector<Sample> rawOf(qint64 seriesId, qint64 fromMs, qint64 toMs);
     QVector<Rollup> rollupsOf(qint64 seriesId, qint64 fromMs, qint64 toMs);
 
+    /// The statement in `slot`, prepared on first use and kept: the writer
+    /// runs the same few statements for every series at every flush, and
+    /// parsing them each time was most of its SQLite cost.
+    QSqlQuery &prepared(std::unique_ptr<QSqlQuery> &slot, const QString &sql);
+
     QString m_path;
     QString m_connection; ///< unique Qt Sql connection name of this instance
     QString m_error;
+    std::unique_ptr<QSqlQuery> m_insertBlock;
+    std::unique_ptr<QSqlQuery> m_updateBlock;
+    std::unique_ptr<QSqlQuery> m_mergeRollup;
 };
 
 } // namespace opsdeck::history

@@ -140,23 +140,10 @@ ServicePoller::resolveHttp(const QVector<inventory::Service> &services)
     return http;
 }
 
-QNetworkReply *ServicePoller::get(const QUrl &url, qint64 maxBytes, bool freshConnection)
+QNetworkReply *ServicePoller::get(const Watched &owner, const QUrl &url, qint64 maxBytes,
+                                  bool freshConnection)
 {
-    // Every URL polled is the service's base URL plus a path, so the service is
-    // the one whose base URL it extends (the longest, if several share a host).
-    const Watched *owner = nullptr;
-    for (const Watched *watched : std::as_const(m_watched)) {
-        const QUrl &base = watched->service.url;
-        const QString prefix =
-            base.path().endsWith(QLatin1Char('/')) ? base.path() : base.path() + QLatin1Char('/');
-        if (base.scheme() == url.scheme() && base.host() == url.host() &&
-            base.port() == url.port() &&
-            (url.path() == base.path() || url.path().startsWith(prefix) || base.path().isEmpty()) &&
-            (!owner || base.path().size() > owner->service.url.path().size()))
-            owner = watched;
-    }
-    const HttpRequestSettings settings =
-        owner ? m_http.value(owner->service.name) : HttpRequestSettings{};
+    const HttpRequestSettings settings = m_http.value(owner.service.name);
     if (!m_proxyNetworks)
         m_proxyNetworks = std::make_unique<ProxyNetworks>(this);
     QNetworkAccessManager &network = !settings.proxy.isEmpty()
@@ -173,10 +160,15 @@ void ServicePoller::checkHealth(Watched &watched)
     watched.healthInFlight = true;
     watched.healthClock.start();
     // A health answer is a status line and a few bytes; more is not read.
-    // Each check goes on a fresh connection: "is the service up" must not
-    // depend on a kept-alive connection that a proxy or router may stall (the
-    // incident's fault); the probe lab measures reused connections on purpose.
-    QNetworkReply *reply = get(watched.service.healthUrl(), 64 * 1024, true);
+    // A proxy's or router's check goes on a fresh connection: "is it up" must
+    // not depend on a kept-alive connection that it may stall (the incident's
+    // fault); the probe lab measures reused connections on purpose. An
+    // engine's check shares the kept-alive connection of its other polls, as
+    // its router's requests do: a new TCP connection per engine per second is
+    // most of the poller's cost with many engines.
+    const auto role = watched.service.role;
+    const bool fresh = role == inventory::Role::Proxy || role == inventory::Role::Router;
+    QNetworkReply *reply = get(watched, watched.service.healthUrl(), 64 * 1024, fresh);
     const quint64 generation = m_generation;
     const QString name = watched.service.name;
     connect(reply, &QNetworkReply::finished, this,
@@ -246,7 +238,7 @@ void ServicePoller::pollLoad(Watched &watched)
             base.chop(1);
         url.setPath(base + QStringLiteral("/v1/loads"));
     }
-    QNetworkReply *reply = get(url, m_settings.maxPageBytes);
+    QNetworkReply *reply = get(watched, url, m_settings.maxPageBytes);
     const quint64 generation = m_generation;
     const QString name = watched.service.name;
     connect(reply, &QNetworkReply::finished, this,
@@ -324,7 +316,7 @@ void ServicePoller::scrapeMetrics(Watched &watched)
     if (watched.metricsInFlight || !watched.service.hasMetrics())
         return;
     watched.metricsInFlight = true;
-    QNetworkReply *reply = get(watched.service.metricsUrl(), m_settings.maxPageBytes);
+    QNetworkReply *reply = get(watched, watched.service.metricsUrl(), m_settings.maxPageBytes);
     const quint64 generation = m_generation;
     const QString name = watched.service.name;
     connect(reply, &QNetworkReply::finished, this,

@@ -94,7 +94,8 @@ private:
     void scrapeMetrics(Watched &watched);
     void metricsAnswered(quint64 generation, const QString &name, QNetworkReply *reply);
     /// `freshConnection`: on a connection of its own that closes with the answer.
-    QNetworkReply *get(const QUrl &url, qint64 maxBytes, bool freshConnection = false);
+    QNetworkReply *get(const Watched &owner, const QUrl &url, qint64 maxBytes,
+                       bool freshConnection = false);
     QHash<QString, HttpRequestSettings> resolveHttp(const QVector<inventory::Service> &services);
     Watched *find(quint64 generation, const QString &name) const;
 
