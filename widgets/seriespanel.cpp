@@ -57,8 +57,8 @@ SeriesPanel::SeriesPanel(const QString &title, opsdeck::history::HotWindow *wind
 
     connect(window, &opsdeck::history::HotWindow::appended, this,
             [this](const QString &service, const QString &key) {
-                if (!m_dirty && m_watched.contains(watchKey(service, key)))
-                    m_dirty = true;
+                if (!m_newData && m_watched.contains(watchKey(service, key)))
+                    m_newData = true;
             });
     auto *frameTimer = new QTimer(this);
     connect(frameTimer, &QTimer::timeout, this, &SeriesPanel::tick);
@@ -151,8 +151,18 @@ QString SeriesPanel::placeholderText() const
 
 void SeriesPanel::tick()
 {
+    // A panel on a tab that is not shown draws when it is shown again.
+    if (!isVisible())
+        return;
     ++m_ticks;
-    if (m_dirty)
+    // The samples of many services arrive spread over each second: drawing
+    // them once a second, rather than at every tick that saw one, is all 1 s
+    // data needs and a quarter of the drawing. A change of series is drawn at
+    // the next tick.
+    constexpr qint64 dataRedrawMs = 900;
+    const bool dataDue =
+        m_newData && (!m_lastRedraw.isValid() || m_lastRedraw.elapsed() >= dataRedrawMs);
+    if (m_dirty || dataDue)
         redraw();
     else if (m_ticks % 4 == 0) {
         chooseSeries();
@@ -167,6 +177,8 @@ void SeriesPanel::redraw()
 {
     chooseSeries();
     m_dirty = false;
+    m_newData = false;
+    m_lastRedraw.start();
     for (const PanelSeries &s : std::as_const(m_series)) {
         const QVector<opsdeck::history::Sample> samples = m_window->points(s.service, s.key);
         QList<QPointF> points;

@@ -4,6 +4,7 @@
 #include "historysample.h"
 #include "panelseries.h"
 
+#include <QElapsedTimer>
 #include <QSet>
 #include <QVector>
 #include <QWidget>
@@ -106,5 +107,7 @@ private:
     QString m_emptyText;
     qint64 m_windowMs = 5 * 60 * 1000;
     int m_ticks = 0;
-    bool m_dirty = true;
+    bool m_dirty = true;    ///< the series changed: draw at the next tick
+    bool m_newData = false; ///< a shown series got samples: draw when a redraw is due
+    QElapsedTimer m_lastRedraw;
 };
