@@ -5,11 +5,13 @@
 #include "simprocess.h"
 #include "testsupport.h"
 
+#include <QSet>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <mutex>
 #include <thread>
 
 using namespace opsdeck;
@@ -249,11 +251,10 @@ TEST(ServicePoller, HealthChecksOfAStallingProxyGoOnFreshConnections)
         << engine.errorText().toStdString();
     // The incident's proxy: the 2nd request on a kept-alive connection waits 5 s.
     test::SimProcess proxy;
-    ASSERT_TRUE(proxy.start({QStringLiteral("--role"), QStringLiteral("proxy"),
-                             QStringLiteral("--port"), QStringLiteral("0"),
-                             QStringLiteral("--upstream"), engine.url(), QStringLiteral("--fault"),
-                             QStringLiteral("reused-stall=5"), QStringLiteral("--fault-after"),
-                             QStringLiteral("1")}))
+    ASSERT_TRUE(proxy.start(
+        {QStringLiteral("--role"), QStringLiteral("proxy"), QStringLiteral("--port"),
+         QStringLiteral("0"), QStringLiteral("--upstream"), engine.url(), QStringLiteral("--fault"),
+         QStringLiteral("reused-stall=5"), QStringLiteral("--fault-after"), QStringLiteral("1")}))
         << proxy.errorText().toStdString();
 
     probes::ServicePoller poller;
@@ -281,4 +282,69 @@ TEST(ServicePoller, HealthChecksOfAStallingProxyGoOnFreshConnections)
         << "checks: " << checks;
     for (ServiceState state : std::as_const(states))
         EXPECT_EQ(state, ServiceState::Healthy);
+}
+
+// An engine's health check shares its kept-alive connection; a router's (and
+// a proxy's) opens a new one every time. Told apart by the client port the
+// server sees for each /health request.
+TEST(ServicePoller, EngineHealthChecksReuseTheirConnectionRouterChecksDoNot)
+{
+    struct PortCounter
+    {
+        httplib::Server server;
+        std::mutex mutex;
+        QVector<int> ports; ///< client port of each /health request, in order
+        std::thread thread;
+        int port = 0;
+    };
+    const auto start = [](PortCounter &counter) {
+        counter.server.Get("/health",
+                           [&counter](const httplib::Request &req, httplib::Response &res) {
+                               const std::lock_guard lock(counter.mutex);
+                               counter.ports.append(req.remote_port);
+                               res.set_content("ok", "text/plain");
+                           });
+        counter.server.set_keep_alive_max_count(1000); // its default closes after 5
+        counter.server.set_keep_alive_timeout(1);      // its 5 s default slows stop()
+        counter.port = counter.server.bind_to_any_port("127.0.0.1");
+        counter.thread = std::thread([&counter] { counter.server.listen_after_bind(); });
+    };
+    PortCounter engine;
+    PortCounter router;
+    start(engine);
+    start(router);
+    const auto countOf = [](PortCounter &counter) {
+        const std::lock_guard lock(counter.mutex);
+        return counter.ports.size();
+    };
+    const auto distinctOf = [](PortCounter &counter) {
+        const std::lock_guard lock(counter.mutex);
+        return QSet<int>(counter.ports.cbegin(), counter.ports.cend()).size();
+    };
+
+    probes::ServicePoller poller;
+    probes::ServicePoller::Settings settings;
+    settings.intervalMs = 100;
+    settings.timeoutMs = 1000;
+    settings.pollMetrics = false;
+    settings.pollDecodeLoad = false;
+    poller.setSettings(settings);
+    inventory::Service engineService =
+        service(QStringLiteral("engine"), inventory::Role::Engine, engine.port);
+    inventory::Service routerService =
+        service(QStringLiteral("router"), inventory::Role::Router, router.port);
+    poller.setServices({engineService, routerService});
+    poller.start();
+    const bool enough = waitUntil([&] { return countOf(engine) >= 10 && countOf(router) >= 10; },
+                                  std::chrono::seconds(15));
+    poller.stop();
+    engine.server.stop();
+    router.server.stop();
+    engine.thread.join();
+    router.thread.join();
+    ASSERT_TRUE(enough) << "engine checks " << engine.ports.size() << ", router checks "
+                        << router.ports.size();
+    EXPECT_EQ(distinctOf(router), router.ports.size()) << "a router's check on a reused connection";
+    EXPECT_EQ(distinctOf(engine), 1) << "an engine's checks opened " << distinctOf(engine)
+                                     << " connections for " << engine.ports.size() << " checks";
 }
