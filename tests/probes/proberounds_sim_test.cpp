@@ -9,6 +9,7 @@
 #include "testsupport.h"
 
 #include <QSet>
+#include <chrono>
 #include <condition_variable>
 #include <gtest/gtest.h>
 #include <mutex>
@@ -72,15 +73,25 @@ QString dump(const StallDiagnoser &d)
 TEST(ProbeRoundsWithSim, AProxyStallIsPlacedOnTheProxy)
 {
     StallCluster cluster;
-    // 3 s stall against a 2 s probe timeout: every reused probe via the proxy times out.
-    ASSERT_TRUE(cluster.start(3, 0)) << cluster.error.toStdString();
+    // A stall far beyond the 2 s probe timeout: every reused probe via the
+    // proxy times out. When a stall ends the proxy still forwards the abandoned
+    // chat to the engines; with a 3 s stall that came ~0.5 s after the next
+    // round read the decode's /v1/loads, so a round delayed that much (a loaded
+    // machine) read our own chat as decode work (running 1). The stall outlasts
+    // the whole run instead (checked below); the sims stop mid-stall on SIGTERM.
+    constexpr double proxyStallS = 30;
+    ASSERT_TRUE(cluster.start(proxyStallS, 0)) << cluster.error.toStdString();
     ASSERT_TRUE(cluster.waitReady(20s));
     const inventory::Inventory inventory = load(cluster);
     ProbeEngine engine;
     ProbeRounds rounds(engine, factoriesOf(inventory), quick());
     int roundsSeen = 0;
     rounds.setRoundCallback([&](int round, const StallDiagnoser &) { roundsSeen = round; });
+    const auto runStarted = std::chrono::steady_clock::now();
     const std::optional<Diagnosis> diagnosis = rounds.run();
+    const double runS =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - runStarted).count();
+    EXPECT_LT(runS, proxyStallS) << "no stalled chat may reach the engines during the run";
     const StallDiagnoser &d = rounds.diagnoser();
     ASSERT_TRUE(diagnosis) << dump(d).toStdString();
     EXPECT_EQ(diagnosis->hop, u"proxy-0"_s);
