@@ -68,8 +68,6 @@ QColor ServiceCard::stateColor(ServiceState state)
 
 void ServiceCard::setStatus(const opsdeck::probes::ServiceStatus &status)
 {
-    const bool stateChanged = !m_stateShown || m_status.state != status.state;
-    m_stateShown = true;
     m_status = status;
     m_name->setText(status.name);
     m_role->setText(opsdeck::inventory::roleName(status.role));
@@ -77,8 +75,10 @@ void ServiceCard::setStatus(const opsdeck::probes::ServiceStatus &status)
     m_address->setText(status.via.isEmpty()
                            ? address
                            : QStringLiteral("%1 · tunnelled via %2").arg(address, status.via));
-    if (stateChanged) {
-        m_state->setText(opsdeck::probes::stateName(status.state).toUpper());
+    // Palette only when the state changes: setting it repaints and re-polishes.
+    const QString stateText = opsdeck::probes::stateName(status.state).toUpper();
+    if (m_state->text() != stateText) {
+        m_state->setText(stateText);
         QPalette palette = m_state->palette();
         palette.setColor(QPalette::Window, stateColor(status.state));
         palette.setColor(QPalette::WindowText, Qt::white);

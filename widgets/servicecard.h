@@ -24,7 +24,6 @@ public:
 
 private:
     opsdeck::probes::ServiceStatus m_status;
-    bool m_stateShown = false; ///< the state label shows m_status.state
     QLabel *m_name;
     QLabel *m_role;
     QLabel *m_address;
