@@ -21,6 +21,8 @@
 #include "probelab.h"
 #include "probelabpanel.h"
 #include "secretprompt.h"
+#include "secretsbanner.h"
+#include "secretstore.h"
 #include "servicespanel.h"
 #include "servicestatusmodel.h"
 #include "sshsecrets.h"
@@ -91,12 +93,18 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_dashboards->addWidget(m_dashboard);
     auto *central = new QWidget;
+    // Opening the window reads opsdeck.conf again: the banner shows the
+    // setting in force, even when this process used the store before. Made
+    // with its parent so that showing it never opens a window of its own.
+    secrets::SecretStore::shared().reloadSettings();
+    m_secretsBanner = new SecretsBanner(&secrets::SecretStore::shared(), central);
     auto *layout = new QVBoxLayout(central);
     layout->setContentsMargins(10, 10, 10, 6);
     layout->setSpacing(8);
     layout->addWidget(m_banner);
     layout->addWidget(m_alertBanner);
     layout->addWidget(m_stallBanner);
+    layout->addWidget(m_secretsBanner);
     layout->addWidget(m_servicesPanel);
     auto *metrics = new QWidget;
     auto *metricsLayout = new QVBoxLayout(metrics);
@@ -217,6 +225,11 @@ void MainWindow::connectProbeLab()
 void MainWindow::showProbeLab()
 {
     m_tabs->setCurrentWidget(m_probeLabPanel);
+}
+
+QString MainWindow::secretsBannerText() const
+{
+    return m_secretsBanner->isHidden() ? QString() : m_secretsBanner->text();
 }
 
 QString MainWindow::stallBannerText() const

@@ -111,6 +111,9 @@ public:
     void showProbeLab();
     /// The stall banner's text; empty while it is hidden.
     QString stallBannerText() const;
+    /// The plaintext-secrets warning (SecretsBanner); empty while it is hidden
+    /// (the fallback is off in opsdeck.conf).
+    QString secretsBannerText() const;
 
     /// "History range" choices: 0 (live) or a span in ms ending now.
     QComboBox *rangeSelector() const { return m_rangeBox; }
@@ -185,6 +188,7 @@ private:
     SecretPrompt *m_secretPrompt;
     QTabWidget *m_tabs;
     QLabel *m_stallBanner;
+    QLabel *m_secretsBanner = nullptr;
     MetricsDashboard *m_rangeDashboard = nullptr;
     opsdeck::history::HotWindow *m_rangeWindow = nullptr;
     QStackedWidget *m_dashboards;

@@ -1,9 +1,38 @@
 #include "secretprompt.h"
 
+#include "secretstore.h"
+
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QPointer>
 #include <QThread>
+
+using opsdeck::secrets::SecretBytes;
+using opsdeck::secrets::SecretStore;
+
+namespace {
+
+// Takes what was typed out of the dialog and empties it. The line edit and
+// the dialog share one buffer with the text; same-length filler and then an
+// empty text make both drop it, so `typed` becomes its only owner and wipe()
+// zeroes it in place. `keep`: whether the answer is wanted (else only cleared).
+std::optional<SecretBytes> takeTyped(QInputDialog &dialog, bool keep)
+{
+    QString typed = dialog.textValue();
+    dialog.setTextValue(QString(typed.size(), QLatin1Char('*')));
+    dialog.setTextValue(QString());
+    if (auto *edit = dialog.findChild<QLineEdit *>())
+        edit->clear();
+    std::optional<SecretBytes> answer;
+    if (keep) {
+        QByteArray utf8 = typed.toUtf8();
+        answer = SecretBytes::take(utf8);
+    }
+    SecretStore::wipe(typed);
+    return answer;
+}
+
+} // namespace
 
 SecretPrompt::SecretPrompt(QWidget *window) : QObject(window), m_window(window) {}
 
@@ -29,12 +58,13 @@ std::optional<QByteArray> SecretPrompt::ask(const QString &question)
     if (m_generation != generation)
         return std::nullopt;
     Question &asked = m_questions[id];
-    std::optional<QByteArray> answer = asked.answer;
-    if (--asked.waiters == 0) {
-        if (asked.answer)
-            asked.answer->fill('\0');
-        m_questions.erase(id);
-    }
+    // A deep copy per waiter: a shared QByteArray could not be zeroed by one
+    // owner without detaching (secretbytes.h).
+    std::optional<QByteArray> answer;
+    if (asked.answer)
+        answer = asked.answer->copy();
+    if (--asked.waiters == 0)
+        m_questions.erase(id); // SecretBytes zeroes the prompt's copy
     return answer;
 }
 
@@ -43,10 +73,7 @@ void SecretPrompt::abandon()
     {
         std::lock_guard lock(m_mutex);
         ++m_generation;
-        for (auto &[id, question] : m_questions)
-            if (question.answer)
-                question.answer->fill('\0');
-        m_questions.clear();
+        m_questions.clear(); // SecretBytes zeroes every answer held
     }
     m_answered.notify_all();
 }
@@ -68,11 +95,9 @@ void SecretPrompt::show(const QString &question, quint64 id, quint64 generation)
     dialog->setTextEchoMode(QLineEdit::Password);
     dialog->setInputMode(QInputDialog::TextInput);
     const bool given = dialog->exec() == QDialog::Accepted && dialog;
-    std::optional<QByteArray> answer;
-    if (given)
-        answer = dialog->textValue().toUtf8();
+    std::optional<SecretBytes> answer;
     if (dialog) {
-        dialog->setTextValue(QString());
+        answer = takeTyped(*dialog, given);
         dialog->deleteLater();
     }
     {

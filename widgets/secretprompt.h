@@ -1,5 +1,7 @@
 #pragma once
 
+#include "secretbytes.h"
+
 #include <QByteArray>
 #include <QObject>
 #include <condition_variable>
@@ -18,8 +20,11 @@ class QWidget;
 /// so a question never deadlocks a reload or the window closing.
 /// The same question asked again while it is still open (the host's command
 /// session and its tunnel both log in at once) waits for the same answer,
-/// so the operator types it once. The answer is wiped when every waiter has
-/// it, and never logged. Lives in the GUI thread.
+/// so the operator types it once. Each waiter gets a buffer of its own (its
+/// caller wipes it, SecretStore::wipe); the prompt's copy is zeroed when every
+/// waiter has it. The dialog's text is taken out of the line edit and the
+/// last buffer of it zeroed (Qt's own intermediate copies while typing are
+/// out of reach). Never logged. Lives in the GUI thread.
 class SecretPrompt : public QObject
 {
     Q_OBJECT
@@ -55,7 +60,7 @@ private:
         QString text;
         int waiters = 0;
         bool answered = false;
-        std::optional<QByteArray> answer;
+        std::optional<opsdeck::secrets::SecretBytes> answer; ///< zeroed when erased
     };
     /// By id. Dialogs can nest (a second host asks while the first question
     /// is open), so answers need not come in order.

@@ -11,14 +11,25 @@ namespace opsdeck::cli {
 
 void addTunnelOptions(QCommandLineParser &parser)
 {
-    parser.addOption({QStringLiteral("ssh-config"),
-                      QStringLiteral("OpenSSH client config for the tunnels of `via:` services "
-                                     "(default ~/.ssh/config)."),
-                      QStringLiteral("file")});
+    parser.addOption(
+        {QStringLiteral("ssh-config"),
+         QStringLiteral("OpenSSH client config for the tunnels of `via:` services "
+                        "(default: the settings' [ssh] config_file, else ~/.ssh/config)."),
+         QStringLiteral("file")});
     parser.addOption({QStringLiteral("known-hosts"),
-                      QStringLiteral("known_hosts file for those tunnels (default "
-                                     "~/.ssh/known_hosts)."),
+                      QStringLiteral("known_hosts file for those tunnels (default: the "
+                                     "settings' [ssh] known_hosts_file, else ~/.ssh/known_hosts)."),
                       QStringLiteral("file")});
+}
+
+workflows::HostConnections::Options sshFileOptions(const QCommandLineParser &parser)
+{
+    auto options = workflows::HostConnections::Options::fromQSettings();
+    if (parser.isSet(QStringLiteral("ssh-config")))
+        options.sshConfigFile = parser.value(QStringLiteral("ssh-config"));
+    if (parser.isSet(QStringLiteral("known-hosts")))
+        options.knownHostsFile = parser.value(QStringLiteral("known-hosts"));
+    return options;
 }
 
 std::optional<ServedInventory> loadServedInventory(const QCommandLineParser &parser,
@@ -35,9 +46,7 @@ std::optional<ServedInventory> loadServedInventory(const QCommandLineParser &par
     if (std::none_of(services.cbegin(), services.cend(),
                      [](const inventory::Service &s) { return !s.via.isEmpty(); }))
         return served;
-    workflows::HostConnections::Options options;
-    options.sshConfigFile = parser.value(QStringLiteral("ssh-config"));
-    options.knownHostsFile = parser.value(QStringLiteral("known-hosts"));
+    workflows::HostConnections::Options options = sshFileOptions(parser);
     const QString dataDir = parser.value(QStringLiteral("data-dir"));
     options.auditor = workflows::HostKeyAuditor::inDataDir(dataDir);
     served.tunnels = std::make_shared<workflows::InventoryTunnels>(

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "hostconnections.h"
 #include "inventory.h"
 
 #include <QCommandLineParser>
@@ -27,12 +28,18 @@ struct ServedInventory
 /// the tunnels of `via:` services.
 void addTunnelOptions(QCommandLineParser &parser);
 
+/// The ssh config and known_hosts of the settings file's `[ssh]` group
+/// (HostConnections::Options::fromQSettings()), each replaced by
+/// `--ssh-config` / `--known-hosts` when that option is given (an empty value
+/// then means the user's own ~/.ssh file).
+workflows::HostConnections::Options sshFileOptions(const QCommandLineParser &parser);
+
 /// Loads `path`; on errors prints each (file:line:column) and returns nullopt.
 /// Services with `via:` are reached through SSH tunnels made with the user's
-/// ssh config, known_hosts and keys, or the files `--ssh-config` /
-/// `--known-hosts` name; host-key decisions go to the audit log in
-/// `--data-dir` (AppPaths). An unknown host key is refused (accept it once
-/// with `opsdeck-cli ssh HOST --accept-new-host-key SHA256:...`).
+/// keys and the ssh config and known_hosts sshFileOptions() gives; host-key
+/// decisions go to the audit log in `--data-dir` (AppPaths). An unknown host
+/// key is refused (accept it once with `opsdeck-cli ssh HOST
+/// --accept-new-host-key SHA256:...`).
 std::optional<ServedInventory> loadServedInventory(const QCommandLineParser &parser,
                                                    const QString &path);
 

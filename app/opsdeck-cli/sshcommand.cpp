@@ -1,5 +1,6 @@
 #include "sshcommand.h"
 
+#include "cliinventory.h"
 #include "clioutput.h"
 #include "hostconnections.h"
 #include "hostkeyauditor.h"
@@ -136,6 +137,11 @@ int exitCodeFor(const CommandResult &result, const SshConnectionState &state, co
 {
     switch (result.outcome) {
     case CommandResult::Outcome::Exited:
+        if (!result.inputPrompt.isEmpty())
+            printError(QStringLiteral("%1: the command asked for input with stdin closed: “%2” "
+                                      "(nothing answers a prompt; make the command "
+                                      "non-interactive)")
+                           .arg(host, result.inputPrompt));
         return result.exitCode;
     case CommandResult::Outcome::Signalled: {
         printError(QStringLiteral("%1: command killed by %2").arg(host, result.signalName));
@@ -180,10 +186,12 @@ int runSsh(const QStringList &arguments)
                       QStringLiteral("Resolve HOST in this inventory (kind ssh)."),
                       QStringLiteral("file")});
     parser.addOption({QStringLiteral("ssh-config"),
-                      QStringLiteral("OpenSSH client config (default ~/.ssh/config)."),
+                      QStringLiteral("OpenSSH client config (default: the settings' [ssh] "
+                                     "config_file, else ~/.ssh/config)."),
                       QStringLiteral("file")});
     parser.addOption({QStringLiteral("known-hosts"),
-                      QStringLiteral("known_hosts file (default ~/.ssh/known_hosts)."),
+                      QStringLiteral("known_hosts file (default: the settings' [ssh] "
+                                     "known_hosts_file, else ~/.ssh/known_hosts)."),
                       QStringLiteral("file")});
     parser.addOption({QStringLiteral("accept-new-host-key"),
                       QStringLiteral("Accept and save an unknown host key with exactly this "
@@ -210,8 +218,9 @@ int runSsh(const QStringList &arguments)
     SshSettings settings;
     if (!resolveHost(host, parser.value(QStringLiteral("inventory")), settings))
         return ExitBadInput;
-    settings.configFile = parser.value(QStringLiteral("ssh-config"));
-    settings.knownHostsFile = parser.value(QStringLiteral("known-hosts"));
+    const auto files = sshFileOptions(parser);
+    settings.configFile = files.sshConfigFile;
+    settings.knownHostsFile = files.knownHostsFile;
     settings.acceptedFingerprint = parser.value(QStringLiteral("accept-new-host-key"));
     settings.identityFiles = parser.values(QStringLiteral("identity"));
     if (!settings.acceptedFingerprint.isEmpty() &&

@@ -69,11 +69,13 @@ int main(int argc, char **argv)
         QStringLiteral("name"));
     const QCommandLineOption sshConfig(
         QStringLiteral("ssh-config"),
-        QStringLiteral("OpenSSH client config for ssh hosts (default ~/.ssh/config)."),
+        QStringLiteral("OpenSSH client config for ssh hosts (default: the settings' [ssh] "
+                       "config_file, else ~/.ssh/config)."),
         QStringLiteral("file"));
     const QCommandLineOption knownHosts(
         QStringLiteral("known-hosts"),
-        QStringLiteral("known_hosts file for ssh hosts (default ~/.ssh/known_hosts)."),
+        QStringLiteral("known_hosts file for ssh hosts (default: the settings' [ssh] "
+                       "known_hosts_file, else ~/.ssh/known_hosts)."),
         QStringLiteral("file"));
     parser.addOptions({demo, inventory, dir, traffic, fault, dataDir, screenshot, after, probeLab,
                        probeIdleGap, tab, sshConfig, knownHosts});
@@ -81,9 +83,12 @@ int main(int argc, char **argv)
 
     MainWindow window;
     window.setDataDir(parser.value(dataDir));
-    opsdeck::workflows::HostConnections::Options hostOptions;
-    hostOptions.sshConfigFile = parser.value(sshConfig);
-    hostOptions.knownHostsFile = parser.value(knownHosts);
+    // The settings file's [ssh] files, unless the command line names others.
+    auto hostOptions = opsdeck::workflows::HostConnections::Options::fromQSettings();
+    if (parser.isSet(sshConfig))
+        hostOptions.sshConfigFile = parser.value(sshConfig);
+    if (parser.isSet(knownHosts))
+        hostOptions.knownHostsFile = parser.value(knownHosts);
     window.setHostOptions(hostOptions);
     if (parser.isSet(probeIdleGap)) {
         bool ok = false;

@@ -71,7 +71,7 @@ struct HttpSettings
 };
 
 /// One process serving HTTP. Commands run on `host` through its transport
-/// (bash -c); they are written by the operator and shown before being run.
+/// (bash -s); they are written by the operator and shown before being run.
 ///
 /// Paths (serveScript, pidFile, log): a relative path in the file is resolved
 /// against the directory of the inventory file, on the machine running

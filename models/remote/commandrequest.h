@@ -9,13 +9,25 @@
 
 namespace opsdeck::remote {
 
-/// One command for a host. Either `script` (run by `bash -c`, the form the
+/// One command for a host. Either `script` (run by `bash -s`, the form the
 /// inventory's start/stop/status commands take) or `argv` (run directly).
+///
+/// A script reaches bash on its stdin, as `{ <script>\n}\n` (scriptStandardInput()):
+/// - bash parses the whole group before running any of it, so a script with a
+///   syntax error anywhere runs nothing, and a command in it that reads stdin
+///   (`cat`, `read`) gets EOF at once instead of the script's next lines (case B16);
+/// - the text is in no command line: no 128 KiB per-argument limit, and it is
+///   not shown in the host's `ps`;
+/// - the group starts on the script's first line, so bash's "line N" in an
+///   error message is the script's own line N.
+/// Since stdin carries the script, `input` goes with argv only: a request
+/// with both is refused (invalidReason()).
 struct CommandRequest
 {
-    QString script;                  ///< shell text for `bash -c`; used when argv is empty
-    QStringList argv;                ///< program and arguments, no shell involved
-    std::optional<QByteArray> input; ///< bytes for stdin; without it stdin is closed (EOF at once)
+    QString script;   ///< shell text for `bash -s`; used when argv is empty
+    QStringList argv; ///< program and arguments, no shell involved
+    /// Bytes for an argv command's stdin; without it stdin is closed (EOF at once).
+    std::optional<QByteArray> input;
     QProcessEnvironment environment; ///< added to the inherited environment
     QString workingDirectory;        ///< empty: the transport's default (home)
     /// The command is killed (its whole process group) when it runs longer:
@@ -32,6 +44,13 @@ struct CommandRequest
 
     /// What the operator is shown before it runs: the script, or argv joined.
     QString displayText() const;
+    /// Why the request cannot be run (empty: it can): neither argv nor a
+    /// script, or a script given input. Both transports refuse such a
+    /// request as FailedToStart with this text.
+    QString invalidReason() const;
+    /// What `bash -s` reads for `script`: `{ <script>\n}\n` (a script of
+    /// only comments and blank lines as it is: bash refuses an empty group).
+    QByteArray scriptStandardInput() const;
 };
 
 } // namespace opsdeck::remote

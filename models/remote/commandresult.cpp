@@ -1,16 +1,9 @@
 #include "commandresult.h"
 
-#include "commandrequest.h"
-
 #include <csignal>
 #include <cstring>
 
 namespace opsdeck::remote {
-
-QString CommandRequest::displayText() const
-{
-    return argv.isEmpty() ? script : argv.join(QLatin1Char(' '));
-}
 
 QString outcomeName(CommandResult::Outcome outcome)
 {
@@ -40,6 +33,14 @@ QString signalName(int signalNumber)
 }
 
 QString CommandResult::describe() const
+{
+    const QString how = describeOutcome();
+    return inputPrompt.isEmpty() ? how
+                                 : QStringLiteral("%1; asked for input with stdin closed: “%2”")
+                                       .arg(how, inputPrompt);
+}
+
+QString CommandResult::describeOutcome() const
 {
     switch (outcome) {
     case Outcome::Exited:

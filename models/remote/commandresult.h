@@ -28,10 +28,17 @@ struct CommandResult
     qint64 standardErrorDropped = 0;
     qint64 elapsedMs = 0; ///< wall time from start to end, ms
     QString errorText;    ///< transport-level error, empty when none
+    /// The prompt the command seems to have waited on with stdin at EOF
+    /// ("Overwrite? [y/N]"), set by both transports (inputprompt.h); empty when none.
+    QString inputPrompt;
 
     bool succeeded() const { return outcome == Outcome::Exited && exitCode == 0; }
-    /// One line for logs and messages: "exit 0", "killed by SIGTERM", "timed out after 30000 ms".
+    /// One line for logs and messages: "exit 0", "killed by SIGTERM", "timed out after 30000 ms";
+    /// with an inputPrompt, "exit 1; asked for input with stdin closed: “Overwrite? [y/N]”".
     QString describe() const;
+
+private:
+    QString describeOutcome() const;
 };
 
 QString outcomeName(CommandResult::Outcome outcome);

@@ -1,5 +1,6 @@
 #include "localtransport.h"
 
+#include "inputprompt.h"
 #include "sudocommand.h"
 
 #include <QDir>
@@ -73,7 +74,7 @@ quint64 LocalTransport::run(const CommandRequest &given)
     // A new session per command: the deadline kills the whole group, and a
     // service it starts in the background cannot hold our terminal.
     process->setChildProcessModifier([] { ::setsid(); });
-    if (!request.input)
+    if (!request.input && !request.argv.isEmpty())
         process->setStandardInputFile(QProcess::nullDevice());
 
     connect(process, &QProcess::readyReadStandardOutput, this, [this, job] { readOutput(*job); });
@@ -110,12 +111,23 @@ quint64 LocalTransport::run(const CommandRequest &given)
 
     m_jobs.insert(job->id, job);
     job->clock.start();
+    if (const QString invalid = request.invalidReason(); !invalid.isEmpty()) {
+        CommandResult refused;
+        refused.outcome = CommandResult::Outcome::FailedToStart;
+        refused.errorText = invalid;
+        // Queued: the caller has the id before it hears the result.
+        QMetaObject::invokeMethod(
+            this, [this, id = job->id, refused] { finish(id, refused); }, Qt::QueuedConnection);
+        return job->id;
+    }
+    const std::optional<QByteArray> standardInput =
+        request.argv.isEmpty() ? std::optional(request.scriptStandardInput()) : request.input;
     if (request.argv.isEmpty())
-        process->start(QStringLiteral("bash"), {QStringLiteral("-c"), request.script});
+        process->start(QStringLiteral("bash"), {QStringLiteral("-s")});
     else
         process->start(request.argv.first(), request.argv.mid(1));
-    if (request.input) {
-        process->write(*request.input);
+    if (standardInput) {
+        process->write(*standardInput);
         process->closeWriteChannel();
     }
     job->deadline->start(request.deadline);
@@ -161,6 +173,8 @@ void LocalTransport::finish(quint64 id, CommandResult result)
     result.elapsedMs = job->clock.elapsed();
     if (result.outcome == CommandResult::Outcome::TimedOut)
         result.errorText = QStringLiteral("timed out on host %1").arg(m_hostName);
+    if (result.outcome != CommandResult::Outcome::FailedToStart)
+        result.inputPrompt = inputPromptIn(result);
     if (job->sudoRequest)
         SudoCommand::explainFailure(result, m_hostName, *job->sudoRequest);
     // The timer lives with the process until deleteLater: a deadline due in

@@ -6,7 +6,7 @@
 namespace opsdeck::remote {
 
 /// One read of a log file on a host: the "chunk protocol" LogTail speaks over
-/// any Transport. Each poll is one short `bash -c` command (script()) that
+/// any Transport. Each poll is one short `bash -s` command (script()) that
 /// never waits for the file to grow, because an SSH host runs one command at
 /// a time (SshJobQueue) and a `tail -f` would hold every other command back.
 ///
@@ -43,7 +43,7 @@ struct LogChunk
     /// the following polls (1 MiB).
     static constexpr qint64 defaultMaxBytes = 1024 * 1024;
 
-    /// The `bash -c` script that reads `path` from `offset` (-1: first read,
+    /// The `bash -s` script that reads `path` from `offset` (-1: first read,
     /// the last `firstReadBytes`), expecting `inode` (empty: not known yet).
     /// `path` as the inventory writes it: a leading `~`, `~user`, `$NAME` or
     /// `${NAME}` is expanded by the host's shell, everything else is quoted.

@@ -1,5 +1,7 @@
 #include "sshauthenticator.h"
 
+#include "secretstore.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <libssh/callbacks.h>
@@ -25,8 +27,10 @@ void wipe(std::optional<QByteArray> &secret)
 {
     if (!secret)
         return;
-    // data() detaches a shared buffer; its other owner wipes its own copy.
-    ::explicit_bzero(secret->data(), static_cast<size_t>(secret->size()));
+    // Zeroes the bytes themselves when this is their only owner (SshSecrets and
+    // SecretPrompt hand over buffers of their own). explicit_bzero through
+    // data() would detach a shared buffer and zero only a fresh copy.
+    secrets::SecretStore::wipe(*secret);
     secret.reset();
 }
 

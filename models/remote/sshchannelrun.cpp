@@ -9,8 +9,10 @@ namespace opsdeck::remote {
 
 SshChannelRun::SshChannelRun(ssh_session session, const CommandRequest &request, QString hostName,
                              std::function<bool()> cancelled, OutputCoalescer::Sink output)
-    : m_session(session), m_request(request), m_hostName(std::move(hostName)),
-      m_cancelled(std::move(cancelled)),
+    : m_session(session), m_request(request),
+      m_input(request.argv.isEmpty() ? std::optional(request.scriptStandardInput())
+                                     : request.input),
+      m_hostName(std::move(hostName)), m_cancelled(std::move(cancelled)),
       m_pidTag("opsdeck-pgid-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16)),
       m_output(std::move(output))
 {
@@ -118,7 +120,7 @@ void SshChannelRun::writeInput(ssh_channel channel)
 {
     if (m_inputDone)
         return;
-    const QByteArray &input = *m_request.input;
+    const QByteArray &input = *m_input;
     // Never more than the peer's window, so the write cannot block past the deadline.
     const qsizetype room =
         std::min<qsizetype>({input.size() - m_inputSent,
@@ -162,7 +164,7 @@ void SshChannelRun::pump(ssh_channel channel, ssh_event event)
         }
         if ((m_exitStatus || !m_exitSignal.isEmpty()) && m_eof && now - m_eofAt >= closeGrace)
             break; // status known, the server is slow to close: the status stands
-        if (m_request.input && !m_killedBecause)
+        if (m_input && !m_killedBecause)
             writeInput(channel);
         // Wake for the output's next hand-over too, so a slow command's line
         // shows about 50 ms after it came, not 50 ms plus a poll.
@@ -233,7 +235,7 @@ CommandResult SshChannelRun::run()
         ssh_channel_free(channel);
         return failedToStart;
     }
-    if (!m_request.input) {
+    if (!m_input) {
         ssh_channel_send_eof(channel);
         m_inputDone = true;
     }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
+#include <optional>
 #include <vector>
 
 namespace opsdeck::remote {
@@ -19,8 +20,8 @@ namespace opsdeck::remote {
 /// known at channel close. exit-status -> Exited; exit-signal (reported by
 /// libssh 0.10 only through the channel callbacks) -> Signalled; a channel
 /// closed, or a connection lost, with neither -> Unknown, never success.
-/// Stdin gets EOF right after the exec request unless input is given, then
-/// after the input (case B16). Output arrives through the data callback and
+/// Stdin gets the script (for `bash -s`) or the input, then EOF; with neither,
+/// EOF right after the exec request (case B16). Output arrives through the data callback and
 /// is kept up to the request's cap per stream, the rest only counted, so
 /// memory does not grow with the output. The kept bytes also go to `output`
 /// as they come, gathered by an OutputCoalescer (at most every 50 ms or per
@@ -70,6 +71,8 @@ private:
 
     ssh_session m_session;
     const CommandRequest &m_request;
+    /// What stdin gets, then EOF: the script for `bash -s`, or argv's input; none: EOF at once.
+    const std::optional<QByteArray> m_input;
     QString m_hostName;
     std::function<bool()> m_cancelled;
     ssh_channel_callbacks_struct m_callbacks{};

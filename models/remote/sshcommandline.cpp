@@ -12,15 +12,8 @@ QByteArray shellQuote(const QString &text)
 QByteArray remoteCommandLine(const CommandRequest &request, QString *error,
                              const QByteArray &pidTag)
 {
-    if (request.argv.isEmpty() && request.script.trimmed().isEmpty()) {
-        *error = QStringLiteral("empty command: neither argv nor script given");
-        return {};
-    }
-    if (request.argv.isEmpty() && request.script.toUtf8().size() > maxScriptBytes) {
-        *error = QStringLiteral("script of %1 bytes is over the %2-byte limit of one remote "
-                                "argument; copy it to the host and run the file instead")
-                     .arg(request.script.toUtf8().size())
-                     .arg(maxScriptBytes);
+    if (const QString invalid = request.invalidReason(); !invalid.isEmpty()) {
+        *error = invalid;
         return {};
     }
     QByteArray line;
@@ -41,7 +34,7 @@ QByteArray remoteCommandLine(const CommandRequest &request, QString *error,
         }
     }
     if (request.argv.isEmpty()) {
-        line += "bash -c " + shellQuote(request.script);
+        line += "bash -s"; // the script follows on stdin (CommandRequest::scriptStandardInput)
     } else {
         // env would take a program named "A=B" for an assignment; such names do not occur.
         for (qsizetype i = 0; i < request.argv.size(); ++i)

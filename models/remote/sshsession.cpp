@@ -2,6 +2,7 @@
 
 #include "sshauthenticator.h"
 #include "sshhostkeycheck.h"
+#include "sshpaths.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -67,9 +68,11 @@ SshConnectionState SshSession::configure()
     const QByteArray host = m_settings.host.toUtf8();
     if (host.isEmpty())
         return failed(Failure::Config, QStringLiteral("no host given"));
-    if (!m_settings.sshDirectory.isEmpty())
+    // Set even when the settings leave it empty: the password database's home
+    // (SshPaths), whichever of it and $HOME this libssh would pick.
+    if (const QString sshDirectory = SshPaths::sshDirectory(m_settings); !sshDirectory.isEmpty())
         ssh_options_set(m_session, SSH_OPTIONS_SSH_DIR,
-                        QFile::encodeName(m_settings.sshDirectory).constData());
+                        QFile::encodeName(sshDirectory).constData());
     // libssh refuses a name that is no host name (a space, ":22"); the
     // config parse would then fail with a message blaming the config file.
     if (ssh_options_set(m_session, SSH_OPTIONS_HOST, host.constData()) < 0)
@@ -100,11 +103,9 @@ SshConnectionState SshSession::configure()
     const QByteArray configFile = QFile::encodeName(m_settings.configFile);
     if (ssh_options_parse_config(m_session,
                                  configFile.isEmpty() ? nullptr : configFile.constData()) < 0)
-        return failed(Failure::Config,
-                      QStringLiteral("ssh config %1: %2")
-                          .arg(m_settings.configFile.isEmpty() ? QStringLiteral("~/.ssh/config")
-                                                               : m_settings.configFile,
-                               QString::fromUtf8(ssh_get_error(m_session))));
+        return failed(Failure::Config, QStringLiteral("ssh config %1: %2")
+                                           .arg(SshPaths::configFile(m_settings),
+                                                QString::fromUtf8(ssh_get_error(m_session))));
 
     // libssh 0.10 turns ProxyJump into ProxyCommand "ssh -W '[%h]:%p' JUMP",
     // i.e. it would run the ssh binary, whose host-key checks, keys and audit

@@ -1,5 +1,6 @@
 #include "sshtransport.h"
 
+#include "inputprompt.h"
 #include "sshjobqueue.h"
 #include "sudocommand.h"
 
@@ -20,6 +21,8 @@ SshTransport::SshTransport(QString hostName, SshSettings settings, QObject *pare
                 [this, id, result] {
                     --m_pending;
                     CommandResult finished = result;
+                    if (finished.outcome != CommandResult::Outcome::FailedToStart)
+                        finished.inputPrompt = inputPromptIn(finished);
                     if (const auto sudo = m_sudoRequests.find(id); sudo != m_sudoRequests.end()) {
                         SudoCommand::explainFailure(finished, m_hostName, *sudo);
                         m_sudoRequests.erase(sudo);

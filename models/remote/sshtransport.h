@@ -27,7 +27,7 @@ class SshSession;
 /// (connectionStateChanged) says connecting, authenticating, connected,
 /// failed with the reason, or reconnecting in N s. `sudo` requests run as
 /// `sudo -n` (sudocommand.h). How a request becomes the remote
-/// command line (argv quoting, `bash -c` for scripts, `env` for the
+/// command line (argv quoting, `bash -s` for scripts, `env` for the
 /// environment, `cd` for the directory): sshcommandline.h.
 /// A missing program exits 127 (the remote shell says so on stderr); it is not
 /// FailedToStart as with LocalTransport, because the shell started.

@@ -6,6 +6,8 @@ CommandRequest wrapped(const CommandRequest &request)
 {
     CommandRequest out = request;
     out.sudo = false;
+    if (!request.invalidReason().isEmpty())
+        return out; // the transport refuses it with the reason, not as sudo's failure
     out.script.clear();
     out.environment = QProcessEnvironment();
     out.argv = {QStringLiteral("sudo"), QStringLiteral("-n"), QStringLiteral("--")};
@@ -15,10 +17,12 @@ CommandRequest wrapped(const CommandRequest &request)
         for (const QString &key : keys)
             out.argv << key + QLatin1Char('=') + request.environment.value(key);
     }
-    if (request.argv.isEmpty())
-        out.argv << QStringLiteral("bash") << QStringLiteral("-c") << request.script;
-    else
+    if (request.argv.isEmpty()) {
+        out.argv << QStringLiteral("bash") << QStringLiteral("-s");
+        out.input = request.scriptStandardInput();
+    } else {
         out.argv << request.argv;
+    }
     return out;
 }
 

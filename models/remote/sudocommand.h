@@ -9,7 +9,9 @@ namespace opsdeck::remote {
 namespace SudoCommand {
 
 /// The request as an argv that needs no terminal:
-/// `sudo -n -- [env K=V...] argv...` or `sudo -n -- [env K=V...] bash -c SCRIPT`.
+/// `sudo -n -- [env K=V...] argv...` or `sudo -n -- [env K=V...] bash -s` with
+/// the script on stdin (CommandRequest::scriptStandardInput()). A request
+/// with an invalidReason() comes back unwrapped, for the transport to refuse.
 /// `-n` makes sudo fail at once rather than prompt; the environment moves
 /// inside sudo because sudo's env_reset would drop it. `sudo` is cleared.
 CommandRequest wrapped(const CommandRequest &request);

@@ -1,6 +1,7 @@
 #include "secretstore.h"
 
 #include "plaintextsecretfile.h"
+#include "secretbytes.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
@@ -8,10 +9,11 @@
 #include <QStandardPaths>
 #include <QThread>
 #include <QTimer>
-#include <cstring>
+#include <memory>
 #include <mutex>
 #include <qt6keychain/keychain.h>
 #include <spdlog/spdlog.h>
+#include <string.h> // explicit_bzero
 
 using namespace Qt::StringLiterals;
 
@@ -38,26 +40,41 @@ bool keychainMissing(QKeychain::Error error)
 
 SecretStore::Settings SecretStore::Settings::fromQSettings()
 {
-    // One file shared by the window and the CLI, whatever their application names.
-    QSettings settings(QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) +
-                           u"/opsdeck/opsdeck.conf"_s,
-                       QSettings::IniFormat);
+    QSettings settings(configFile(), QSettings::IniFormat);
     Settings result;
     result.plaintextFallback = settings.value(u"secrets/plaintext_fallback"_s, false).toBool();
     result.plaintextFile = settings.value(u"secrets/plaintext_file"_s).toString();
     return result;
 }
 
+QString SecretStore::Settings::configFile()
+{
+    // One file shared by the window and the CLI, whatever their application names.
+    return QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) +
+           u"/opsdeck/opsdeck.conf"_s;
+}
+
 SecretStore::SecretStore(QObject *parent) : SecretStore(Settings::fromQSettings(), parent) {}
 
-SecretStore::SecretStore(Settings settings, QObject *parent)
-    : QObject(parent), m_settings(std::move(settings))
+SecretStore::SecretStore(Settings settings, QObject *parent) : QObject(parent)
 {
     qRegisterMetaType<SecretResult>();
+    applySettings(std::move(settings));
+}
+
+void SecretStore::applySettings(Settings settings)
+{
+    m_settings = std::move(settings);
     if (m_settings.plaintextFile.isEmpty())
         m_settings.plaintextFile =
             QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
             u"/opsdeck/secrets.json"_s;
+}
+
+void SecretStore::reloadSettings()
+{
+    applySettings(Settings::fromQSettings());
+    Q_EMIT settingsChanged();
 }
 
 QString SecretStore::serviceId()
@@ -89,16 +106,34 @@ QString SecretStore::keyProblem(const QString &key)
     return {};
 }
 
+bool SecretStore::overwrite(QByteArray &buffer)
+{
+    // isDetached() is false for a shared buffer and for raw data we do not own:
+    // data() would copy, and only the copy would be zeroed.
+    if (buffer.isEmpty() || !buffer.isDetached())
+        return false;
+    ::explicit_bzero(buffer.data(), static_cast<size_t>(buffer.size()));
+    return true;
+}
+
+bool SecretStore::overwrite(QString &text)
+{
+    if (text.isEmpty() || !text.isDetached())
+        return false;
+    ::explicit_bzero(text.data(), static_cast<size_t>(text.size()) * sizeof(QChar));
+    return true;
+}
+
 void SecretStore::wipe(QByteArray &buffer)
 {
-    // A shared buffer's bytes belong to its other owners too, who wipe them when
-    // they are done; writing through data() would detach and wipe only a copy.
-    if (buffer.isDetached()) {
-        volatile char *bytes = buffer.data();
-        for (qsizetype i = 0; i < buffer.size(); ++i)
-            bytes[i] = 0;
-    }
+    overwrite(buffer);
     buffer.clear();
+}
+
+void SecretStore::wipe(QString &text)
+{
+    overwrite(text);
+    text.clear();
 }
 
 quint64 SecretStore::read(const QString &key)
@@ -135,12 +170,22 @@ SecretStore &SecretStore::shared()
 quint64 SecretStore::start(Operation operation, const QString &key, const QByteArray &value)
 {
     const quint64 id = ++m_nextId;
-    if (QThread::currentThread() == thread())
+    if (QThread::currentThread() == thread()) {
         run(operation, id, key, value);
-    else
-        QMetaObject::invokeMethod(
-            this, [this, operation, id, key, value] { run(operation, id, key, value); },
-            Qt::QueuedConnection);
+        return id;
+    }
+    // A private copy for the trip to the store's thread, zeroed when the call
+    // has run (or is dropped): the caller's buffer stays the caller's to wipe.
+    auto held = std::make_shared<SecretBytes>(SecretBytes::copyOf(value));
+    QMetaObject::invokeMethod(
+        this,
+        [this, operation, id, key, held] {
+            QByteArray bytes = held->copy();
+            held->clear();
+            run(operation, id, key, bytes);
+            wipe(bytes);
+        },
+        Qt::QueuedConnection);
     return id;
 }
 
@@ -168,8 +213,15 @@ void SecretStore::run(Operation operation, quint64 id, const QString &key, const
     }
     job->setAutoDelete(true);
     job->setKey(key);
-    // The fallback needs the value after the job is gone; it is wiped when done.
-    QByteArray kept = m_settings.plaintextFallback ? value : QByteArray();
+    if (operation == Operation::Write) {
+        // The job keeps a reference to `value` until it is deleted; this one
+        // outlives it, so it is the last and its wipe zeroes the bytes.
+        connect(job, &QObject::destroyed, this, [sent = value]() mutable { wipe(sent); });
+    }
+    // The fallback needs the value after the job is gone; a private copy,
+    // zeroed when the holder goes.
+    auto kept = std::make_shared<SecretBytes>(
+        m_settings.plaintextFallback ? SecretBytes::copyOf(value) : SecretBytes());
     connect(job, &QKeychain::Job::finished, this,
             [this, operation, id, key, kept](QKeychain::Job *done) mutable {
                 SecretResult result;
@@ -182,7 +234,9 @@ void SecretStore::run(Operation operation, quint64 id, const QString &key, const
                 } else if (error == QKeychain::EntryNotFound) {
                     result = {Status::NotFound, {}, u"%1 is not in the secret store"_s.arg(key)};
                 } else if (m_settings.plaintextFallback && keychainMissing(error)) {
-                    result = fallback(operation, key, kept, done->errorString());
+                    const QByteArray keptBytes = QByteArray::fromRawData(
+                        kept->constData(), kept->size()); // a view; no copy to wipe
+                    result = fallback(operation, key, keptBytes, done->errorString());
                 } else {
                     result = {Status::Failed,
                               {},
@@ -191,7 +245,7 @@ void SecretStore::run(Operation operation, quint64 id, const QString &key, const
                                                 operation == Operation::Write),
                                   key, done->errorString())};
                 }
-                wipe(kept);
+                kept->clear();
                 finish(operation, id, key, std::move(result));
             });
     job->start();
@@ -204,6 +258,9 @@ SecretResult SecretStore::fallback(Operation operation, const QString &key, cons
     spdlog::warn("secrets: no keychain ({}); using the plaintext file {} (mode 0600) as the "
                  "settings allow, for {}",
                  keychainError.toStdString(), file.path().toStdString(), key.toStdString());
+    Q_EMIT plaintextFallbackUsed(
+        key, operationWord(operation == Operation::Read, operation == Operation::Write),
+        file.path());
     if (operation == Operation::Read)
         return file.read(key);
     if (operation == Operation::Write)
@@ -246,8 +303,8 @@ SecretResult SecretStore::wait(Operation operation, const QString &key, const QB
     QTimer::singleShot(deadline, &loop, &QEventLoop::quit);
     if (!answer)
         loop.exec();
-    if (answer)
-        return *answer;
+    if (answer) // moved: the caller gets the only reference and wipes it
+        return std::move(*answer);
     return {Status::TimedOut,
             {},
             u"the keychain did not answer within %1 ms (%2)"_s.arg(deadline.count()).arg(key)};

@@ -15,9 +15,11 @@ namespace opsdeck::secrets {
 /// `http/<service>/api-key` and `ssh/<host>/<user>`.
 ///
 /// No plaintext fallback unless Settings::plaintextFallback is on: then, when
-/// no keychain answers, secrets go to a 0600 file (PlaintextSecretFile) and a
-/// warning is logged each time. Values are never logged and never part of an
-/// error text; buffers this class fills or copies are wiped after use.
+/// no keychain answers, secrets go to a 0600 file (PlaintextSecretFile), a
+/// warning is logged each time and plaintextFallbackUsed() is emitted; the
+/// window shows a banner while the setting is on (plaintextFallbackEnabled()).
+/// Values are never logged and never part of an error text; buffers this
+/// class fills or copies are wiped after use (SecretBytes, wipe()).
 ///
 /// Thread: QtKeychain is not thread-safe (its jobs share state with the
 /// thread that first used it), so every job runs in the store's own thread,
@@ -42,6 +44,9 @@ public:
         /// From `$XDG_CONFIG_HOME/opsdeck/opsdeck.conf` (`~/.config/...`), section
         /// `[secrets]`: `plaintext_fallback=true|false`, `plaintext_file=PATH`.
         static Settings fromQSettings();
+        /// The settings file fromQSettings() reads (for messages telling the
+        /// operator what to edit).
+        static QString configFile();
     };
 
     explicit SecretStore(QObject *parent = nullptr);
@@ -60,8 +65,25 @@ public:
     /// A key is printable ASCII without spaces, 1..256 characters; empty string
     /// when valid, else why not.
     static QString keyProblem(const QString &key);
-    /// Overwrites the bytes of `buffer` with zeros and empties it.
+    /// Zeroes `buffer`'s bytes in place when it holds the only reference and
+    /// says whether it did. A shared buffer is left alone: writing through
+    /// data() would detach and zero a copy, and the bytes belong to the other
+    /// owners too; the last owner's wipe zeroes them. So every owner of a
+    /// secret calls wipe() (or holds a SecretBytes) when done.
+    static bool overwrite(QByteArray &buffer);
+    static bool overwrite(QString &text);
+    /// overwrite(), then empties `buffer` (dropping this reference).
     static void wipe(QByteArray &buffer);
+    static void wipe(QString &text);
+
+    /// Whether the plaintext fallback is switched on, and its file (absolute
+    /// path). The store's thread (the main thread for shared()).
+    bool plaintextFallbackEnabled() const { return m_settings.plaintextFallback; }
+    QString plaintextFilePath() const { return m_settings.plaintextFile; }
+    /// Reads Settings::fromQSettings() again (the window does when it opens,
+    /// so an edited opsdeck.conf counts without a restart of the process) and
+    /// emits settingsChanged(). The store's thread.
+    void reloadSettings();
 
     quint64 read(const QString &key);
     quint64 write(const QString &key, const QByteArray &value);
@@ -83,6 +105,12 @@ Q_SIGNALS:
                        const opsdeck::secrets::SecretResult &result);
     void removeFinished(quint64 id, const QString &key,
                         const opsdeck::secrets::SecretResult &result);
+    /// reloadSettings() ran; plaintextFallbackEnabled() may differ.
+    void settingsChanged();
+    /// No keychain answered and `key` was read, written or removed ("read",
+    /// "write", "delete": `operation`) in the plaintext file `path` instead.
+    /// Emitted in the store's thread, before the matching *Finished signal.
+    void plaintextFallbackUsed(const QString &key, const QString &operation, const QString &path);
 
 private:
     enum class Operation
@@ -98,6 +126,8 @@ private:
                           const QString &keychainError);
     SecretResult wait(Operation operation, const QString &key, const QByteArray &value,
                       std::chrono::milliseconds deadline);
+
+    void applySettings(Settings settings);
 
     Settings m_settings;
     std::atomic<quint64> m_nextId{0}; // ids are taken by any thread

@@ -3,11 +3,30 @@
 #include "hostkeyauditor.h"
 #include "inventorytunnels.h"
 #include "localtransport.h"
+#include "sshpaths.h"
 #include "sshtransport.h"
+
+#include <QSettings>
+#include <QStandardPaths>
 
 namespace opsdeck::workflows {
 
 using remote::SshConnectionState;
+
+HostConnections::Options HostConnections::Options::fromQSettings()
+{
+    // The same file SecretStore reads, whatever the application's name.
+    QSettings settings(QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) +
+                           QStringLiteral("/opsdeck/opsdeck.conf"),
+                       QSettings::IniFormat);
+    settings.beginGroup(QStringLiteral("ssh"));
+    Options options;
+    options.sshConfigFile =
+        remote::SshPaths::expandTilde(settings.value(QStringLiteral("config_file")).toString());
+    options.knownHostsFile = remote::SshPaths::expandTilde(
+        settings.value(QStringLiteral("known_hosts_file")).toString());
+    return options;
+}
 
 HostConnections::HostConnections(Options options, QObject *parent)
     : QObject(parent), m_options(std::move(options))

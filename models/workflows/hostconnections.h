@@ -43,6 +43,15 @@ public:
         /// Called on every host's settings last (e.g. keychain password and
         /// passphrase callbacks); may be empty.
         std::function<void(remote::SshSettings &settings)> decorate;
+
+        /// The files the user chose once for every run, window and CLI: group
+        /// `[ssh]` of `$XDG_CONFIG_HOME/opsdeck/opsdeck.conf` (the file of
+        /// SecretStore::Settings), `config_file=PATH` and `known_hosts_file=PATH`.
+        /// A leading `~/` is the password database's home (SshPaths). A missing
+        /// or empty key leaves the field empty (the user's ~/.ssh file); a
+        /// missing file is no error here (the connect names it). The command
+        /// line's `--ssh-config` / `--known-hosts` replace these when given.
+        static Options fromQSettings();
     };
 
     explicit HostConnections(Options options, QObject *parent = nullptr);

@@ -8,7 +8,7 @@ namespace opsdeck::workflows {
 
 /// A process OpsDeck starts and stops on a host: a service of the inventory,
 /// or a helper process of the demo (its traffic generator). The commands run
-/// through the host's transport with `bash -c`.
+/// through the host's transport with `bash -s`.
 struct ManagedProcess
 {
     QString name;

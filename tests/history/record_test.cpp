@@ -183,11 +183,16 @@ TEST(RecordCommand, DemoUpStartsTheRecorderAndDemoDownStopsIt)
             return pid > 0 && processAlive(pid);
         },
         std::chrono::seconds(10)));
-    QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
-    ASSERT_TRUE(cmdline.open(QIODevice::ReadOnly));
-    const QByteArray command = cmdline.readAll();
-    EXPECT_TRUE(command.contains("opsdeck-cli")) << command.toStdString();
-    EXPECT_TRUE(command.contains("record")) << command.toStdString();
+    // The pid file can be written between the shell's fork and the exec.
+    QByteArray command;
+    EXPECT_TRUE(waitUntil(
+        [&] {
+            QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+            command = cmdline.open(QIODevice::ReadOnly) ? cmdline.readAll() : QByteArray();
+            return command.contains("opsdeck-cli") && command.contains("record");
+        },
+        std::chrono::seconds(10)))
+        << command.toStdString();
 
     HistoryStore store(HistoryStore::pathIn(demo));
     ASSERT_TRUE(waitUntil([&] { return QFile::exists(store.path()); }, std::chrono::seconds(10)));

@@ -62,7 +62,7 @@ TEST(LocalTransport, StdinIsAtEofUnlessGiven)
 
     LocalTransport transport;
     CommandRequest request;
-    request.script = QStringLiteral("tr a-z A-Z");
+    request.argv = QStringList{QStringLiteral("tr"), QStringLiteral("a-z"), QStringLiteral("A-Z")};
     request.input = QByteArray("knob\n");
     const CommandResult given = runAndWait(transport, request);
     EXPECT_EQ(given.standardOutput, "KNOB\n");

@@ -298,3 +298,75 @@ TEST(SshCli, BracketedAddressKeepsItsPortAndAnEmptyHostIsRefused)
     EXPECT_TRUE(spaced.standardError.contains(QStringLiteral("bad host name 'gpu 1'")))
         << spaced.standardError.toStdString();
 }
+
+// UNKNOWN results exit 3 with a message: sshd closes the idle channel after
+// 1 s without an exit status (ChannelTimeout, as SshTransport's case B15), and
+// a command that kills the sshd process serving its own session.
+TEST(SshCli, UnknownResultExitsThreeWithAMessage)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start(QStringLiteral("ChannelTimeout session:command=1s")))
+        << sshd.errorText().toStdString();
+    const CliRun closed = runSsh(sshd, withConfig(sshd), sh(QStringLiteral("sleep 4; exit 7")));
+    EXPECT_EQ(closed.exitCode, 3) << closed.standardError.toStdString();
+    EXPECT_TRUE(closed.standardError.contains(QStringLiteral("no exit status")))
+        << closed.standardError.toStdString();
+    EXPECT_TRUE(closed.standardError.contains(SshdProcess::alias() +
+                                              QStringLiteral(": result unknown (no exit status)")))
+        << closed.standardError.toStdString();
+
+    // Up the parents to the first sshd: the session's process, not the listener.
+    const CliRun lost = runSsh(
+        sshd, withConfig(sshd),
+        sh(QStringLiteral("p=$$; while [ \"$(cat /proc/$p/comm)\" != sshd ]; do "
+                          "p=$(awk '{print $4}' /proc/$p/stat); done; kill -KILL $p; sleep 3")));
+    EXPECT_EQ(lost.exitCode, 3) << lost.standardError.toStdString();
+    EXPECT_TRUE(lost.standardError.contains(QStringLiteral("lost")))
+        << lost.standardError.toStdString();
+    // Only that session died, not the listening sshd.
+    EXPECT_TRUE(opsdeck::test::processAlive(sshd.pid()));
+}
+
+// A changed host key exits 4 naming the known_hosts line to remove; the
+// refusal is written to the audit log.
+TEST(SshCli, ChangedHostKeyExitsFourNamingTheLineAndIsAudited)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    const QString other = sshd.path(QStringLiteral("other_host_key"));
+    ASSERT_TRUE(SshdProcess::generateKey(other));
+    const QList<QByteArray> fields =
+        opsdeck::test::readFile(other + QStringLiteral(".pub")).trimmed().split(' ');
+    // Line 1: another host; line 2: this host:port with another key.
+    const QByteArray knownHosts = "[127.0.0.1]:1 " + fields.at(0) + ' ' + fields.at(1) + '\n' +
+                                  sshd.hostEntry().toUtf8() + ' ' + fields.at(0) + ' ' +
+                                  fields.at(1) + '\n';
+    ASSERT_TRUE(opsdeck::test::writeFile(sshd.knownHosts(), knownHosts));
+    QTemporaryDir data;
+    const QString marker = sshd.path(QStringLiteral("ran"));
+    // Even the server's exact fingerprint does not let a changed key in.
+    const CliRun refused = runSsh(sshd,
+                                  withConfig(sshd) << QStringLiteral("--data-dir") << data.path()
+                                                   << QStringLiteral("--accept-new-host-key")
+                                                   << sshd.hostKeyFingerprint(),
+                                  {QStringLiteral("touch"), marker});
+    EXPECT_EQ(refused.exitCode, 4) << refused.standardError.toStdString();
+    EXPECT_FALSE(QFile::exists(marker)) << "the command ran despite the changed key";
+    const std::string error = refused.standardError.toStdString();
+    EXPECT_TRUE(refused.standardError.contains(QStringLiteral("HOST KEY CHANGED"))) << error;
+    EXPECT_TRUE(refused.standardError.contains(sshd.knownHosts() + QStringLiteral(":2"))) << error;
+    EXPECT_FALSE(refused.standardError.contains(sshd.knownHosts() + QStringLiteral(":1"))) << error;
+    EXPECT_TRUE(refused.standardError.contains(sshd.hostKeyFingerprint())) << error;
+    EXPECT_EQ(opsdeck::test::readFile(sshd.knownHosts()), knownHosts) << "known_hosts untouched";
+
+    const opsdeck::history::AuditLog audit(opsdeck::history::AuditLog::pathIn(data.path()));
+    const auto entries = audit.read();
+    ASSERT_EQ(entries.size(), 1);
+    EXPECT_EQ(entries[0].kind, QStringLiteral("host-key"));
+    EXPECT_EQ(entries[0].action, QStringLiteral("refused-changed"));
+    EXPECT_EQ(entries[0].host, SshdProcess::alias());
+    EXPECT_TRUE(entries[0].detail.contains(sshd.hostEntry())) << entries[0].detail.toStdString();
+    EXPECT_TRUE(entries[0].detail.contains(sshd.hostKeyFingerprint()))
+        << entries[0].detail.toStdString();
+    EXPECT_EQ(audit.verify(), QString());
+}

@@ -27,21 +27,33 @@ TEST(SshCommandLine, ArgvScriptEnvironmentAndDirectory)
     script.workingDirectory = QStringLiteral("/srv/my dir");
     script.environment.insert(QStringLiteral("X"), QStringLiteral("1 2"));
     EXPECT_EQ(remoteCommandLine(script, &error),
-              QByteArray("cd '/srv/my dir' && exec env 'X=1 2' bash -c 'echo $X'"));
+              QByteArray("cd '/srv/my dir' && exec env 'X=1 2' bash -s"));
+    // bash -s reads this from stdin: the group is parsed whole before it runs.
+    EXPECT_EQ(script.scriptStandardInput(), QByteArray("{ echo $X\n}\n"));
+    CommandRequest comments;
+    comments.script = QStringLiteral("# nothing to stop here\n\n  # really");
+    EXPECT_EQ(comments.scriptStandardInput(), QByteArray("# nothing to stop here\n\n  # really\n"));
 }
 
-TEST(SshCommandLine, RefusesEmptyAndOversizedScripts)
+TEST(SshCommandLine, RefusesEmptyCommandsAndScriptsGivenInput)
 {
     QString error;
     CommandRequest empty;
     EXPECT_TRUE(remoteCommandLine(empty, &error).isEmpty());
-    EXPECT_FALSE(error.isEmpty());
+    EXPECT_TRUE(error.contains(QStringLiteral("empty command"))) << error.toStdString();
 
-    CommandRequest huge;
-    huge.script = QString(opsdeck::remote::maxScriptBytes + 1, u'x');
+    CommandRequest withInput;
+    withInput.script = QStringLiteral("cat");
+    withInput.input = QByteArray("x");
     error.clear();
-    EXPECT_TRUE(remoteCommandLine(huge, &error).isEmpty());
-    EXPECT_TRUE(error.contains(QStringLiteral("limit"))) << error.toStdString();
+    EXPECT_TRUE(remoteCommandLine(withInput, &error).isEmpty());
+    EXPECT_TRUE(error.contains(QStringLiteral("cannot be given input"))) << error.toStdString();
+
+    // A script's length is not the line's: 1 MiB of script is a short line.
+    CommandRequest huge;
+    huge.script = QString(1024 * 1024, u'x');
+    error.clear();
+    EXPECT_EQ(remoteCommandLine(huge, &error), QByteArray("exec bash -s")) << error.toStdString();
 }
 
 // sshd runs the line as one argument of `$SHELL -c`: past 128 KiB the host
@@ -61,9 +73,9 @@ TEST(SshCommandLine, RefusesACommandLineOverOneArgumentsLimit)
     EXPECT_TRUE(error.contains(QStringLiteral("over the 131071-byte limit")))
         << error.toStdString();
 
-    // A script under maxScriptBytes whose quoting makes it too long: each ' is 4 bytes.
+    // An argument whose quoting makes it too long: each ' is 4 bytes.
     CommandRequest quotes;
-    quotes.script = QString(opsdeck::remote::maxScriptBytes - 1, u'\'');
+    quotes.argv = {QStringLiteral("echo"), QString(40 * 1024, u'\'')};
     error.clear();
     EXPECT_TRUE(remoteCommandLine(quotes, &error).isEmpty());
     EXPECT_TRUE(error.contains(QStringLiteral("limit"))) << error.toStdString();

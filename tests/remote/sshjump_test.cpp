@@ -1,6 +1,7 @@
 // ProxyJump done inside OpsDeck: a host behind a jump host (two sshd on
 // loopback, each with its own host key), the jump host's forward refused,
 // the host keys of both checked, a ProxyCommand still refused.
+#include "auditlog.h"
 #include "sshfixture.h"
 #include "sshjump.h"
 #include "sshtransport.h"
@@ -131,7 +132,7 @@ TEST(SshJump, CommandRunsOnTheHostBehindTheJump)
         std::printf("20 MiB through the jump host: %lld ms\n",
                     static_cast<long long>(bulk.elapsedMs));
         CommandRequest upload;
-        upload.script = QStringLiteral("wc -c");
+        upload.argv = {QStringLiteral("wc"), QStringLiteral("-c")};
         upload.input = QByteArray(3 * 1024 * 1024, 'x');
         upload.deadline = 30s;
         const CommandResult counted = runAndWait(transport, upload);
@@ -263,4 +264,61 @@ TEST(SshJump, CommandLineGoesThroughTheJump)
     const auto [refused, message] = cli(QStringLiteral("true"));
     EXPECT_EQ(refused, 4) << message.toStdString();
     EXPECT_TRUE(message.contains("jump host jump")) << message.toStdString();
+}
+
+// The jump host's host-key decision is audited like the target's: opsdeck-cli
+// through a jump host whose key is unknown writes a refusal naming the jump
+// host (the target is never reached). With the jump host known and the
+// target's key accepted by fingerprint, only the target's acceptance is
+// written (a matched key is routine).
+TEST(SshJump, JumpHostKeyDecisionIsAudited)
+{
+    JumpSetup setup;
+    ASSERT_TRUE(setup.start()) << setup.jump.errorText().toStdString();
+    ASSERT_TRUE(setup.writeKnownHosts(setup.target.knownHostsLine() + u'\n'));
+    QTemporaryDir data;
+    const auto cli = [&](const QStringList &options) {
+        QProcess process;
+        process.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")),
+                      QStringList{QStringLiteral("ssh"), QStringLiteral("behind"),
+                                  QStringLiteral("--ssh-config"), setup.config(),
+                                  QStringLiteral("--known-hosts"), setup.knownHosts(),
+                                  QStringLiteral("--data-dir"), data.path()}
+                          << options << QStringLiteral("--") << QStringLiteral("true"));
+        const bool finished = process.waitForFinished(60000);
+        if (!finished)
+            process.kill();
+        process.waitForFinished(5000);
+        return std::make_pair(finished ? process.exitCode() : -1,
+                              QString::fromUtf8(process.readAllStandardError()));
+    };
+    const auto [refused, error] = cli({});
+    EXPECT_EQ(refused, 4) << error.toStdString();
+
+    const opsdeck::history::AuditLog audit(opsdeck::history::AuditLog::pathIn(data.path()));
+    auto entries = audit.read();
+    ASSERT_EQ(entries.size(), 1) << error.toStdString();
+    EXPECT_EQ(entries[0].kind, QStringLiteral("host-key"));
+    EXPECT_EQ(entries[0].action, QStringLiteral("refused-unknown"));
+    EXPECT_EQ(entries[0].host, QStringLiteral("jump"));
+    const std::string detail = entries[0].detail.toStdString();
+    EXPECT_TRUE(
+        entries[0].detail.contains(setup.jump.hostEntry() + QStringLiteral(" (ProxyJump hop)")))
+        << detail;
+    EXPECT_TRUE(entries[0].detail.contains(setup.jump.hostKeyFingerprint())) << detail;
+    EXPECT_FALSE(entries[0].detail.contains(setup.target.hostEntry())) << detail;
+
+    ASSERT_TRUE(setup.writeKnownHosts(setup.jump.knownHostsLine() + u'\n'));
+    const auto [accepted, acceptedError] =
+        cli({QStringLiteral("--accept-new-host-key"), setup.target.hostKeyFingerprint()});
+    EXPECT_EQ(accepted, 0) << acceptedError.toStdString();
+    entries = audit.read();
+    ASSERT_EQ(entries.size(), 2) << acceptedError.toStdString();
+    EXPECT_EQ(entries[1].action, QStringLiteral("accepted-new"));
+    EXPECT_EQ(entries[1].host, QStringLiteral("behind"));
+    EXPECT_TRUE(entries[1].detail.contains(setup.target.hostKeyFingerprint()))
+        << entries[1].detail.toStdString();
+    EXPECT_FALSE(entries[1].detail.contains(QStringLiteral("ProxyJump hop")))
+        << entries[1].detail.toStdString();
+    EXPECT_EQ(audit.verify(), QString());
 }

@@ -39,6 +39,17 @@ using opsdeck::test::LogCapture;
 
 namespace {
 
+// A new ed25519 key pair at `path` (and `path`.pub), encrypted with `passphrase`.
+bool makeEncryptedKey(const QString &path, const QByteArray &passphrase)
+{
+    QProcess keygen;
+    keygen.start(QStringLiteral("ssh-keygen"),
+                 {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
+                  QStringLiteral("-N"), QString::fromLatin1(passphrase), QStringLiteral("-f"),
+                  path});
+    return keygen.waitForFinished(20000) && keygen.exitCode() == 0;
+}
+
 CommandRequest whoAmI()
 {
     CommandRequest request;
@@ -250,12 +261,7 @@ TEST_F(SshSecretsAuth, EncryptedKeyWithItsPassphraseInTheKeychain)
     ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
     const QString locked = sshd.path(QStringLiteral("locked_key"));
     const QByteArray passphrase = TestUser::randomPassword();
-    QProcess keygen;
-    keygen.start(QStringLiteral("ssh-keygen"),
-                 {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
-                  QStringLiteral("-N"), QString::fromLatin1(passphrase), QStringLiteral("-f"),
-                  locked});
-    ASSERT_TRUE(keygen.waitForFinished(20000) && keygen.exitCode() == 0);
+    ASSERT_TRUE(makeEncryptedKey(locked, passphrase));
     QFile authorized(sshd.path(QStringLiteral("authorized_keys")));
     ASSERT_TRUE(authorized.open(QIODevice::WriteOnly | QIODevice::Truncate));
     authorized.write(opsdeck::test::readFile(locked + QStringLiteral(".pub")));
@@ -368,4 +374,98 @@ TEST_F(SshSecretsAuth, CliAsksOnceOnATerminalWithEchoOff)
     EXPECT_TRUE(seen.contains(QByteArray(s_user->name().toUtf8() + "\r\n"))) << seen.constData();
     EXPECT_EQ(seen.count(question), 1) << seen.constData();
     EXPECT_FALSE(seen.contains(s_password)) << "the password was echoed";
+}
+
+// A server allowing both keyboard-interactive and password: keyboard-interactive
+// is tried first, the password is fetched once for both, and the login is by
+// keyboard-interactive (as sshd's own log says too).
+TEST_F(SshSecretsAuth, KeyboardInteractiveIsTriedBeforePassword)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(startSshd(sshd, Authentication::KeyboardInteractiveAndPassword))
+        << sshd.errorText().toStdString();
+    // Not in the keychain: the hook's wrong answer serves both methods, asked once.
+    {
+        SshTransport transport(QStringLiteral("test-host"),
+                               settingsFor(sshd, QByteArrayLiteral("not-the-password")));
+        EXPECT_EQ(runAndWait(transport, whoAmI()).outcome, CommandResult::Outcome::FailedToStart);
+        const QString reason = transport.connectionState().reason;
+        EXPECT_TRUE(reason.contains(QStringLiteral("tried none, keyboard-interactive, password; "
+                                                   "the server allows keyboard-interactive, "
+                                                   "password")))
+            << reason.toStdString();
+        EXPECT_LT(reason.indexOf(QStringLiteral("keyboard-interactive: the password was refused")),
+                  reason.indexOf(QStringLiteral("password: refused by the server")))
+            << reason.toStdString();
+        EXPECT_GE(reason.indexOf(QStringLiteral("keyboard-interactive: the password was refused")),
+                  0)
+            << reason.toStdString();
+        EXPECT_EQ(m_prompts, 1) << "one answer for both methods";
+    }
+
+    storeSecret(passwordKey(), s_password);
+    LogCapture log;
+    SshTransport transport(QStringLiteral("test-host"), settingsFor(sshd));
+    const CommandResult result = runAndWait(transport, whoAmI());
+    ASSERT_TRUE(result.succeeded()) << transport.connectionState().reason.toStdString();
+    EXPECT_EQ(result.standardOutput, s_user->name().toUtf8() + '\n');
+    EXPECT_NE(log.text().find("authenticated by keyboard-interactive"), std::string::npos)
+        << log.text();
+    EXPECT_TRUE(opsdeck::test::waitUntil(
+        [&] {
+            return sshd.errorText().contains(
+                QStringLiteral("Accepted keyboard-interactive/pam for %1").arg(s_user->name()));
+        },
+        5s))
+        << sshd.errorText().toStdString();
+    EXPECT_FALSE(sshd.errorText().contains(QStringLiteral("Accepted password")));
+    expectNoSecret(s_password, result, transport, log.text());
+}
+
+// An encrypted key's passphrase the keychain does not hold is asked once; a
+// wrong answer is not asked again at the next connect of the same transport.
+TEST_F(SshSecretsAuth, AMissingPassphraseIsAskedOnceNotAtEachReconnect)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    const QString locked = sshd.path(QStringLiteral("locked_key"));
+    const QByteArray passphrase = TestUser::randomPassword();
+    ASSERT_TRUE(makeEncryptedKey(locked, passphrase));
+    ASSERT_TRUE(opsdeck::test::writeFile(sshd.path(QStringLiteral("authorized_keys")),
+                                         opsdeck::test::readFile(locked + QStringLiteral(".pub"))));
+
+    auto settings = settingsFor(sshd, QByteArrayLiteral("not-the-passphrase"));
+    settings.identityFiles = {locked};
+    SshTransport transport(QStringLiteral("test-host"), settings);
+    EXPECT_FALSE(runAndWait(transport, whoAmI()).succeeded());
+    EXPECT_TRUE(transport.connectionState().reason.contains(
+        QStringLiteral("%1: the passphrase given does not open it").arg(locked)))
+        << transport.connectionState().reason.toStdString();
+    // A refused login holds the host's commands for SshJobQueue::operatorWait
+    // (they fail at once with the old reason); the reconnect after it skips
+    // the key without asking again.
+    ASSERT_TRUE(opsdeck::test::waitUntil(
+        [&] {
+            runAndWait(transport, whoAmI());
+            return transport.connectionState().reason.contains(
+                QStringLiteral("%1: passphrase-protected, skipped").arg(locked));
+        },
+        30s))
+        << transport.connectionState().reason.toStdString();
+    EXPECT_EQ(m_prompts, 1);
+    EXPECT_EQ(m_lastQuestion, QStringLiteral("Passphrase for key %1: ").arg(locked));
+
+    LogCapture log;
+    auto right = settingsFor(sshd, passphrase);
+    right.identityFiles = {locked};
+    SshTransport asked(QStringLiteral("test-host"), right);
+    const CommandResult result = runAndWait(asked, whoAmI());
+    ASSERT_TRUE(result.succeeded()) << asked.connectionState().reason.toStdString();
+    EXPECT_EQ(result.standardOutput, SshdProcess::userName().toUtf8() + '\n');
+    EXPECT_EQ(m_prompts, 2);
+    EXPECT_NE(log.text().find(
+                  QStringLiteral("authenticated by publickey (%1)").arg(locked).toStdString()),
+              std::string::npos)
+        << log.text();
+    expectNoSecret(passphrase, result, asked, log.text());
 }

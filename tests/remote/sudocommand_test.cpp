@@ -49,11 +49,12 @@ TEST(SudoCommand, WrapsArgvAndScriptWithTheEnvironmentInsideSudo)
     request.environment.insert(QStringLiteral("SGLANG_X"), QStringLiteral("1"));
     request.sudo = true;
     const CommandRequest wrapped = SudoCommand::wrapped(request);
-    EXPECT_EQ(
-        wrapped.argv,
-        (QStringList{QStringLiteral("sudo"), QStringLiteral("-n"), QStringLiteral("--"),
-                     QStringLiteral("env"), QStringLiteral("SGLANG_X=1"), QStringLiteral("bash"),
-                     QStringLiteral("-c"), QStringLiteral("systemctl restart sglang")}));
+    EXPECT_EQ(wrapped.argv,
+              (QStringList{QStringLiteral("sudo"), QStringLiteral("-n"), QStringLiteral("--"),
+                           QStringLiteral("env"), QStringLiteral("SGLANG_X=1"),
+                           QStringLiteral("bash"), QStringLiteral("-s")}));
+    // The script follows on stdin, never on sudo's command line.
+    EXPECT_EQ(wrapped.input, QByteArray("{ systemctl restart sglang\n}\n"));
     EXPECT_TRUE(wrapped.environment.isEmpty());
     EXPECT_FALSE(wrapped.sudo);
 }

@@ -187,14 +187,14 @@ TEST_P(TransportSemantics, CancelKillsTheRunningCommand)
 
 TEST_P(TransportSemantics, StdinIsAtEofUnlessGiven)
 {
-    // cat returns at once; with `bash -s` the second line would be eaten by cat.
+    // The script reaches bash on stdin: cat must get EOF, not the script's next line.
     const CommandResult closed = runScript(QStringLiteral("cat\necho done"), 10s);
     EXPECT_TRUE(closed.succeeded()) << closed.describe().toStdString();
     EXPECT_EQ(closed.standardOutput, "done\n");
     EXPECT_LT(closed.elapsedMs, 5000);
 
     CommandRequest given;
-    given.script = QStringLiteral("tr a-z A-Z");
+    given.argv = {QStringLiteral("tr"), QStringLiteral("a-z"), QStringLiteral("A-Z")};
     given.input = QByteArray("knob\n");
     const CommandResult upper = run(given);
     EXPECT_TRUE(upper.succeeded());
@@ -207,6 +207,70 @@ TEST_P(TransportSemantics, StdinIsAtEofUnlessGiven)
     const CommandResult counted = run(large);
     EXPECT_TRUE(counted.succeeded());
     EXPECT_EQ(counted.standardOutput.trimmed(), "3145728");
+}
+
+// Case B16 C: a script that asks "Overwrite? [y/N]" gets EOF from `read`, ends
+// by its own logic at once, and its result says it asked.
+TEST_P(TransportSemantics, AScriptThatAsksIsAnsweredByEofAndFlagged)
+{
+    const CommandResult result = runScript(
+        QStringLiteral("printf 'Backup /home/ops/serve_sglang.sh.bak exists. Overwrite? [y/N] '\n"
+                       "read -r answer || exit 1\necho overwritten"),
+        10s);
+    EXPECT_EQ(result.outcome, CommandResult::Outcome::Exited);
+    EXPECT_EQ(result.exitCode, 1);
+    EXPECT_LT(result.elapsedMs, 5000);
+    EXPECT_EQ(result.inputPrompt,
+              QStringLiteral("Backup /home/ops/serve_sglang.sh.bak exists. Overwrite? [y/N]"));
+    EXPECT_TRUE(result.describe().contains(QStringLiteral("asked for input")))
+        << result.describe().toStdString();
+
+    EXPECT_TRUE(runScript(QStringLiteral("echo 'all done: 3 files'")).inputPrompt.isEmpty());
+}
+
+// bash reads the whole script before it runs any of it: a syntax error on
+// the last line runs nothing, and bash's line number is the script's own.
+TEST_P(TransportSemantics, AScriptWithASyntaxErrorRunsNothing)
+{
+    const CommandResult result =
+        runScript(QStringLiteral("echo restarting\ntouch /tmp/opsdeck-never-$$\nif then fi"));
+    EXPECT_EQ(result.outcome, CommandResult::Outcome::Exited);
+    EXPECT_EQ(result.exitCode, 2);
+    EXPECT_EQ(result.standardOutput, QByteArray());
+    EXPECT_TRUE(result.standardError.contains("line 3")) << result.standardError.toStdString();
+
+    // Only comments: nothing to run, and no error from an empty `{ }` group.
+    const CommandResult comments = runScript(QStringLiteral("# no stop command needed\n"));
+    EXPECT_TRUE(comments.succeeded())
+        << comments.describe().toStdString() << comments.standardError.toStdString();
+}
+
+// The script is in no command line: longer than one execve argument may be
+// (128 KiB), and not visible in the host's process list.
+TEST_P(TransportSemantics, AScriptIsNotPartOfAnyCommandLine)
+{
+    const QString marker = QStringLiteral("opsdeck-script-marker");
+    const CommandResult result =
+        runScript(QStringLiteral("# %1 %2\n").arg(marker, QString(200 * 1024, u'x')) +
+                  QStringLiteral("tr '\\0' ' ' </proc/$$/cmdline; echo"));
+    ASSERT_TRUE(result.succeeded())
+        << result.describe().toStdString() << result.errorText.toStdString();
+    // "bash -s" over SSH; QProcess starts it by its full path.
+    EXPECT_TRUE(result.standardOutput == "bash -s \n" ||
+                result.standardOutput == "/usr/bin/bash -s \n")
+        << result.standardOutput.toStdString();
+    EXPECT_FALSE(result.standardOutput.contains(marker.toUtf8()));
+}
+
+TEST_P(TransportSemantics, AScriptGivenInputIsRefused)
+{
+    CommandRequest request;
+    request.script = QStringLiteral("tr a-z A-Z");
+    request.input = QByteArray("knob\n");
+    const CommandResult result = run(request);
+    EXPECT_EQ(result.outcome, CommandResult::Outcome::FailedToStart);
+    EXPECT_TRUE(result.errorText.contains(QStringLiteral("script cannot be given input")))
+        << result.errorText.toStdString();
 }
 
 TEST_P(TransportSemantics, OutputPastTheCapIsCountedNotKept)

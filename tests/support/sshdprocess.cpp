@@ -135,8 +135,14 @@ bool SshdProcess::writeFiles(const QString &extraConfig)
                        "PasswordAuthentication %3\n"
                        "KbdInteractiveAuthentication %4\n")
             .arg(publicKey ? u"no" : u"yes", publicKey ? u"yes" : u"no",
-                 m_authentication == Authentication::Password ? u"yes" : u"no",
-                 m_authentication == Authentication::KeyboardInteractive ? u"yes" : u"no");
+                 m_authentication == Authentication::Password ||
+                         m_authentication == Authentication::KeyboardInteractiveAndPassword
+                     ? u"yes"
+                     : u"no",
+                 m_authentication == Authentication::KeyboardInteractive ||
+                         m_authentication == Authentication::KeyboardInteractiveAndPassword
+                     ? u"yes"
+                     : u"no");
     const QByteArray sshdConfig =
         QStringLiteral("Port %1\n"
                        "ListenAddress 127.0.0.1\n"

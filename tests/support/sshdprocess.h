@@ -34,9 +34,11 @@ public:
     /// What sshd lets a client log in with.
     enum class Authentication
     {
-        PublicKey,          ///< the default: public keys only, UsePAM no
-        Password,           ///< password only, through PAM (Debian's /etc/pam.d/sshd)
-        KeyboardInteractive ///< keyboard-interactive only, through PAM
+        PublicKey,           ///< the default: public keys only, UsePAM no
+        Password,            ///< password only, through PAM (Debian's /etc/pam.d/sshd)
+        KeyboardInteractive, ///< keyboard-interactive only, through PAM
+        /// keyboard-interactive and password, both through PAM (no public keys)
+        KeyboardInteractiveAndPassword
     };
     /// Call before start(). The PAM variants need a login user with a password
     /// in /etc/shadow (TestUser, testuser.h), never root, and sshd running as root.

@@ -1,0 +1,106 @@
+// The window's SSH password question (SecretPrompt): the typed answer reaches
+// the session thread, and the dialog's line edit is emptied the way the
+// prompt promises (same-length filler, then empty), so the last buffer of
+// the typed text can be zeroed rather than left to the widgets.
+#include "secretprompt.h"
+#include "secretstore.h"
+#include "testsupport.h"
+
+#include <QApplication>
+#include <QInputDialog>
+#include <QLineEdit>
+#include <QPointer>
+#include <QTimer>
+#include <atomic>
+#include <gtest/gtest.h>
+#include <optional>
+#include <thread>
+
+using opsdeck::test::waitUntil;
+using namespace std::chrono_literals;
+
+TEST(SecretPrompt, TheTypedPasswordReachesTheAskerAndTheLineEditIsOverwrittenThenEmptied)
+{
+    QWidget window;
+    SecretPrompt prompt(&window);
+    const QString typed = QStringLiteral("typed-pw-5521");
+    QStringList shown; // what the line edit held, in order (never printed)
+    bool answered = false;
+    // Types and accepts once the modal dialog is up (inside its own exec loop).
+    QTimer typist;
+    typist.setInterval(10);
+    QObject::connect(&typist, &QTimer::timeout, [&] {
+        auto *dialog = qobject_cast<QInputDialog *>(QApplication::activeModalWidget());
+        if (!dialog || answered)
+            return;
+        auto *edit = dialog->findChild<QLineEdit *>();
+        if (!edit)
+            return;
+        answered = true;
+        EXPECT_EQ(edit->echoMode(), QLineEdit::Password);
+        QObject::connect(edit, &QLineEdit::textChanged,
+                         [&](const QString &text) { shown << text; });
+        edit->setText(typed);
+        dialog->accept();
+    });
+    typist.start();
+
+    std::optional<QByteArray> answer;
+    std::atomic<bool> done{false};
+    std::thread asker([&] {
+        answer = prompt.ask(QStringLiteral("Password for ops@gpu-1: "));
+        done = true;
+    });
+    const bool finished = waitUntil([&] { return done.load(); }, 10s);
+    if (!finished)
+        prompt.abandon();
+    asker.join();
+    ASSERT_TRUE(finished);
+
+    EXPECT_EQ(prompt.asked(), 1);
+    ASSERT_TRUE(answer.has_value());
+    EXPECT_TRUE(*answer == typed.toUtf8()); // not streamed: a secret in a test is still a secret
+    // The dialog's text went through filler of the same length to empty.
+    ASSERT_GE(shown.size(), 3);
+    EXPECT_TRUE(shown.first() == typed);
+    EXPECT_TRUE(shown.contains(QString(typed.size(), QLatin1Char('*'))));
+    EXPECT_TRUE(shown.last().isEmpty());
+    opsdeck::secrets::SecretStore::wipe(*answer);
+}
+
+TEST(SecretPrompt, ACancelledQuestionAnswersNothingAndEmptiesTheLineEdit)
+{
+    QWidget window;
+    SecretPrompt prompt(&window);
+    QPointer<QLineEdit> edit;
+    bool cancelled = false;
+    QTimer typist;
+    typist.setInterval(10);
+    QObject::connect(&typist, &QTimer::timeout, [&] {
+        auto *dialog = qobject_cast<QInputDialog *>(QApplication::activeModalWidget());
+        if (!dialog || cancelled)
+            return;
+        edit = dialog->findChild<QLineEdit *>();
+        if (!edit)
+            return;
+        cancelled = true;
+        edit->setText(QStringLiteral("half-typed"));
+        dialog->reject();
+    });
+    typist.start();
+
+    std::optional<QByteArray> answer = QByteArray("unset");
+    std::atomic<bool> done{false};
+    std::thread asker([&] {
+        answer = prompt.ask(QStringLiteral("Password for ops@gpu-2: "));
+        done = true;
+    });
+    const bool finished = waitUntil([&] { return done.load(); }, 10s);
+    if (!finished)
+        prompt.abandon();
+    asker.join();
+    ASSERT_TRUE(finished);
+    EXPECT_FALSE(answer.has_value());
+    // Alive until the event loop deletes the dialog, and already empty then.
+    EXPECT_TRUE(!edit || edit->text().isEmpty());
+}
