@@ -19,6 +19,27 @@
 using opsdeck::test::waitUntil;
 using namespace std::chrono_literals;
 
+namespace {
+
+// Asks `question` from a thread of its own, as an SSH session thread does,
+// while this thread runs the dialog; false when no answer came within 10 s.
+bool askFromAnotherThread(SecretPrompt &prompt, const QString &question,
+                          std::optional<QByteArray> &answer)
+{
+    std::atomic<bool> done{false};
+    std::thread asker([&] {
+        answer = prompt.ask(question);
+        done = true;
+    });
+    const bool finished = waitUntil([&] { return done.load(); }, 10s);
+    if (!finished)
+        prompt.abandon();
+    asker.join();
+    return finished;
+}
+
+} // namespace
+
 TEST(SecretPrompt, TheTypedPasswordReachesTheAskerAndTheLineEditIsOverwrittenThenEmptied)
 {
     QWidget window;
@@ -46,16 +67,7 @@ TEST(SecretPrompt, TheTypedPasswordReachesTheAskerAndTheLineEditIsOverwrittenThe
     typist.start();
 
     std::optional<QByteArray> answer;
-    std::atomic<bool> done{false};
-    std::thread asker([&] {
-        answer = prompt.ask(QStringLiteral("Password for ops@gpu-1: "));
-        done = true;
-    });
-    const bool finished = waitUntil([&] { return done.load(); }, 10s);
-    if (!finished)
-        prompt.abandon();
-    asker.join();
-    ASSERT_TRUE(finished);
+    ASSERT_TRUE(askFromAnotherThread(prompt, QStringLiteral("Password for ops@gpu-1: "), answer));
 
     EXPECT_EQ(prompt.asked(), 1);
     ASSERT_TRUE(answer.has_value());
@@ -90,16 +102,7 @@ TEST(SecretPrompt, ACancelledQuestionAnswersNothingAndEmptiesTheLineEdit)
     typist.start();
 
     std::optional<QByteArray> answer = QByteArray("unset");
-    std::atomic<bool> done{false};
-    std::thread asker([&] {
-        answer = prompt.ask(QStringLiteral("Password for ops@gpu-2: "));
-        done = true;
-    });
-    const bool finished = waitUntil([&] { return done.load(); }, 10s);
-    if (!finished)
-        prompt.abandon();
-    asker.join();
-    ASSERT_TRUE(finished);
+    ASSERT_TRUE(askFromAnotherThread(prompt, QStringLiteral("Password for ops@gpu-2: "), answer));
     EXPECT_FALSE(answer.has_value());
     // Alive until the event loop deletes the dialog, and already empty then.
     EXPECT_TRUE(!edit || edit->text().isEmpty());

@@ -333,15 +333,9 @@ TEST(SshCli, ChangedHostKeyExitsFourNamingTheLineAndIsAudited)
 {
     SshdProcess sshd;
     ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
-    const QString other = sshd.path(QStringLiteral("other_host_key"));
-    ASSERT_TRUE(SshdProcess::generateKey(other));
-    const QList<QByteArray> fields =
-        opsdeck::test::readFile(other + QStringLiteral(".pub")).trimmed().split(' ');
-    // Line 1: another host; line 2: this host:port with another key.
-    const QByteArray knownHosts = "[127.0.0.1]:1 " + fields.at(0) + ' ' + fields.at(1) + '\n' +
-                                  sshd.hostEntry().toUtf8() + ' ' + fields.at(0) + ' ' +
-                                  fields.at(1) + '\n';
-    ASSERT_TRUE(opsdeck::test::writeFile(sshd.knownHosts(), knownHosts));
+    // known_hosts line 2: this host:port with another key.
+    ASSERT_TRUE(opsdeck::test::writeChangedHostKey(sshd));
+    const QByteArray knownHosts = opsdeck::test::readFile(sshd.knownHosts());
     QTemporaryDir data;
     const QString marker = sshd.path(QStringLiteral("ran"));
     // Even the server's exact fingerprint does not let a changed key in.

@@ -37,6 +37,21 @@ inline QByteArray readFile(const QString &path)
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
+/// Writes sshd's known_hosts so that its line 2 holds another key for this
+/// host:port (a reinstalled host, or an attack); line 1 is some other host.
+inline bool writeChangedHostKey(const SshdProcess &sshd)
+{
+    const QString other = sshd.path(QStringLiteral("other_host_key"));
+    if (!SshdProcess::generateKey(other))
+        return false;
+    const QList<QByteArray> fields = readFile(other + QStringLiteral(".pub")).trimmed().split(' ');
+    if (fields.size() < 2)
+        return false;
+    const QByteArray key = fields.at(0) + ' ' + fields.at(1) + '\n';
+    return writeFile(sshd.knownHosts(),
+                     "[127.0.0.1]:1 " + key + sshd.hostEntry().toUtf8() + ' ' + key);
+}
+
 /// True when some process's command line contains `pattern` (pgrep -f).
 inline bool processMatching(const QString &pattern)
 {

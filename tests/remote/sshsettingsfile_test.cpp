@@ -3,11 +3,10 @@
 // `--known-hosts` on the command line win over it. Checked with opsdeck-cli ssh
 // against a test sshd, with $XDG_CONFIG_HOME in a temp dir (never the real
 // settings) and no ssh-agent.
+#include "clitest.h"
 #include "sshfixture.h"
 
 #include <QDir>
-#include <QProcess>
-#include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
 
@@ -36,25 +35,15 @@ public:
     /// `opsdeck-cli ssh opsdeck-test OPTIONS -- true` with this settings dir.
     CliRun runTrue(const QStringList &options) const
     {
-        QProcess cli;
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        environment.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.path());
-        environment.remove(QStringLiteral("SSH_AUTH_SOCK"));
-        cli.setProcessEnvironment(environment);
-        cli.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")),
-                  QStringList{QStringLiteral("ssh"), SshdProcess::alias(),
-                              QStringLiteral("--data-dir"), m_dir.filePath(QStringLiteral("data")),
-                              QStringLiteral("--timeout"), QStringLiteral("20")}
-                      << options << QStringLiteral("--") << QStringLiteral("true"));
-        CliRun run;
-        if (!cli.waitForFinished(60000)) {
-            cli.kill();
-            cli.waitForFinished(5000);
-            return run;
-        }
-        run.exitCode = cli.exitStatus() == QProcess::NormalExit ? cli.exitCode() : -1;
-        run.standardError = QString::fromUtf8(cli.readAllStandardError());
-        return run;
+        // No ssh-agent: the keys are the config's IdentityFile only.
+        const opsdeck::test::CliRun cli = opsdeck::test::runCli(
+            QStringList{QStringLiteral("ssh"), SshdProcess::alias(), QStringLiteral("--data-dir"),
+                        m_dir.filePath(QStringLiteral("data")), QStringLiteral("--timeout"),
+                        QStringLiteral("20")}
+                << options << QStringLiteral("--") << QStringLiteral("true"),
+            {}, std::chrono::seconds(60),
+            {QStringLiteral("XDG_CONFIG_HOME=") + m_dir.path(), QStringLiteral("SSH_AUTH_SOCK=")});
+        return {cli.exitCode, QString::fromUtf8(cli.standardError)};
     }
 
     QString path(const QString &name) const { return m_dir.filePath(name); }
