@@ -1,6 +1,6 @@
 #include "commandrequest.h"
 
-#include <algorithm>
+#include "bashscript.h"
 
 namespace opsdeck::remote {
 
@@ -21,19 +21,7 @@ QString CommandRequest::invalidReason() const
 
 QByteArray CommandRequest::scriptStandardInput() const
 {
-    // bash refuses an empty group ("{ # nothing\n}"); a script of comments
-    // has nothing that could read stdin, so it goes as it is.
-    const QStringList lines = script.split(u'\n');
-    const bool hasCommand = std::any_of(lines.begin(), lines.end(), [](const QString &line) {
-        const QString text = line.trimmed();
-        return !text.isEmpty() && !text.startsWith(u'#');
-    });
-    if (!hasCommand)
-        return script.toUtf8() + '\n';
-    // "{ " on the script's first line keeps bash's line numbers the script's
-    // own; the closing brace on a line of its own ends a last line that is a
-    // comment or has no newline.
-    return "{ " + script.toUtf8() + "\n}\n";
+    return bashScriptStandardInput(script);
 }
 
 } // namespace opsdeck::remote

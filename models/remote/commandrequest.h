@@ -12,14 +12,11 @@ namespace opsdeck::remote {
 /// One command for a host. Either `script` (run by `bash -s`, the form the
 /// inventory's start/stop/status commands take) or `argv` (run directly).
 ///
-/// A script reaches bash on its stdin, as `{ <script>\n}\n` (scriptStandardInput()):
-/// - bash parses the whole group before running any of it, so a script with a
-///   syntax error anywhere runs nothing, and a command in it that reads stdin
-///   (`cat`, `read`) gets EOF at once instead of the script's next lines (case B16);
-/// - the text is in no command line: no 128 KiB per-argument limit, and it is
-///   not shown in the host's `ps`;
-/// - the group starts on the script's first line, so bash's "line N" in an
-///   error message is the script's own line N.
+/// A script reaches bash on its stdin (scriptStandardInput(), bashscript.h):
+/// bash reads all of it and checks its syntax before any of it runs, so a
+/// command in it that reads stdin gets EOF at once (case B16), a script with
+/// a syntax error runs nothing (FailedToStart, bash's message quoted), and the
+/// text is in no command line (no length limit, not in the host's `ps`).
 /// Since stdin carries the script, `input` goes with argv only: a request
 /// with both is refused (invalidReason()).
 struct CommandRequest
@@ -48,8 +45,7 @@ struct CommandRequest
     /// script, or a script given input. Both transports refuse such a
     /// request as FailedToStart with this text.
     QString invalidReason() const;
-    /// What `bash -s` reads for `script`: `{ <script>\n}\n` (a script of
-    /// only comments and blank lines as it is: bash refuses an empty group).
+    /// What `bash -s` reads for `script` (bashScriptStandardInput()).
     QByteArray scriptStandardInput() const;
 };
 

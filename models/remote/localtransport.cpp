@@ -1,5 +1,6 @@
 #include "localtransport.h"
 
+#include "bashscript.h"
 #include "inputprompt.h"
 #include "sudocommand.h"
 
@@ -173,6 +174,7 @@ void LocalTransport::finish(quint64 id, CommandResult result)
     result.elapsedMs = job->clock.elapsed();
     if (result.outcome == CommandResult::Outcome::TimedOut)
         result.errorText = QStringLiteral("timed out on host %1").arg(m_hostName);
+    markScriptNotRun(result);
     if (result.outcome != CommandResult::Outcome::FailedToStart)
         result.inputPrompt = inputPromptIn(result);
     if (job->sudoRequest)

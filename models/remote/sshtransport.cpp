@@ -1,5 +1,6 @@
 #include "sshtransport.h"
 
+#include "bashscript.h"
 #include "inputprompt.h"
 #include "sshjobqueue.h"
 #include "sudocommand.h"
@@ -21,6 +22,7 @@ SshTransport::SshTransport(QString hostName, SshSettings settings, QObject *pare
                 [this, id, result] {
                     --m_pending;
                     CommandResult finished = result;
+                    markScriptNotRun(finished);
                     if (finished.outcome != CommandResult::Outcome::FailedToStart)
                         finished.inputPrompt = inputPromptIn(finished);
                     if (const auto sudo = m_sudoRequests.find(id); sudo != m_sudoRequests.end()) {

@@ -2,6 +2,7 @@
 
 #include "plaintextsecretfile.h"
 #include "secretbytes.h"
+#include "settingsvalues.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
@@ -42,8 +43,9 @@ SecretStore::Settings SecretStore::Settings::fromQSettings()
 {
     QSettings settings(configFile(), QSettings::IniFormat);
     Settings result;
-    result.plaintextFallback = settings.value(u"secrets/plaintext_fallback"_s, false).toBool();
-    result.plaintextFile = settings.value(u"secrets/plaintext_file"_s).toString();
+    // Strict: a typo or "no" must not store secrets in a file (settingsvalues.h).
+    result.plaintextFallback = settingsBool(settings, u"secrets/plaintext_fallback"_s);
+    result.plaintextFile = settingsString(settings, u"secrets/plaintext_file"_s);
     return result;
 }
 

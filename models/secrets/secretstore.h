@@ -42,7 +42,8 @@ public:
         /// Empty: `secrets.json` in the OpsDeck data directory.
         QString plaintextFile;
         /// From `$XDG_CONFIG_HOME/opsdeck/opsdeck.conf` (`~/.config/...`), section
-        /// `[secrets]`: `plaintext_fallback=true|false`, `plaintext_file=PATH`.
+        /// `[secrets]`: `plaintext_fallback=true|false`, `plaintext_file=PATH`
+        /// (read by settingsvalues.h: on only for true/yes/on/1, commas kept).
         static Settings fromQSettings();
         /// The settings file fromQSettings() reads (for messages telling the
         /// operator what to edit).

@@ -3,6 +3,7 @@
 #include "hostkeyauditor.h"
 #include "inventorytunnels.h"
 #include "localtransport.h"
+#include "settingsvalues.h"
 #include "sshpaths.h"
 #include "sshtransport.h"
 
@@ -21,10 +22,11 @@ HostConnections::Options HostConnections::Options::fromQSettings()
                        QSettings::IniFormat);
     settings.beginGroup(QStringLiteral("ssh"));
     Options options;
-    options.sshConfigFile =
-        remote::SshPaths::expandTilde(settings.value(QStringLiteral("config_file")).toString());
+    // A comma in a path is kept (settingsvalues.h: Qt would split it into a list).
+    options.sshConfigFile = remote::SshPaths::expandTilde(
+        secrets::settingsString(settings, QStringLiteral("config_file")));
     options.knownHostsFile = remote::SshPaths::expandTilde(
-        settings.value(QStringLiteral("known_hosts_file")).toString());
+        secrets::settingsString(settings, QStringLiteral("known_hosts_file")));
     return options;
 }
 

@@ -88,6 +88,12 @@ void ProcessControl::stopAll(const QVector<ManagedProcess> &processes)
         // Signal only what runs: a stale pid file must not make us kill
         // whatever process now has that pid.
         run(process, process.status, [this, state](const CommandResult &status) {
+            if (noAnswer(status))
+                return stopDone(
+                    state, false,
+                    QStringLiteral("cannot tell whether %1 runs on host %2: its status command "
+                                   "gave no answer (%3); nothing was stopped")
+                        .arg(state->process.name, state->process.host, status.describe()));
             if (notRunning(status))
                 return forgetStopped(state,
                                      QStringLiteral("%1 was not running").arg(state->process.name));
@@ -104,9 +110,14 @@ void ProcessControl::stopAll(const QVector<ManagedProcess> &processes)
     }
 }
 
+bool ProcessControl::noAnswer(const CommandResult &status)
+{
+    return status.outcome != CommandResult::Outcome::Exited || !status.inputPrompt.isEmpty();
+}
+
 bool ProcessControl::notRunning(const CommandResult &status)
 {
-    return status.outcome == CommandResult::Outcome::Exited && status.exitCode != 0;
+    return !noAnswer(status) && status.exitCode != 0;
 }
 
 void ProcessControl::forgetStopped(StopState *state, const QString &line)
@@ -133,7 +144,7 @@ void ProcessControl::checkRunning(const QVector<ManagedProcess> &processes)
     for (const ManagedProcess &process : processes) {
         run(process, process.status,
             [this, round, name = process.name](const CommandResult &result) {
-                if (result.outcome == CommandResult::Outcome::Exited && result.exitCode != 0)
+                if (notRunning(result))
                     round->notRunning.append(name);
                 if (--round->pending == 0)
                     Q_EMIT runningChecked(round->notRunning);

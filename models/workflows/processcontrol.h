@@ -19,6 +19,13 @@ namespace opsdeck::workflows {
 /// the kill command (SIGKILL) is sent and polling goes on for `killGrace`.
 /// stopFinished() comes only when every process has exited (ok) or is
 /// reported as still running (not ok, named in the message).
+///
+/// A status command answers with its exit code: 0 runs, any other code means
+/// not running. Anything else is no answer, and a process whose status gives
+/// no answer is neither stopped nor forgotten (its pid file stays): a script
+/// bash refused, a timeout, a signal, an unknown result, or a status that
+/// asked for input (case B16 C, its `read` got EOF and its exit code means
+/// nothing). stopFinished(false, ...) then quotes why.
 /// Every command is logged before it runs. Thread: the GUI thread or any
 /// thread with an event loop; never blocks.
 class ProcessControl : public QObject
@@ -44,7 +51,7 @@ public:
     /// Stops them all at once; see the class comment.
     void stopAll(const QVector<ManagedProcess> &processes);
     /// Runs every status command once; emits runningChecked() with the names
-    /// of those whose status says they are not running (exit code != 0).
+    /// of those whose status says they are not running (exit code != 0, no prompt).
     void checkRunning(const QVector<ManagedProcess> &processes);
 
 Q_SIGNALS:
@@ -62,6 +69,7 @@ private:
     void pollStopped(StopState *state);
     void forgetStopped(StopState *state, const QString &line);
     static bool notRunning(const remote::CommandResult &status);
+    static bool noAnswer(const remote::CommandResult &status);
     void stopDone(StopState *state, bool exited, const QString &line);
 
     TransportFor m_transportFor;

@@ -9,6 +9,7 @@
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <csignal>
 #include <gtest/gtest.h>
 
 using namespace opsdeck;
@@ -178,4 +179,38 @@ TEST(ProcessControl, StoppingRemovesThePidFileSoASecondStopIsANoOp)
     ASSERT_TRUE(stopped.wait(10000));
     ASSERT_EQ(progressed.size(), 1) << "no stop command for a process that is not running";
     EXPECT_TRUE(progressed.first().at(0).toString().contains(QStringLiteral("was not running")));
+}
+
+// A status that gives no answer never counts as "not running": a script bash
+// refuses (a CRLF `then`), or one that asks for input and gets EOF. The
+// process is left alone with its pid file, and the failure says why.
+TEST(ProcessControl, AStatusWithoutAnAnswerStopsNothingAndKeepsThePidFile)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    workflows::ProcessControl control([&](const QString &) { return &local; });
+    auto sleeper = detachedSleeper(dir.path(), QStringLiteral("sleeper"), false);
+    QSignalSpy started(&control, &workflows::ProcessControl::startFinished);
+    control.startAll({sleeper});
+    ASSERT_TRUE(started.wait(10000));
+    const qint64 pid = pidFrom(sleeper.pidFile);
+    ASSERT_TRUE(processAlive(pid));
+
+    const QStringList statuses{
+        QStringLiteral("if kill -0 \"$(cat %1)\"; then\r\n  exit 0\r\nfi\r\nexit 1\r\n")
+            .arg(sleeper.pidFile),
+        QStringLiteral("printf 'Check the pid? [y/N] '; read a; [ \"$a\" = y ] || exit 1")};
+    for (const QString &status : statuses) {
+        sleeper.status = status;
+        QSignalSpy stopped(&control, &workflows::ProcessControl::stopFinished);
+        control.stopAll({sleeper});
+        ASSERT_TRUE(stopped.wait(15000));
+        EXPECT_FALSE(stopped.first().at(0).toBool()) << status.toStdString();
+        const QString message = stopped.first().at(1).toString();
+        EXPECT_TRUE(message.contains(QStringLiteral("cannot tell whether sleeper runs")))
+            << message.toStdString();
+        EXPECT_TRUE(processAlive(pid)) << status.toStdString();
+        EXPECT_TRUE(QFile::exists(sleeper.pidFile)) << status.toStdString();
+    }
+    ::kill(static_cast<pid_t>(pid), SIGKILL);
 }

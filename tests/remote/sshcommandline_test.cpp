@@ -28,11 +28,18 @@ TEST(SshCommandLine, ArgvScriptEnvironmentAndDirectory)
     script.environment.insert(QStringLiteral("X"), QStringLiteral("1 2"));
     EXPECT_EQ(remoteCommandLine(script, &error),
               QByteArray("cd '/srv/my dir' && exec env 'X=1 2' bash -s"));
-    // bash -s reads this from stdin: the group is parsed whole before it runs.
-    EXPECT_EQ(script.scriptStandardInput(), QByteArray("{ echo $X\n}\n"));
-    CommandRequest comments;
-    comments.script = QStringLiteral("# nothing to stop here\n\n  # really");
-    EXPECT_EQ(comments.scriptStandardInput(), QByteArray("# nothing to stop here\n\n  # really\n"));
+    // bash -s reads this from stdin: the script as a quoted here-document,
+    // its syntax checked, then run.
+    const QByteArray in = script.scriptStandardInput();
+    EXPECT_TRUE(in.startsWith("IFS= read -r -d '' __opsdeck_script <<'OPSDECK_SCRIPT_"))
+        << in.toStdString();
+    EXPECT_TRUE(in.contains("'\necho $X\nOPSDECK_SCRIPT_")) << in.toStdString();
+    EXPECT_TRUE(in.endsWith("eval \"$__opsdeck_script\"\n")) << in.toStdString();
+    // The delimiter is drawn again while the script holds it.
+    CommandRequest tricky;
+    tricky.script = QString::fromUtf8(in);
+    const QByteArray firstLine = in.left(in.indexOf('\n'));
+    EXPECT_FALSE(tricky.scriptStandardInput().startsWith(QByteArray(firstLine + '\n')));
 }
 
 TEST(SshCommandLine, RefusesEmptyCommandsAndScriptsGivenInput)

@@ -4,6 +4,7 @@
 // against a test sshd, with $XDG_CONFIG_HOME in a temp dir (never the real
 // settings) and no ssh-agent.
 #include "clitest.h"
+#include "hostconnections.h"
 #include "sshfixture.h"
 
 #include <QDir>
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 using opsdeck::test::SshdProcess;
+using opsdeck::workflows::HostConnections;
 
 namespace {
 
@@ -99,4 +101,20 @@ TEST(SshSettingsFile, KnownHostsSettingBeatsTheConfigAndTheFlagBeatsTheSetting)
         << refused.standardError.toStdString();
     const CliRun known = settings.runTrue({QStringLiteral("--known-hosts"), sshd.knownHosts()});
     EXPECT_EQ(known.exitCode, 0) << known.standardError.toStdString();
+}
+
+// Qt's INI reader splits an unquoted `a,b` into a list; the paths must come
+// back whole, not empty (read in-process, with $XDG_CONFIG_HOME at the temp dir).
+TEST(SshSettingsFile, ACommaInAPathIsKept)
+{
+    const SettingsFile settings;
+    ASSERT_TRUE(settings.write({QStringLiteral("config_file=/tmp/ssh,config"),
+                                QStringLiteral("known_hosts_file=/tmp/kh,x")}));
+    const QByteArray old = qgetenv("XDG_CONFIG_HOME");
+    const bool had = qEnvironmentVariableIsSet("XDG_CONFIG_HOME");
+    qputenv("XDG_CONFIG_HOME", QFile::encodeName(settings.path(QString())));
+    const HostConnections::Options options = HostConnections::Options::fromQSettings();
+    had ? qputenv("XDG_CONFIG_HOME", old) : qunsetenv("XDG_CONFIG_HOME");
+    EXPECT_EQ(options.sshConfigFile, QStringLiteral("/tmp/ssh,config"));
+    EXPECT_EQ(options.knownHostsFile, QStringLiteral("/tmp/kh,x"));
 }

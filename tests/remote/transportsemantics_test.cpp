@@ -8,6 +8,7 @@
 
 #include <QCoreApplication>
 #include <QEventLoop>
+#include <QFile>
 #include <QTimer>
 #include <cstdio>
 #include <gtest/gtest.h>
@@ -228,21 +229,47 @@ TEST_P(TransportSemantics, AScriptThatAsksIsAnsweredByEofAndFlagged)
     EXPECT_TRUE(runScript(QStringLiteral("echo 'all done: 3 files'")).inputPrompt.isEmpty());
 }
 
-// bash reads the whole script before it runs any of it: a syntax error on
-// the last line runs nothing, and bash's line number is the script's own.
+// bash reads and checks the whole script before it runs any of it: a syntax
+// error on the last line runs nothing, and bash's line number is the
+// script's own. Cases found by trying to break it: a CRLF `then`, a stray
+// `}` (which closed an earlier `{ ... }` wrapper early), and a script of
+// 30,000 commands (bash 5.2 crashes on a group that long).
 TEST_P(TransportSemantics, AScriptWithASyntaxErrorRunsNothing)
 {
+    const QString never = QStringLiteral("/tmp/opsdeck-never-%1").arg(GetParam());
+    QFile::remove(never);
     const CommandResult result =
-        runScript(QStringLiteral("echo restarting\ntouch /tmp/opsdeck-never-$$\nif then fi"));
-    EXPECT_EQ(result.outcome, CommandResult::Outcome::Exited);
-    EXPECT_EQ(result.exitCode, 2);
+        runScript(QStringLiteral("echo restarting\ntouch %1\nif then fi").arg(never));
+    EXPECT_EQ(result.outcome, CommandResult::Outcome::FailedToStart);
     EXPECT_EQ(result.standardOutput, QByteArray());
-    EXPECT_TRUE(result.standardError.contains("line 3")) << result.standardError.toStdString();
+    EXPECT_FALSE(QFile::exists(never)) << "the script's line 2 ran";
+    EXPECT_TRUE(result.errorText.contains(QStringLiteral("nothing of it was run")))
+        << result.errorText.toStdString();
+    EXPECT_TRUE(result.errorText.contains(QStringLiteral("line 3")))
+        << result.errorText.toStdString();
+    EXPECT_FALSE(result.standardError.contains("opsdeck:")) << result.standardError.toStdString();
 
-    // Only comments: nothing to run, and no error from an empty `{ }` group.
+    for (const QString &broken :
+         {QStringLiteral("if kill -0 1; then\r\n  exit 0\r\nfi\r\nexit 1\r\n"),
+          QStringLiteral("echo step1\n}\necho step2"), QStringLiteral("echo 'unclosed"),
+          QStringLiteral("echo a &&")}) {
+        const CommandResult refused = runScript(broken);
+        EXPECT_EQ(refused.outcome, CommandResult::Outcome::FailedToStart)
+            << broken.toStdString() << ": " << refused.describe().toStdString();
+        EXPECT_EQ(refused.standardOutput, QByteArray()) << broken.toStdString();
+    }
+
+    // Only comments: nothing to run, exit 0.
     const CommandResult comments = runScript(QStringLiteral("# no stop command needed\n"));
     EXPECT_TRUE(comments.succeeded())
         << comments.describe().toStdString() << comments.standardError.toStdString();
+
+    QString many;
+    for (int i = 0; i < 30000; ++i)
+        many += QStringLiteral("x=%1\n").arg(i);
+    const CommandResult long30k = runScript(many + QStringLiteral("echo \"last $x\""));
+    EXPECT_TRUE(long30k.succeeded()) << long30k.describe().toStdString();
+    EXPECT_EQ(long30k.standardOutput, "last 29999\n");
 }
 
 // The script is in no command line: longer than one execve argument may be
