@@ -240,7 +240,11 @@ SshConnectionState SshSession::open(const std::function<void(const SshConnection
         }
     }
     if (ssh_connect(m_session) != SSH_OK) {
-        const QString error = QString::fromUtf8(ssh_get_error(m_session));
+        QString error = QString::fromUtf8(ssh_get_error(m_session)).trimmed();
+        // libssh gives no text when the peer closes or answers garbage after its banner.
+        if (error.isEmpty())
+            error = QStringLiteral("the server closed the connection or did not answer as an "
+                                   "SSH server");
         close();
         return failed(Failure::Connect, QStringLiteral("cannot connect to %1 (host %2): %3")
                                             .arg(m_hostEntry, m_settings.host, error));

@@ -6,8 +6,15 @@
 #include "synchronousrun.h"
 
 #include <QCoreApplication>
+#include <QTemporaryDir>
+#include <arpa/inet.h>
 #include <cstdio>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
 
 using namespace std::chrono_literals;
 using opsdeck::remote::CommandRequest;
@@ -156,3 +163,56 @@ TEST(SshTransport, ClientConfigAliasGivesAddressPortUserAndKey)
 }
 
 // ProxyJump and ProxyCommand: sshjump_test.cpp.
+
+// A peer that sends an SSH banner and then garbage (a proxy, a port reused by
+// another service): the connect fails with a reason, not an empty one.
+TEST(SshTransport, APeerThatIsNotAnSshServerFailsWithAReason)
+{
+    const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(listener, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr *>(&address), length), 0);
+    ASSERT_EQ(::listen(listener, 4), 0);
+    ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr *>(&address), &length), 0);
+    std::thread peer([listener] {
+        // Bounded: one connection, waited for at most 10 s.
+        pollfd ready{listener, POLLIN, 0};
+        if (::poll(&ready, 1, 10000) <= 0)
+            return;
+        const int connection = ::accept(listener, nullptr, nullptr);
+        static const char reply[] = "SSH-2.0-OpenSSH_9.2\r\ngarbage, not an SSH packet\r\n";
+        ::send(connection, reply, sizeof reply - 1, MSG_NOSIGNAL);
+        // Held open until the client gives up (at most 10 s).
+        char sink[4096];
+        pollfd readable{connection, POLLIN, 0};
+        while (::poll(&readable, 1, 10000) > 0 && ::read(connection, sink, sizeof sink) > 0) {
+        }
+        ::close(connection);
+    });
+
+    QTemporaryDir dir;
+    opsdeck::remote::SshSettings settings;
+    settings.host = QStringLiteral("127.0.0.1");
+    settings.port = ntohs(address.sin_port);
+    settings.configFile = dir.filePath(QStringLiteral("config"));
+    settings.knownHostsFile = dir.filePath(QStringLiteral("known_hosts"));
+    ASSERT_TRUE(opsdeck::test::writeFile(settings.configFile, {}));
+    ASSERT_TRUE(opsdeck::test::writeFile(settings.knownHostsFile, {}));
+    settings.useAgent = false;
+    settings.connectTimeout = 5s;
+    SshTransport transport(QStringLiteral("not-ssh"), settings);
+    CommandRequest request;
+    request.argv = {QStringLiteral("true")};
+    request.deadline = 10s;
+    const CommandResult result = runAndWait(transport, request);
+    peer.join();
+    ::close(listener);
+    EXPECT_EQ(result.outcome, CommandResult::Outcome::FailedToStart);
+    const QString reason = result.errorText.trimmed();
+    std::printf("%s\n", qPrintable(reason));
+    EXPECT_TRUE(reason.contains(QStringLiteral("cannot connect"))) << reason.toStdString();
+    EXPECT_FALSE(reason.endsWith(u':')) << reason.toStdString();
+}
