@@ -24,12 +24,11 @@ void addTunnelOptions(QCommandLineParser &parser)
 
 workflows::HostConnections::Options sshFileOptions(const QCommandLineParser &parser)
 {
-    auto options = workflows::HostConnections::Options::fromQSettings();
-    if (parser.isSet(QStringLiteral("ssh-config")))
-        options.sshConfigFile = parser.value(QStringLiteral("ssh-config"));
-    if (parser.isSet(QStringLiteral("known-hosts")))
-        options.knownHostsFile = parser.value(QStringLiteral("known-hosts"));
-    return options;
+    const auto given = [&parser](const QString &name) -> std::optional<QString> {
+        return parser.isSet(name) ? std::optional(parser.value(name)) : std::nullopt;
+    };
+    return workflows::HostConnections::Options::fromQSettings(given(QStringLiteral("ssh-config")),
+                                                              given(QStringLiteral("known-hosts")));
 }
 
 std::optional<ServedInventory> loadServedInventory(const QCommandLineParser &parser,

@@ -84,12 +84,11 @@ int main(int argc, char **argv)
     MainWindow window;
     window.setDataDir(parser.value(dataDir));
     // The settings file's [ssh] files, unless the command line names others.
-    auto hostOptions = opsdeck::workflows::HostConnections::Options::fromQSettings();
-    if (parser.isSet(sshConfig))
-        hostOptions.sshConfigFile = parser.value(sshConfig);
-    if (parser.isSet(knownHosts))
-        hostOptions.knownHostsFile = parser.value(knownHosts);
-    window.setHostOptions(hostOptions);
+    const auto given = [&parser](const QCommandLineOption &option) -> std::optional<QString> {
+        return parser.isSet(option) ? std::optional(parser.value(option)) : std::nullopt;
+    };
+    window.setHostOptions(opsdeck::workflows::HostConnections::Options::fromQSettings(
+        given(sshConfig), given(knownHosts)));
     if (parser.isSet(probeIdleGap)) {
         bool ok = false;
         const double gap = parser.value(probeIdleGap).toDouble(&ok);

@@ -1,5 +1,7 @@
 #include "inputprompt.h"
 
+#include "bashscript.h"
+
 #include <QRegularExpression>
 
 namespace opsdeck::remote {
@@ -39,6 +41,13 @@ QString inputPromptIn(const CommandResult &result)
 {
     const QString out = promptIn(result.standardOutput, result.standardOutputDropped);
     return out.isEmpty() ? promptIn(result.standardError, result.standardErrorDropped) : out;
+}
+
+void readOutcomeFromOutput(CommandResult &result)
+{
+    markScriptNotRun(result);
+    if (result.outcome != CommandResult::Outcome::FailedToStart)
+        result.inputPrompt = inputPromptIn(result);
 }
 
 } // namespace opsdeck::remote

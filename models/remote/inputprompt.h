@@ -20,4 +20,9 @@ namespace opsdeck::remote {
 /// At most 160 characters, whitespace trimmed. Pure; any thread.
 QString inputPromptIn(const CommandResult &result);
 
+/// What both transports read from a finished command's output: the script
+/// bash refused (markScriptNotRun(), bashscript.h) and the prompt it waited
+/// on (inputPrompt, unless it failed to start).
+void readOutcomeFromOutput(CommandResult &result);
+
 } // namespace opsdeck::remote

@@ -1,6 +1,5 @@
 #include "localtransport.h"
 
-#include "bashscript.h"
 #include "inputprompt.h"
 #include "sudocommand.h"
 
@@ -174,9 +173,7 @@ void LocalTransport::finish(quint64 id, CommandResult result)
     result.elapsedMs = job->clock.elapsed();
     if (result.outcome == CommandResult::Outcome::TimedOut)
         result.errorText = QStringLiteral("timed out on host %1").arg(m_hostName);
-    markScriptNotRun(result);
-    if (result.outcome != CommandResult::Outcome::FailedToStart)
-        result.inputPrompt = inputPromptIn(result);
+    readOutcomeFromOutput(result);
     if (job->sudoRequest)
         SudoCommand::explainFailure(result, m_hostName, *job->sudoRequest);
     // The timer lives with the process until deleteLater: a deadline due in

@@ -1,6 +1,5 @@
 #include "sshtransport.h"
 
-#include "bashscript.h"
 #include "inputprompt.h"
 #include "sshjobqueue.h"
 #include "sudocommand.h"
@@ -22,9 +21,7 @@ SshTransport::SshTransport(QString hostName, SshSettings settings, QObject *pare
                 [this, id, result] {
                     --m_pending;
                     CommandResult finished = result;
-                    markScriptNotRun(finished);
-                    if (finished.outcome != CommandResult::Outcome::FailedToStart)
-                        finished.inputPrompt = inputPromptIn(finished);
+                    readOutcomeFromOutput(finished);
                     if (const auto sudo = m_sudoRequests.find(id); sudo != m_sudoRequests.end()) {
                         SudoCommand::explainFailure(finished, m_hostName, *sudo);
                         m_sudoRequests.erase(sudo);

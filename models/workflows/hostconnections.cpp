@@ -3,30 +3,30 @@
 #include "hostkeyauditor.h"
 #include "inventorytunnels.h"
 #include "localtransport.h"
+#include "secretstore.h"
 #include "settingsvalues.h"
 #include "sshpaths.h"
 #include "sshtransport.h"
 
 #include <QSettings>
-#include <QStandardPaths>
 
 namespace opsdeck::workflows {
 
 using remote::SshConnectionState;
 
-HostConnections::Options HostConnections::Options::fromQSettings()
+HostConnections::Options
+HostConnections::Options::fromQSettings(const std::optional<QString> &sshConfigFlag,
+                                        const std::optional<QString> &knownHostsFlag)
 {
     // The same file SecretStore reads, whatever the application's name.
-    QSettings settings(QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) +
-                           QStringLiteral("/opsdeck/opsdeck.conf"),
-                       QSettings::IniFormat);
+    QSettings settings(secrets::SecretStore::Settings::configFile(), QSettings::IniFormat);
     settings.beginGroup(QStringLiteral("ssh"));
     Options options;
     // A comma in a path is kept (settingsvalues.h: Qt would split it into a list).
-    options.sshConfigFile = remote::SshPaths::expandTilde(
-        secrets::settingsString(settings, QStringLiteral("config_file")));
-    options.knownHostsFile = remote::SshPaths::expandTilde(
-        secrets::settingsString(settings, QStringLiteral("known_hosts_file")));
+    options.sshConfigFile = sshConfigFlag.value_or(remote::SshPaths::expandTilde(
+        secrets::settingsString(settings, QStringLiteral("config_file"))));
+    options.knownHostsFile = knownHostsFlag.value_or(remote::SshPaths::expandTilde(
+        secrets::settingsString(settings, QStringLiteral("known_hosts_file"))));
     return options;
 }
 

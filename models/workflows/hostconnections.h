@@ -9,6 +9,7 @@
 #include <QObject>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace opsdeck::remote {
 class Transport;
@@ -50,8 +51,10 @@ public:
         /// A leading `~/` is the password database's home (SshPaths). A missing
         /// or empty key leaves the field empty (the user's ~/.ssh file); a
         /// missing file is no error here (the connect names it). The command
-        /// line's `--ssh-config` / `--known-hosts` replace these when given.
-        static Options fromQSettings();
+        /// line's `--ssh-config` / `--known-hosts` replace these when given:
+        /// pass them as `sshConfigFlag` / `knownHostsFlag` (nullopt: not given).
+        static Options fromQSettings(const std::optional<QString> &sshConfigFlag = {},
+                                     const std::optional<QString> &knownHostsFlag = {});
     };
 
     explicit HostConnections(Options options, QObject *parent = nullptr);
