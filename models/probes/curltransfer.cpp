@@ -113,6 +113,9 @@ bool CurlTransfer::setUp(double maxIdleS, QString &error)
     set(CURLOPT_MAXLIFETIME_CONN, 0L);
     if (!m_caFile.isEmpty())
         set(CURLOPT_CAINFO, m_caFile.constData());
+    // A declared length over the limit is refused before a byte of it is read.
+    set(CURLOPT_MAXFILESIZE_LARGE,
+        static_cast<curl_off_t>(std::max<qint64>(m_request.maxBytes, 0)));
     set(CURLOPT_SSL_VERIFYPEER, m_request.verifyTls ? 1L : 0L);
     set(CURLOPT_SSL_VERIFYHOST, m_request.verifyTls ? 2L : 0L);
     if (m_headers)
@@ -157,9 +160,20 @@ size_t CurlTransfer::onWrite(char *data, size_t size, size_t count, void *self)
 size_t CurlTransfer::onHeader(char *data, size_t size, size_t count, void *self)
 {
     const size_t bytes = size * count;
-    const QByteArray line = QByteArray(data, static_cast<qsizetype>(bytes)).trimmed().toLower();
+    auto *transfer = static_cast<CurlTransfer *>(self);
+    const QByteArray raw = QByteArray(data, static_cast<qsizetype>(bytes)).trimmed();
+    if (raw.startsWith("HTTP/")) {
+        // "HTTP/1.1 503 Service Unavailable": the words after the code (the
+        // last status line wins, after a 100 Continue or a proxy's answer).
+        const QList<QByteArray> parts = raw.split(' ');
+        transfer->m_reason =
+            parts.size() > 2 ? QString::fromLatin1(raw.mid(parts[0].size() + parts[1].size() + 2))
+                             : QString();
+        return bytes;
+    }
+    const QByteArray line = raw.toLower();
     if (line.startsWith("connection:") && line.contains("close"))
-        static_cast<CurlTransfer *>(self)->m_closeAnnounced = true;
+        transfer->m_closeAnnounced = true;
     return bytes;
 }
 
@@ -210,6 +224,21 @@ ProbeResult CurlTransfer::finish(CURLcode code)
     result.totalMs = ms(infoTime(m_easy, CURLINFO_TOTAL_TIME_T));
     result.ttftMs = m_ttftMs;
     result.body = m_answer;
+    result.reason = m_reason;
+    if (char *type = nullptr;
+        curl_easy_getinfo(m_easy, CURLINFO_CONTENT_TYPE, &type) == CURLE_OK && type)
+        result.contentType = type;
+    if (code == CURLE_COULDNT_CONNECT) {
+        long osErrno = 0;
+        curl_easy_getinfo(m_easy, CURLINFO_OS_ERRNO, &osErrno);
+        if (osErrno != 0)
+            result.connectError = QString::fromLocal8Bit(std::strerror(static_cast<int>(osErrno)));
+    }
+    result.tlsFailed = code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR ||
+                       code == CURLE_SSL_CACERT_BADFILE || code == CURLE_SSL_CERTPROBLEM;
+    if (code == CURLE_FILESIZE_EXCEEDED)
+        m_tooLong = true;
+    result.tooLarge = m_tooLong;
     if (m_tooLong) {
         result.error = QStringLiteral("answer longer than %1 bytes").arg(m_request.maxBytes);
     } else if (code == CURLE_OPERATION_TIMEDOUT) {

@@ -68,6 +68,7 @@ private:
     double m_ttftMs = -1;
     bool m_tooLong = false;
     bool m_closeAnnounced = false;
+    QString m_reason; ///< the last status line's reason phrase
     char m_errorBuffer[CURL_ERROR_SIZE] = {};
 };
 

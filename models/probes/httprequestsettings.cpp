@@ -14,6 +14,7 @@ HttpRequestSettings HttpRequestSettings::withoutSecrets(const inventory::Service
     settings.timeoutMs = service.http.timeoutMs;
     settings.proxy = service.http.proxy;
     if (!service.http.caFile.isEmpty()) {
+        settings.caFile = service.http.caFile;
         settings.caCertificates = QSslCertificate::fromPath(
             service.http.caFile, QSsl::Pem, QSslCertificate::PatternSyntax::FixedString);
         if (settings.caCertificates.isEmpty())

@@ -29,6 +29,7 @@ struct HttpRequestSettings
     QByteArray apiKey; ///< sent as `Authorization: Bearer <key>`; empty: no header
     /// Trusted CAs for https (from `ca_file`); empty: the system roots.
     QList<QSslCertificate> caCertificates;
+    QString caFile; ///< the PEM file they came from (`ca_file`), for libcurl; empty: system roots
     bool verifyTls = true; ///< false: no certificate or host-name checks (inventory opt-out)
     int timeoutMs = 0;     ///< whole-request timeout, ms; 0: the caller's default
     QUrl proxy;            ///< http://HOST:PORT forward proxy; empty: direct

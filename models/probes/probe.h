@@ -89,6 +89,17 @@ struct ProbeResult
     /// One line for people: "stale keep-alive replaced: ...", "warm-up", "HTTP 503"...
     QString note;
     QByteArray body; ///< the answer (up to maxBytes) for callers that parse it
+    /// The answer's Content-Type header (curl's CURLINFO_CONTENT_TYPE); empty when none.
+    QByteArray contentType;
+    /// The status line's reason phrase ("Service Unavailable"); empty when none came.
+    QString reason;
+    /// The answer passed maxBytes (declared or as it arrived): cut, and `error` says so.
+    bool tooLarge = false;
+    /// The TLS handshake or the server's certificate failed (`error` has curl's reason).
+    bool tlsFailed = false;
+    /// The operating system's reason for a failed connect ("Connection refused",
+    /// strerror of CURLINFO_OS_ERRNO); empty when the connect did not fail.
+    QString connectError;
 
     /// Status 2xx, no error, not cancelled. A ChatStream whose 2xx stream
     /// carried no content token has `error` set ("the stream ended without a

@@ -1,21 +1,30 @@
 #include "servicepoller.h"
 
-#include "boundedget.h"
 #include "expositionparser.h"
 #include "metricssampler.h"
 #include "pagesummary.h"
-#include "proxynetworks.h"
+#include "probeengine.h"
 #include "secretstore.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>
-#include <QNetworkAccessManager>
-#include <QNetworkProxy>
-#include <QNetworkReply>
+#include <QPointer>
 #include <QTimer>
 #include <spdlog/spdlog.h>
 
 namespace opsdeck::probes {
+
+namespace {
+// A health answer is a status line and a few bytes; more is not read.
+constexpr qint64 healthMaxBytes = 64 * 1024;
+
+/// A status line followed by a broken body (closed early, cut at the size
+/// limit or the deadline): not an answer, whatever the status said.
+bool isCut(const ProbeResult &result)
+{
+    return result.status != 0 && !result.error.isEmpty();
+}
+} // namespace
 
 struct ServicePoller::Watched
 {
@@ -41,6 +50,8 @@ ServicePoller::ServicePoller(QObject *parent) : QObject(parent)
 
 ServicePoller::~ServicePoller()
 {
+    // First: its thread's last callbacks post to this object, which must still exist.
+    m_engine.reset();
     qDeleteAll(m_watched);
 }
 
@@ -86,13 +97,9 @@ void ServicePoller::setServices(const QVector<inventory::Service> &services)
 
 void ServicePoller::start()
 {
-    if (!m_network) {
-        // Created here so that it lives in the poller's thread.
-        m_network = new QNetworkAccessManager(this);
-        // Proxies come from the inventory only, never from the environment.
-        m_network->setProxy(QNetworkProxy::NoProxy);
-        m_healthNetwork = new QNetworkAccessManager(this);
-        m_healthNetwork->setProxy(QNetworkProxy::NoProxy);
+    if (!m_engine) {
+        // Proxies come from the inventory only, never from the environment (ProbeRequest).
+        m_engine = std::make_unique<ProbeEngine>();
         m_timer = new QTimer(this);
         connect(m_timer, &QTimer::timeout, this, &ServicePoller::pollNow);
     }
@@ -108,7 +115,7 @@ void ServicePoller::stop()
 
 void ServicePoller::pollNow()
 {
-    if (!m_network)
+    if (!m_engine)
         return;
     for (Watched *watched : std::as_const(m_watched)) {
         checkHealth(*watched);
@@ -140,17 +147,63 @@ ServicePoller::resolveHttp(const QVector<inventory::Service> &services)
     return http;
 }
 
-QNetworkReply *ServicePoller::get(const Watched &owner, const QUrl &url, qint64 maxBytes,
-                                  bool freshConnection)
+void ServicePoller::get(const Watched &owner, const QUrl &url, qint64 maxBytes, Answered answered,
+                        bool freshConnection)
 {
     const HttpRequestSettings settings = m_http.value(owner.service.name);
-    if (!m_proxyNetworks)
-        m_proxyNetworks = std::make_unique<ProxyNetworks>(this);
-    QNetworkAccessManager &network = !settings.proxy.isEmpty()
-                                         ? m_proxyNetworks->forProxy(settings.proxy)
-                                     : freshConnection ? *m_healthNetwork
-                                                       : *m_network;
-    return boundedGet(network, url, settings, m_settings.timeoutMs, maxBytes, freshConnection);
+    const quint64 generation = m_generation;
+    const QString name = owner.service.name;
+    QPointer<ServicePoller> self(this);
+    // Back on the poller's thread; dropped when the service list changed meanwhile.
+    const auto deliver = [self, generation, name, answered](const ProbeResult &result) {
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, generation, name, answered, result] {
+                if (Watched *watched = self ? self->find(generation, name) : nullptr)
+                    (self->*answered)(*watched, result);
+            },
+            Qt::QueuedConnection);
+    };
+    if (!settings.problem.isEmpty()) {
+        // Never sent without its key or with weaker trust: fails with the reason.
+        ProbeResult refused;
+        refused.url = url.adjusted(QUrl::RemoveUserInfo);
+        refused.error = settings.problem;
+        deliver(refused);
+        return;
+    }
+    ProbeRequest request;
+    request.mode = freshConnection ? ConnectionMode::Fresh : ConnectionMode::Reused;
+    request.url = url;
+    request.apiKey = settings.apiKey;
+    request.caFile = settings.caFile;
+    request.verifyTls = settings.verifyTls;
+    request.proxy = settings.proxy;
+    request.timeoutMs = settings.timeoutMs > 0 ? settings.timeoutMs : m_settings.timeoutMs;
+    request.maxBytes = maxBytes;
+    m_engine->submit(std::move(request), deliver);
+}
+
+QString ServicePoller::problemOf(const Watched &owner, const ProbeResult &result,
+                                 qint64 maxBytes) const
+{
+    const HttpRequestSettings settings = m_http.value(owner.service.name);
+    if (!settings.problem.isEmpty() && result.error == settings.problem)
+        return settings.problem;
+    if (result.timedOut)
+        return QStringLiteral("no answer within %1 ms")
+            .arg(settings.timeoutMs > 0 ? settings.timeoutMs : m_settings.timeoutMs);
+    if (result.tooLarge)
+        return QStringLiteral("body larger than %1 bytes").arg(maxBytes);
+    if (result.tlsFailed)
+        return QStringLiteral("service %1: TLS verification failed: %2")
+            .arg(owner.service.name, result.error);
+    if (result.error.isEmpty() && !result.cancelled)
+        return {};
+    const QString text = result.connectError.isEmpty() ? result.error : result.connectError;
+    if (result.status != 0)
+        return QStringLiteral("HTTP %1, then %2").arg(result.status).arg(text);
+    return text;
 }
 
 void ServicePoller::checkHealth(Watched &watched)
@@ -159,7 +212,6 @@ void ServicePoller::checkHealth(Watched &watched)
         return;
     watched.healthInFlight = true;
     watched.healthClock.start();
-    // A health answer is a status line and a few bytes; more is not read.
     // A proxy's or router's check goes on a fresh connection: "is it up" must
     // not depend on a kept-alive connection that it may stall (the incident's
     // fault); the probe lab measures reused connections on purpose. An
@@ -168,11 +220,8 @@ void ServicePoller::checkHealth(Watched &watched)
     // most of the poller's cost with many engines.
     const auto role = watched.service.role;
     const bool fresh = role == inventory::Role::Proxy || role == inventory::Role::Router;
-    QNetworkReply *reply = get(watched, watched.service.healthUrl(), 64 * 1024, fresh);
-    const quint64 generation = m_generation;
-    const QString name = watched.service.name;
-    connect(reply, &QNetworkReply::finished, this,
-            [this, generation, name, reply] { healthAnswered(generation, name, reply); });
+    get(watched, watched.service.healthUrl(), healthMaxBytes, &ServicePoller::healthAnswered,
+        fresh);
 }
 
 ServicePoller::Watched *ServicePoller::find(quint64 generation, const QString &name) const
@@ -185,28 +234,23 @@ ServicePoller::Watched *ServicePoller::find(quint64 generation, const QString &n
     return nullptr;
 }
 
-void ServicePoller::healthAnswered(quint64 generation, const QString &name, QNetworkReply *reply)
+void ServicePoller::healthAnswered(Watched &watchedRef, const ProbeResult &result)
 {
-    reply->deleteLater();
-    Watched *watched = find(generation, name);
-    if (!watched)
-        return;
+    Watched *watched = &watchedRef;
+    const QString &name = watched->service.name;
     watched->healthInFlight = false;
     ServiceStatus &status = watched->status;
-    const int httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const int httpStatus = result.status;
     // A status line followed by a broken body is not an answer: a 200 then a
     // closed connection is a service in trouble, never "healthy".
-    const bool cut = replyCut(reply);
+    const bool cut = isCut(result);
     const ServiceState next =
         cut ? ServiceState::Unhealthy : classifyHealth(status.state, httpStatus);
     status.latencyMs = static_cast<double>(watched->healthClock.nsecsElapsed()) / 1e6;
     status.httpStatus = httpStatus;
-    status.detail =
-        httpStatus == 0 || cut
-            ? replyProblem(reply)
-            : QStringLiteral("HTTP %1 %2")
-                  .arg(httpStatus)
-                  .arg(reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString());
+    status.detail = httpStatus == 0 || cut
+                        ? problemOf(*watched, result, healthMaxBytes)
+                        : QStringLiteral("HTTP %1 %2").arg(httpStatus).arg(result.reason);
     status.lastCheck = QDateTime::currentDateTimeUtc();
     if (next != status.state || !status.lastChange.isValid()) {
         if (status.lastChange.isValid() && m_settings.logTransitions)
@@ -238,34 +282,30 @@ void ServicePoller::pollLoad(Watched &watched)
             base.chop(1);
         url.setPath(base + QStringLiteral("/v1/loads"));
     }
-    QNetworkReply *reply = get(watched, url, m_settings.maxPageBytes);
-    const quint64 generation = m_generation;
-    const QString name = watched.service.name;
-    connect(reply, &QNetworkReply::finished, this,
-            [this, generation, name, reply] { loadAnswered(generation, name, reply); });
+    get(watched, url, m_settings.maxPageBytes, &ServicePoller::loadAnswered);
 }
 
-void ServicePoller::loadAnswered(quint64 generation, const QString &name, QNetworkReply *reply)
+void ServicePoller::loadAnswered(Watched &watchedRef, const ProbeResult &result)
 {
-    reply->deleteLater();
-    Watched *watched = find(generation, name);
-    if (!watched)
-        return;
+    Watched *watched = &watchedRef;
+    const QString name = watched->service.name;
     watched->loadInFlight = false;
-    const int httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const QByteArray body = boundedBody(reply);
+    const int httpStatus = result.status;
+    const QByteArray &body = result.body;
     const bool fromMetrics = watched->loadsEndpointMissing;
     std::optional<LoadSample> sample;
     QString failure;
-    if (replyCut(reply)) {
-        failure = replyProblem(reply); // a partial page could drop dp ranks from the sum
+    if (isCut(result)) {
+        // a partial page could drop dp ranks from the sum
+        failure = problemOf(*watched, result, m_settings.maxPageBytes);
     } else if (httpStatus != 200) {
         if (!fromMetrics && (httpStatus == 404 || httpStatus == 405)) {
             watched->loadsEndpointMissing = true; // older servers: read the gauges instead
             pollLoad(*watched);
             return;
         }
-        failure = httpStatus == 0 ? replyProblem(reply) : QStringLiteral("HTTP %1").arg(httpStatus);
+        failure = httpStatus == 0 ? problemOf(*watched, result, m_settings.maxPageBytes)
+                                  : QStringLiteral("HTTP %1").arg(httpStatus);
     } else if (!fromMetrics) {
         sample = parseLoads(body);
         if (!sample) {
@@ -316,19 +356,14 @@ void ServicePoller::scrapeMetrics(Watched &watched)
     if (watched.metricsInFlight || !watched.service.hasMetrics())
         return;
     watched.metricsInFlight = true;
-    QNetworkReply *reply = get(watched, watched.service.metricsUrl(), m_settings.maxPageBytes);
-    const quint64 generation = m_generation;
-    const QString name = watched.service.name;
-    connect(reply, &QNetworkReply::finished, this,
-            [this, generation, name, reply] { metricsAnswered(generation, name, reply); });
+    get(watched, watched.service.metricsUrl(), m_settings.maxPageBytes,
+        &ServicePoller::metricsAnswered);
 }
 
-void ServicePoller::metricsAnswered(quint64 generation, const QString &name, QNetworkReply *reply)
+void ServicePoller::metricsAnswered(Watched &watchedRef, const ProbeResult &result)
 {
-    reply->deleteLater();
-    Watched *watched = find(generation, name);
-    if (!watched)
-        return;
+    Watched *watched = &watchedRef;
+    const QString name = watched->service.name;
     watched->metricsInFlight = false;
     if (!watched->sampler) {
         MetricsSampler::Settings sampling;
@@ -340,25 +375,21 @@ void ServicePoller::metricsAnswered(quint64 generation, const QString &name, QNe
         watched->sampler = std::make_unique<MetricsSampler>(name, profile, sampling);
     }
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    const int httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const int httpStatus = result.status;
     QString problem;
     if (httpStatus != 0 && httpStatus != 200)
-        problem = QStringLiteral("HTTP %1 %2")
-                      .arg(httpStatus)
-                      .arg(reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString())
-                      .trimmed();
-    else
-        problem = replyProblem(reply); // timeout, too large, refused; cut mid-body too
+        problem = QStringLiteral("HTTP %1 %2").arg(httpStatus).arg(result.reason).trimmed();
+    else // timeout, too large, refused; cut mid-body too
+        problem = problemOf(*watched, result, m_settings.maxPageBytes);
     MetricsSnapshot snapshot;
     if (!problem.isEmpty()) {
         snapshot = watched->sampler->failed(
             QStringLiteral("%1 %2").arg(watched->service.metricsUrl().path(), problem), now);
     } else {
-        const QByteArray body = boundedBody(reply);
+        const QByteArray &body = result.body;
         metrics::ParseOptions options;
         options.maxPageBytes = static_cast<std::size_t>(m_settings.maxPageBytes);
-        options.contentType =
-            reply->header(QNetworkRequest::ContentTypeHeader).toString().toStdString();
+        options.contentType = result.contentType.toStdString();
         const metrics::MetricPage page = metrics::ExpositionParser::parse(
             std::string_view(body.constData(), static_cast<std::size_t>(body.size())), options);
         snapshot = watched->sampler->sample(page, now);

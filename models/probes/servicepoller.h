@@ -10,8 +10,6 @@
 #include <QVector>
 #include <memory>
 
-class QNetworkAccessManager;
-class QNetworkReply;
 class QTimer;
 
 namespace opsdeck::secrets {
@@ -20,15 +18,20 @@ class SecretStore;
 
 namespace opsdeck::probes {
 
-class ProxyNetworks;
+class ProbeEngine;
+struct ProbeResult;
 
 /// Polls every service's health URL once per interval, every service's
 /// /metrics page (read by its own MetricsSampler into a MetricsSnapshot: gauges,
 /// counter rates, window quantiles, with their staleness), and the decode
 /// services' batch size (/v1/loads, else /metrics summed over dp ranks: the
 /// live batch size prefers /v1/loads, whose values SGLang does not cache).
+/// Requests go through libcurl (a ProbeEngine: one multi handle on a thread
+/// of its own), not Qt Network: with 64 engines polled three times a second,
+/// Qt's HTTP thread and its cross-thread reply signals were most of the
+/// console's CPU (bench: run_poll_bench.sh).
 /// A proxy's or router's health check goes each time on a fresh connection
-/// (`Connection: close`, a manager of its own), so one that stalls
+/// (closed after the answer, never reused), so one that stalls
 /// kept-alive connections does not look down; an engine's (prefill, decode,
 /// engine) reuses the kept-alive connections of /metrics and /v1/loads, as
 /// its router's requests do — a new TCP connection per engine per second was
@@ -89,29 +92,34 @@ Q_SIGNALS:
 
 private:
     struct Watched;
+    using Answered = void (ServicePoller::*)(Watched &watched, const ProbeResult &result);
     void checkHealth(Watched &watched);
     void pollLoad(Watched &watched);
-    void healthAnswered(quint64 generation, const QString &name, QNetworkReply *reply);
-    void loadAnswered(quint64 generation, const QString &name, QNetworkReply *reply);
+    void healthAnswered(Watched &watched, const ProbeResult &result);
+    void loadAnswered(Watched &watched, const ProbeResult &result);
     void scrapeMetrics(Watched &watched);
-    void metricsAnswered(quint64 generation, const QString &name, QNetworkReply *reply);
-    /// `freshConnection`: on a connection of its own that closes with the answer.
-    QNetworkReply *get(const Watched &owner, const QUrl &url, qint64 maxBytes,
-                       bool freshConnection = false);
+    void metricsAnswered(Watched &watched, const ProbeResult &result);
+    /// GETs `url` for `owner` with its `http:` settings; `answered` runs on
+    /// the poller's thread with the result, unless the service list changed
+    /// meanwhile. `freshConnection`: on a connection of its own, closed after.
+    void get(const Watched &owner, const QUrl &url, qint64 maxBytes, Answered answered,
+             bool freshConnection = false);
+    /// Why `result` is no usable answer, in the operator's words ("no answer
+    /// within 2000 ms", "body larger than N bytes", "Connection refused",
+    /// "service S: TLS verification failed: ...", "HTTP 200, then ..."); empty when it answered.
+    /// `maxBytes`: the limit the request had.
+    QString problemOf(const Watched &owner, const ProbeResult &result, qint64 maxBytes) const;
     QHash<QString, HttpRequestSettings> resolveHttp(const QVector<inventory::Service> &services);
     Watched *find(quint64 generation, const QString &name) const;
 
     Settings m_settings;
-    QNetworkAccessManager *m_network = nullptr;
-    /// Health checks only: its connections never carry another request.
-    QNetworkAccessManager *m_healthNetwork = nullptr;
+    std::unique_ptr<ProbeEngine> m_engine; // made by start(), on the poller's thread
     QTimer *m_timer = nullptr;
     quint64 m_generation = 0;
     QVector<Watched *> m_watched;
     // Per service name: its resolved `http:` settings (API key included).
     QHash<QString, HttpRequestSettings> m_http;
     secrets::SecretStore *m_secrets = nullptr; // SecretStore::shared(), taken on first need
-    std::unique_ptr<ProxyNetworks> m_proxyNetworks;
     quint64 m_servicesCall = 0; // a newer setServices() wins over one still looking up keys
 };
 

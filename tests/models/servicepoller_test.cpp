@@ -139,7 +139,13 @@ TEST(ServicePoller, BadServersGiveClearErrorsWhileTheOthersKeepUpdating)
         [&] { return observed.last.value(QStringLiteral("silent")).state == ServiceState::Down; },
         std::chrono::seconds(10)));
     EXPECT_EQ(observed.last.value(QStringLiteral("closed")).state, ServiceState::Down);
+    // The operator's words, not curl's: the OS reason, the deadline.
+    EXPECT_EQ(observed.last.value(QStringLiteral("closed")).detail,
+              QStringLiteral("Connection refused"));
+    EXPECT_EQ(observed.last.value(QStringLiteral("silent")).detail,
+              QStringLiteral("no answer within 800 ms"));
     EXPECT_EQ(observed.last.value(QStringLiteral("garbage")).state, ServiceState::Healthy);
+    EXPECT_EQ(observed.last.value(QStringLiteral("garbage")).detail, QStringLiteral("HTTP 200 OK"));
     // The healthy one keeps being checked while the silent one hangs.
     const QDateTime before = observed.last.value(QStringLiteral("garbage")).lastCheck;
     ASSERT_TRUE(

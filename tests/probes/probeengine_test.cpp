@@ -204,6 +204,43 @@ TEST(ProbeEngine, TheApiKeyIsSentAsBearerAndAnswersLongerThanTheCapFail)
     EXPECT_EQ(cut.error, QStringLiteral("answer longer than 10 bytes"));
 }
 
+TEST(ProbeEngine, AResultCarriesTheReasonTheContentTypeAndWhyAConnectFailed)
+{
+    SimProcess sim;
+    ASSERT_TRUE(sim.start(simArgs(QStringLiteral("engine"), {QStringLiteral("--api-key"),
+                                                             QStringLiteral("sk-reason-test")})));
+    ProbeEngine engine;
+    const ProbeResult unauthorized =
+        engine.run(getProbe(sim.url(), QStringLiteral("/v1/models"), ConnectionMode::Fresh));
+    EXPECT_EQ(unauthorized.status, 401);
+    EXPECT_EQ(unauthorized.reason, QStringLiteral("Unauthorized"));
+    EXPECT_TRUE(unauthorized.connectError.isEmpty());
+
+    const ProbeResult metrics =
+        engine.run(getProbe(sim.url(), QStringLiteral("/metrics"), ConnectionMode::Fresh));
+    ASSERT_EQ(metrics.status, 200) << metrics.error.toStdString();
+    EXPECT_EQ(metrics.reason, QStringLiteral("OK"));
+    EXPECT_TRUE(metrics.contentType.startsWith("text/plain; version=0.0.4"))
+        << metrics.contentType.toStdString();
+
+    // A declared length over the cap is refused before its body is read.
+    auto capped = getProbe(sim.url(), QStringLiteral("/metrics"), ConnectionMode::Fresh);
+    capped.maxBytes = 100;
+    const ProbeResult cut = engine.run(capped);
+    EXPECT_TRUE(cut.tooLarge);
+    EXPECT_FALSE(cut.ok());
+    EXPECT_EQ(cut.error, QStringLiteral("answer longer than 100 bytes"));
+    EXPECT_TRUE(cut.body.isEmpty());
+
+    const ProbeResult refused =
+        engine.run(getProbe(QStringLiteral("http://127.0.0.1:%1").arg(freeTcpPort()),
+                            QStringLiteral("/health"), ConnectionMode::Fresh));
+    EXPECT_EQ(refused.status, 0);
+    EXPECT_EQ(refused.connectError, QStringLiteral("Connection refused"));
+    EXPECT_FALSE(refused.error.isEmpty());
+    EXPECT_FALSE(refused.tlsFailed);
+}
+
 TEST(ProbeEngine, ProxiesComeFromTheRequestNeverFromTheEnvironment)
 {
     SimProcess sim;

@@ -156,10 +156,16 @@ bool SshdProcess::writeFiles(const QString &extraConfig)
                        "MaxStartups 200\n"
                        "LogLevel VERBOSE\n"
                        "Subsystem sftp /usr/lib/openssh/sftp-server\n"
+                       // The remote shell's HOME is this folder, so bash (which
+                       // sources ~/.bashrc under sshd) never runs the machine's
+                       // own: a pyenv init there took a lock that a test killing
+                       // a shell mid-start left behind, and every later command
+                       // then waited 60 s for it.
+                       "SetEnv HOME=%7\n"
                        "%5\n")
             .arg(m_port)
             .arg(path(QStringLiteral("host_key")), path(QStringLiteral("sshd.pid")),
-                 path(QStringLiteral("authorized_keys")), extraConfig, authentication)
+                 path(QStringLiteral("authorized_keys")), extraConfig, authentication, m_dir.path())
             .toUtf8();
     const QByteArray clientConfig = QStringLiteral("Host %1\n"
                                                    "  HostName 127.0.0.1\n"
