@@ -144,15 +144,11 @@ QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url, int t
 
 QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url,
                           const HttpRequestSettings &settings, int defaultTimeoutMs,
-                          qint64 maxBytes, bool closeConnection)
+                          qint64 maxBytes)
 {
-    return sendToService(network, url, settings, defaultTimeoutMs, maxBytes,
-                         [&network, closeConnection](QNetworkRequest request) {
-                             if (closeConnection)
-                                 request.setRawHeader(QByteArrayLiteral("Connection"),
-                                                      QByteArrayLiteral("close"));
-                             return network.get(request);
-                         });
+    return sendToService(
+        network, url, settings, defaultTimeoutMs, maxBytes,
+        [&network](const QNetworkRequest &request) { return network.get(request); });
 }
 
 QNetworkReply *boundedPost(QNetworkAccessManager &network, const QUrl &url, const QByteArray &body,

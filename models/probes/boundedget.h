@@ -27,11 +27,9 @@ QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url, int t
 /// `settings.timeoutMs` when set, else `defaultTimeoutMs`. `network` must be
 /// the manager of the service's proxy (ProxyNetworks). When `settings.problem`
 /// is set no request is sent: the reply fails with that text.
-/// `closeConnection` sends `Connection: close`: the connection ends with the
-/// answer, so the next request opens a fresh one (health checks, see ServicePoller).
 QNetworkReply *boundedGet(QNetworkAccessManager &network, const QUrl &url,
                           const HttpRequestSettings &settings, int defaultTimeoutMs,
-                          qint64 maxBytes, bool closeConnection = false);
+                          qint64 maxBytes);
 
 /// A POST of `body` (sent as `contentType`, e.g. "application/json") with the
 /// same service settings and the same bounds as boundedGet() above: one path

@@ -24,6 +24,12 @@ bool isCut(const ProbeResult &result)
 {
     return result.status != 0 && !result.error.isEmpty();
 }
+
+/// The service's `timeout_ms` when set, else the poller's, ms.
+int timeoutMsOf(const HttpRequestSettings &settings, const ServicePoller::Settings &poller)
+{
+    return settings.timeoutMs > 0 ? settings.timeoutMs : poller.timeoutMs;
+}
 } // namespace
 
 struct ServicePoller::Watched
@@ -179,7 +185,7 @@ void ServicePoller::get(const Watched &owner, const QUrl &url, qint64 maxBytes, 
     request.caFile = settings.caFile;
     request.verifyTls = settings.verifyTls;
     request.proxy = settings.proxy;
-    request.timeoutMs = settings.timeoutMs > 0 ? settings.timeoutMs : m_settings.timeoutMs;
+    request.timeoutMs = timeoutMsOf(settings, m_settings);
     request.maxBytes = maxBytes;
     m_engine->submit(std::move(request), deliver);
 }
@@ -191,8 +197,7 @@ QString ServicePoller::problemOf(const Watched &owner, const ProbeResult &result
     if (!settings.problem.isEmpty() && result.error == settings.problem)
         return settings.problem;
     if (result.timedOut)
-        return QStringLiteral("no answer within %1 ms")
-            .arg(settings.timeoutMs > 0 ? settings.timeoutMs : m_settings.timeoutMs);
+        return QStringLiteral("no answer within %1 ms").arg(timeoutMsOf(settings, m_settings));
     if (result.tooLarge)
         return QStringLiteral("body larger than %1 bytes").arg(maxBytes);
     if (result.tlsFailed)

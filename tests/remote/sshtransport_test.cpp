@@ -109,12 +109,15 @@ TEST(SshTransport, ConnectionLostMidCommandIsUnknownAndTheNextCommandReconnects)
     transport.run(request);
     ASSERT_TRUE(opsdeck::test::waitUntil([&] { return QFile::exists(marker); }, 10s));
     QFile::remove(marker);
-    // Kill the sshd processes serving this connection: the TCP connection drops.
+    // Kill the sshd process serving this connection, then what it started:
+    // the TCP connection drops. The sshd goes first, else it may still report
+    // its shell's SIGKILL as the command's exit before it dies itself.
     const QVector<qint64> connections = sshd.connectionPids();
     ASSERT_EQ(connections.size(), 1);
-    for (qint64 child : SshdProcess::childPids(connections.first()))
-        ::kill(static_cast<pid_t>(child), SIGKILL);
+    const QVector<qint64> children = SshdProcess::childPids(connections.first());
     ::kill(static_cast<pid_t>(connections.first()), SIGKILL);
+    for (qint64 child : children)
+        ::kill(static_cast<pid_t>(child), SIGKILL);
     ASSERT_TRUE(opsdeck::test::waitUntil([&] { return result.has_value(); }, 15s));
     EXPECT_EQ(result->outcome, CommandResult::Outcome::Unknown) << result->describe().toStdString();
     EXPECT_FALSE(result->succeeded());
