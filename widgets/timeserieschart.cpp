@@ -3,6 +3,7 @@
 #include "chartcrosshair.h"
 #include "chartdecimator.h"
 #include "chartinteraction.h"
+#include "chartlinesitem.h"
 #include "chartlivebar.h"
 #include "chartmarkeroverlay.h"
 
@@ -68,6 +69,7 @@ bool useOpenGl()
 TimeSeriesChart::TimeSeriesChart(QWidget *parent)
     : QWidget(parent), m_chart(new QChart), m_view(new QChartView(m_chart, this)),
       m_timeAxis(new QDateTimeAxis), m_valueAxis(new QValueAxis),
+      m_lines(useOpenGl() ? nullptr : new ChartLinesItem(m_chart)),
       m_crosshair(new ChartCrosshair(m_chart)), m_markers(new ChartMarkerOverlay(m_chart)),
       m_interaction(new ChartInteraction(this, m_view, m_crosshair, m_markers)),
       m_liveBar(new ChartLiveBar), m_frameTimer(new QTimer(this))
@@ -94,9 +96,11 @@ TimeSeriesChart::TimeSeriesChart(QWidget *parent)
     m_frameTimer->setSingleShot(true);
     m_frameTimer->setInterval(frameMs);
     connect(m_frameTimer, &QTimer::timeout, this, &TimeSeriesChart::drawFrame);
-    // A new plot width changes the column count; a new height moves markers.
+    // A new plot width changes the column count; a new height moves markers
+    // and lines.
     connect(m_chart, &QChart::plotAreaChanged, this, [this](const QRectF &plotArea) {
         m_markers->layout(plotArea, m_drawnStartMs, m_drawnEndMs);
+        updateLinesDomain();
         if (static_cast<int>(plotArea.width()) != m_drawnColumns)
             scheduleFrame();
     });
@@ -116,16 +120,22 @@ void TimeSeriesChart::addSeries(const QString &name, const QColor &color)
 {
     auto *line = new QLineSeries;
     line->setName(name);
-    // Qt Charts strokes each line's hit-test shape on every replace(), about
-    // 0.5 µs per point (bench_chart): one more reason to hand it only the
-    // decimated points. OpenGL series skip that (see the header).
+    // On the raster path the series stays empty (ChartLinesItem draws it);
+    // it gives the legend entry and the pen.
     line->setUseOpenGL(useOpenGl());
     m_chart->addSeries(line);
     line->attachAxis(m_timeAxis);
     line->attachAxis(m_valueAxis);
-    m_series.append({name, color, line, {}, 0, false});
+    const QPen pen(m_palette.seriesColor(color), 2.0);
+    line->setPen(pen);
+    Series added;
+    added.name = name;
+    added.color = color;
+    added.line = line;
+    if (m_lines)
+        added.index = m_lines->addLine(pen);
+    m_series.append(added);
     const Series &series = m_series.back();
-    line->setPen(QPen(m_palette.seriesColor(color), 2.0));
     styleLegendMarker(series);
     for (QLegendMarker *marker : m_chart->legend()->markers(line))
         connect(marker, &QLegendMarker::clicked, this,
@@ -172,7 +182,19 @@ void TimeSeriesChart::setPoints(const QString &name, const QList<QPointF> &point
 qsizetype TimeSeriesChart::pointCount(const QString &name) const
 {
     const Series *series = find(name);
-    return series ? series->line->count() : 0;
+    return series ? series->drawn.size() : 0;
+}
+
+QList<QPointF> TimeSeriesChart::drawnPoints(const QString &name) const
+{
+    const Series *series = find(name);
+    return series ? series->drawn : QList<QPointF>();
+}
+
+int TimeSeriesChart::replaceCount(const QString &name) const
+{
+    const Series *series = find(name);
+    return series ? series->replaces : 0;
 }
 
 void TimeSeriesChart::flush()
@@ -256,6 +278,8 @@ void TimeSeriesChart::setSeriesVisible(const QString &name, bool visible)
     if (!series || series->line->isVisible() == visible)
         return;
     series->line->setVisible(visible);
+    if (m_lines)
+        m_lines->setLineVisible(series->index, visible);
     styleLegendMarker(*series);
     scheduleFrame();
 }
@@ -333,6 +357,7 @@ void TimeSeriesChart::drawFrame()
             drawSeries(series, start, end, columns);
     }
     updateValueAxis();
+    updateLinesDomain();
     m_markers->layout(m_chart->plotArea(), start, end);
     m_interaction->refresh();
 }
@@ -351,15 +376,26 @@ void TimeSeriesChart::drawSeries(Series &series, qint64 startMs, qint64 endMs, i
     if (last != points.cend())
         ++last;
     const QPointF *data = points.constData();
-    QList<QPointF> drawn =
+    series.drawn =
         ChartDecimator::decimate(data + (first - points.cbegin()), data + (last - points.cbegin()),
                                  double(startMs), double(endMs), columns);
     double maxValue = 0;
-    for (const QPointF &point : std::as_const(drawn))
+    for (const QPointF &point : std::as_const(series.drawn))
         if (std::isfinite(point.y()))
             maxValue = std::max(maxValue, point.y());
     series.drawnMax = maxValue;
-    series.line->replace(drawn);
+    ++series.replaces;
+    if (m_lines)
+        m_lines->setPoints(series.index, series.drawn);
+    else
+        series.line->replace(series.drawn);
+}
+
+void TimeSeriesChart::updateLinesDomain()
+{
+    if (m_lines)
+        m_lines->setDomain(m_chart->plotArea(), double(m_drawnStartMs), double(m_drawnEndMs),
+                           m_valueAxis->min(), m_valueAxis->max());
 }
 
 void TimeSeriesChart::updateTimeAxis(qint64 startMs, qint64 endMs)
@@ -413,7 +449,10 @@ void TimeSeriesChart::applyPalette()
     m_timeAxis->setGridLineColor(m_palette.grid);
     m_valueAxis->setGridLineColor(m_palette.grid);
     for (const Series &series : std::as_const(m_series)) {
-        series.line->setPen(QPen(m_palette.seriesColor(series.color), 2.0));
+        const QPen pen(m_palette.seriesColor(series.color), 2.0);
+        series.line->setPen(pen);
+        if (m_lines)
+            m_lines->setPen(series.index, pen);
         styleLegendMarker(series);
     }
     m_crosshair->setColors(m_palette.crosshair, m_palette.text, m_palette.labelBackground,

@@ -13,6 +13,7 @@
 
 class ChartCrosshair;
 class ChartInteraction;
+class ChartLinesItem;
 class ChartMarkerOverlay;
 class QChart;
 class QChartView;
@@ -30,26 +31,29 @@ class QValueAxis;
 /// and marks the series dirty; at the next frame (≤ 16 ms later, one timer
 /// per chart) each dirty series is cut to the visible time range, reduced to
 /// each pixel column's first, min, max and last value over the plot area's
-/// width in pixels, and handed to QLineSeries::replace() once. So any number
-/// of setPoints() calls in one frame cost one replace per series, and peaks
+/// width in pixels, and handed to its line once. So any number of
+/// setPoints() calls in one frame cost one replace per series, and peaks
 /// survive decimation.
 ///
 /// Two paths for the lines, chosen once per process (drawsWithOpenGl()):
-/// - OpenGL (QXYSeries::setUseOpenGL) where a hardware OpenGL context can
-///   be made on a windowing platform (xcb, wayland, windows, cocoa, eglfs).
-///   Qt Charts then skips the stroked hit-test shape it builds on every
-///   replace() (about 0.5 µs a point) and draws the lines on a QOpenGLWidget
-///   over the plot. That widget covers every scene item, so the crosshair
-///   label becomes a tool window above it, and it is made transparent for
-///   the mouse, else it takes presses and hovers on a line.
+/// - OpenGL (QXYSeries::setUseOpenGL, fed with QLineSeries::replace()) where
+///   a hardware OpenGL context can be made on a windowing platform (xcb,
+///   wayland, windows, cocoa, eglfs). Qt Charts draws the lines on a
+///   QOpenGLWidget over the plot. That widget covers every scene item, so
+///   the crosshair label becomes a tool window above it, and it is made
+///   transparent for the mouse, else it takes presses and hovers on a line.
 ///   bench_chart (8 × 86,400 points, 1200 px, 2 cores): 3.6 ms a frame for
 ///   decimate + replace, 3 ms of it decimation.
-/// - Raster (Qt Charts' QGraphicsItem lines) everywhere else: Qt's offscreen
-///   platform (the tests), no context, a software renderer such as Mesa's
-///   llvmpipe (Xvfb, remote desktops: there the OpenGL path stalled the GUI
-///   thread over 1 s and took 170 MB more), or OPSDECK_CHART_OPENGL=0.
-///   bench_chart: about 25 ms a frame, most of it Qt Charts' work inside
-///   replace(). OPSDECK_CHART_OPENGL=1 forces OpenGL on software renderers.
+/// - Raster everywhere else: Qt's offscreen platform (the tests), no
+///   context, a software renderer such as Mesa's llvmpipe (Xvfb, remote
+///   desktops: there the OpenGL path stalled the GUI thread over 1 s and
+///   took 170 MB more), or OPSDECK_CHART_OPENGL=0. The lines are drawn by
+///   ChartLinesItem, a scene item over the plot, not by Qt Charts' raster
+///   line item, which strokes a hit-test outline of the whole line on every
+///   replace() and every axis move (about 0.5 µs a point: 25 ms a frame in
+///   bench_chart, against about 3.5 ms with ChartLinesItem). The QLineSeries
+///   stay, empty, for the legend and the pens.
+///   OPSDECK_CHART_OPENGL=1 forces OpenGL on software renderers.
 /// Either way, call setPoints() at most once per series per second for
 /// history-sized series.
 ///
@@ -89,6 +93,11 @@ public:
     /// Points currently drawn for `name` (after decimation; 0 before the
     /// first frame and for unknown names).
     qsizetype pointCount(const QString &name) const;
+    /// Those points themselves (x ms since epoch, y in the chart's unit).
+    QList<QPointF> drawnPoints(const QString &name) const;
+    /// Frames that handed `name`'s lines new points: one per frame however
+    /// many setPoints() calls it coalesced.
+    int replaceCount(const QString &name) const;
     /// Draws what is pending now instead of at the next frame (tests,
     /// benchmarks, screenshots).
     void flush();
@@ -156,10 +165,13 @@ private:
     struct Series
     {
         QString name;
-        QColor color; ///< as requested; drawn through ChartPalette::seriesColor
-        QLineSeries *line = nullptr;
+        QColor color;                ///< as requested; drawn through ChartPalette::seriesColor
+        QLineSeries *line = nullptr; ///< legend entry and pen; holds the points on the OpenGL path
+        int index = -1;              ///< its line in m_lines (raster path)
         QList<QPointF> points;
-        double drawnMax = 0; ///< largest y drawn at the last frame
+        QList<QPointF> drawn; ///< after decimation, as handed over at the last frame
+        double drawnMax = 0;  ///< largest y drawn at the last frame
+        int replaces = 0;     ///< frames that handed this series new points
         bool dirty = false;
     };
 
@@ -169,6 +181,7 @@ private:
     void drawFrame();
     void drawSeries(Series &series, qint64 startMs, qint64 endMs, int columns);
     void updateValueAxis();
+    void updateLinesDomain();
     void updateTimeAxis(qint64 startMs, qint64 endMs);
     void setMode(Mode mode);
     void applyPalette();
@@ -178,6 +191,7 @@ private:
     QChartView *m_view;
     QDateTimeAxis *m_timeAxis;
     QValueAxis *m_valueAxis;
+    ChartLinesItem *m_lines; ///< the raster path's lines; nullptr on the OpenGL path
     ChartCrosshair *m_crosshair;
     ChartMarkerOverlay *m_markers;
     ChartInteraction *m_interaction;

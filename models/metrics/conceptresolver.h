@@ -21,7 +21,10 @@
 #include "metricpage.h"
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace opsdeck::metrics {
@@ -60,10 +63,20 @@ public:
 private:
     /// First alias of `only` (any profile when Auto) present on the page.
     Resolution find(Concept which, Profile only) const;
+    /// Index in EngineProfile::aliases() of that alias, without its samples.
+    std::optional<std::size_t> firstPresent(Concept which, Profile only) const;
+
+    /// Whether `family` is present on the page as the rules above say.
+    bool present(const std::string &family, bool histogram) const;
 
     const MetricPage &m_page;
     Profile m_requested;
     Profile m_used = Profile::Auto;
+    /// Names on the page, and those with at least one non-NaN sample: one
+    /// pass over the page instead of one per name tried (a resolver tries
+    /// every alias of every concept for each profile to detect one).
+    std::unordered_set<std::string_view> m_names;
+    std::unordered_set<std::string_view> m_numbered;
 };
 
 } // namespace opsdeck::metrics

@@ -203,8 +203,16 @@ std::vector<SeriesRate> CounterRate::perSeries(const Scrape &before, const Scrap
 Rate CounterRate::perConcept(Concept which, const Scrape &before, const Scrape &after,
                              Profile profile)
 {
-    const Resolution first = ConceptResolver(before.page, profile).resolve(which);
-    const Resolution second = ConceptResolver(after.page, profile).resolve(which);
+    return perConcept(which, before, ConceptResolver(before.page, profile), after,
+                      ConceptResolver(after.page, profile));
+}
+
+Rate CounterRate::perConcept(Concept which, const Scrape &before,
+                             const ConceptResolver &beforeNames, const Scrape &after,
+                             const ConceptResolver &afterNames)
+{
+    const Resolution first = beforeNames.resolve(which);
+    const Resolution second = afterNames.resolve(which);
     Rate total;
     if (!first.found() || !second.found() || !(after.timeS > before.timeS))
         return total;

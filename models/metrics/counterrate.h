@@ -47,6 +47,7 @@
 // Thread-safety: stateless; pure functions of their arguments, call them from
 // any thread. Pages must not change during a call.
 
+#include "conceptresolver.h"
 #include "engineprofile.h"
 #include "metricpage.h"
 
@@ -122,6 +123,10 @@ public:
     /// The summed rate of a counter concept (see the top of this file).
     static Rate perConcept(Concept which, const Scrape &before, const Scrape &after,
                            Profile profile = Profile::Auto);
+    /// The same with each page's resolver made once by the caller (one per
+    /// page instead of two per concept); each must be of its scrape's page.
+    static Rate perConcept(Concept which, const Scrape &before, const ConceptResolver &beforeNames,
+                           const Scrape &after, const ConceptResolver &afterNames);
 };
 
 } // namespace opsdeck::metrics

@@ -177,9 +177,18 @@ std::vector<HistogramQuantile::Bucket> HistogramQuantile::windowBuckets(const Me
 WindowQuantiles HistogramQuantile::forConcept(Concept which, const MetricPage &before,
                                               const MetricPage &after, Profile profile)
 {
+    return forConcept(which, before, ConceptResolver(before, profile), after,
+                      ConceptResolver(after, profile));
+}
+
+WindowQuantiles HistogramQuantile::forConcept(Concept which, const MetricPage &before,
+                                              const ConceptResolver &beforeNames,
+                                              const MetricPage &after,
+                                              const ConceptResolver &afterNames)
+{
     WindowQuantiles result;
-    const Resolution first = ConceptResolver(before, profile).resolve(which);
-    const Resolution second = ConceptResolver(after, profile).resolve(which);
+    const Resolution first = beforeNames.resolve(which);
+    const Resolution second = afterNames.resolve(which);
     if (!first.found() || !second.found() || first.family != second.family)
         return result;
     const std::vector<Bucket> buckets = windowBuckets(before, after, second.family, &result.reset);

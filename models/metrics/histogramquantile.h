@@ -31,6 +31,7 @@
 // Units: the quantiles are in the histogram's unit (s for TTFT, ITL, E2E).
 // Thread-safety: stateless; pure functions, call them from any thread.
 
+#include "conceptresolver.h"
 #include "engineprofile.h"
 #include "metricpage.h"
 
@@ -79,6 +80,11 @@ public:
     /// two pages name it differently.
     static WindowQuantiles forConcept(Concept which, const MetricPage &before,
                                       const MetricPage &after, Profile profile = Profile::Auto);
+    /// The same with each page's resolver made once by the caller; each
+    /// must be of its page.
+    static WindowQuantiles forConcept(Concept which, const MetricPage &before,
+                                      const ConceptResolver &beforeNames, const MetricPage &after,
+                                      const ConceptResolver &afterNames);
 };
 
 } // namespace opsdeck::metrics

@@ -132,10 +132,11 @@ MetricsSnapshot MetricsSampler::sample(const MetricPage &page, qint64 scrapeMs)
     auto current = std::make_shared<Kept>();
     current->timeMs = scrapeMs;
     current->page = reduce(page);
+    current->names.emplace(current->page, m_profile);
     // A restarted engine's gauges start over: their first value counts as a change.
     if (m_previous && metrics::CounterRate::processRestarted(m_previous->page, current->page))
         m_seen.clear();
-    addGauges(current->page, scrapeMs, out);
+    addGauges(*current, out);
     addRates(*current, out);
     addQuantiles(*current, out);
     keep(current);
@@ -148,7 +149,7 @@ void MetricsSampler::addRates(const Kept &current, MetricsSnapshot &out) const
         return;
     const metrics::Scrape before{m_previous->page, static_cast<double>(m_previous->timeMs) / 1e3};
     const metrics::Scrape after{current.page, static_cast<double>(current.timeMs) / 1e3};
-    const metrics::ConceptResolver resolver(current.page, m_profile);
+    const metrics::ConceptResolver &resolver = *current.names;
     const QString requestsPerS = QStringLiteral("requests/s");
     for (const auto &[which, key, unit] :
          {std::tuple{Concept::PromptTokens, "prompt_tokens_per_s", QStringLiteral("tokens/s")},
@@ -156,8 +157,8 @@ void MetricsSampler::addRates(const Kept &current, MetricsSnapshot &out) const
                      QStringLiteral("tokens/s")},
           std::tuple{Concept::BootstrapFailures, "bootstrap_failures_per_s", requestsPerS},
           std::tuple{Concept::TransferFailures, "transfer_failures_per_s", requestsPerS}}) {
-        const metrics::Rate rate =
-            metrics::CounterRate::perConcept(which, before, after, m_profile);
+        const metrics::Rate rate = metrics::CounterRate::perConcept(
+            which, before, *m_previous->names, after, *current.names);
         if (!rate.perSecond)
             continue;
         const std::string family = resolver.resolve(which).family;
@@ -184,12 +185,12 @@ void MetricsSampler::addQuantiles(const Kept &current, MetricsSnapshot &out) con
     }
     if (!base)
         return;
-    const metrics::ConceptResolver resolver(current.page, m_profile);
+    const metrics::ConceptResolver &resolver = *current.names;
     for (const auto &[which, prefix] :
          {std::pair{Concept::Ttft, "ttft"}, std::pair{Concept::Itl, "itl"},
           std::pair{Concept::E2e, "e2e"}}) {
-        const metrics::WindowQuantiles q =
-            metrics::HistogramQuantile::forConcept(which, base->page, current.page, m_profile);
+        const metrics::WindowQuantiles q = metrics::HistogramQuantile::forConcept(
+            which, base->page, *base->names, current.page, *current.names);
         if (!q.present)
             continue;
         const QString family = text(resolver.resolve(which).family);

@@ -47,6 +47,7 @@
 // Thread: a plain model object with no threads and no network; use one from
 // one thread at a time (the poller's thread).
 
+#include "conceptresolver.h"
 #include "engineprofile.h"
 #include "metricpage.h"
 #include "metricssnapshot.h"
@@ -55,6 +56,7 @@
 #include <QString>
 #include <deque>
 #include <memory>
+#include <optional>
 
 namespace opsdeck::probes {
 
@@ -97,6 +99,8 @@ private:
     {
         qint64 timeMs = 0;
         metrics::MetricPage page;
+        /// Of `page` (set once it is in place; Kept does not move: shared_ptr).
+        std::optional<metrics::ConceptResolver> names;
     };
     struct Seen
     {
@@ -104,7 +108,7 @@ private:
         qint64 sinceMs = 0;
     };
 
-    void addGauges(const metrics::MetricPage &page, qint64 scrapeMs, MetricsSnapshot &out);
+    void addGauges(const Kept &current, MetricsSnapshot &out);
     void addRates(const Kept &current, MetricsSnapshot &out) const;
     void addQuantiles(const Kept &current, MetricsSnapshot &out) const;
     void keep(const std::shared_ptr<const Kept> &current);

@@ -71,13 +71,15 @@ SeriesValue MetricsSampler::gauge(const QString &key, const QString &unit, doubl
     return v;
 }
 
-void MetricsSampler::addGauges(const MetricPage &page, qint64 scrapeMs, MetricsSnapshot &out)
+void MetricsSampler::addGauges(const Kept &current, MetricsSnapshot &out)
 {
+    const MetricPage &page = current.page;
+    const qint64 scrapeMs = current.timeMs;
     const metrics::PageSummary summary = metrics::summarizePage(page, m_profile);
     out.profile = text(std::string(metrics::EngineProfile::name(summary.profile)));
     for (const std::string &w : summary.warnings)
         out.warnings.append(text(w));
-    const metrics::ConceptResolver resolver(page, m_profile);
+    const metrics::ConceptResolver &resolver = *current.names;
     QHash<QString, Seen> touched;
     auto add = [&](Concept which, const QString &key, const QString &unit,
                    const std::optional<double> &value) {

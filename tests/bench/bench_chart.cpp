@@ -11,8 +11,10 @@
 //                       the next one.
 //   DecimateAndReplace  TimeSeriesChart: setPoints() for the 8 series, then
 //                       the frame: cut to the visible range, min/max
-//                       decimation to the plot width, QLineSeries::replace()
-//                       (with Qt Charts' own geometry update). No painting.
+//                       decimation to the plot width, the points handed to
+//                       the lines (ChartLinesItem on raster; on OpenGL
+//                       QLineSeries::replace() with Qt Charts' own update).
+//                       No painting.
 //   FullFrame           the same, then the whole widget rendered to a QImage.
 //   NaiveReplaceAll     what a plain Qt Charts user does: every point of the
 //                       8 series handed to QLineSeries::replace(), then the

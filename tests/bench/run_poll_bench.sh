@@ -2,7 +2,9 @@
 # Polling cost side by side: the console (bench_console_poll: MainWindow with
 # its poller, recorder and panels) watching N opsdeck-sim engines at 1 Hz,
 # then a Prometheus server (Debian's /usr/bin/prometheus) scraping the same N
-# targets every second, each for the same measured span after a warm-up.
+# targets every second, each for the same measured span after a warm-up (the
+# console then runs a second span of that length in which its GUI stalls are
+# timed; its CPU share and memory are from the first).
 # Reports CPU share of one core, resident memory, and the console's GUI stalls.
 #
 # Usage: run_poll_bench.sh BIN_DIR [SERVICES] [SECONDS]   (defaults 64, 60)

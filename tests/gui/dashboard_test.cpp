@@ -244,11 +244,10 @@ TEST(MetricsDashboard, EachPanelDrawsItsSeriesWithTheirCountsAndLastValues)
     for (const auto &e : expected) {
         SCOPED_TRACE(e.label.toStdString());
         EXPECT_FALSE(e.panel->isShowingPlaceholder());
-        QLineSeries *series = line(e.panel->chart(), e.label);
-        ASSERT_NE(series, nullptr);
+        ASSERT_NE(line(e.panel->chart(), e.label), nullptr);
         // 300 s in a plot wider than 200 px: decimation keeps every point.
         EXPECT_EQ(e.panel->chart()->pointCount(e.label), e.count);
-        EXPECT_NEAR(series->at(series->count() - 1).y(), e.last, 1e-9);
+        EXPECT_NEAR(e.panel->chart()->drawnPoints(e.label).back().y(), e.last, 1e-9);
     }
     EXPECT_TRUE(d.dashboard->decodePanel()->latestText().contains(QStringLiteral("running 13")) ||
                 d.dashboard->decodePanel()->latestText().contains(
@@ -307,9 +306,8 @@ TEST(MetricsDashboard, DecodePanelPrefersTheLiveBatchOverTheGauges)
     DecodeBatchPanel *panel = d.dashboard->decodePanel();
     d.drawNow();
     EXPECT_TRUE(panel->showsLiveLoads(decodeName));
-    QLineSeries *running = line(panel->chart(), QStringLiteral("running requests"));
-    ASSERT_NE(running, nullptr);
-    EXPECT_EQ(running->at(running->count() - 1).y(), 17);
+    ASSERT_GT(panel->chart()->pointCount(QStringLiteral("running requests")), 0);
+    EXPECT_EQ(panel->chart()->drawnPoints(QStringLiteral("running requests")).back().y(), 17);
     EXPECT_TRUE(panel->latestText().startsWith(
         QStringLiteral("running 17 · waiting 2 — live from /v1/loads")))
         << panel->latestText().toStdString();
@@ -328,10 +326,8 @@ TEST(MetricsDashboard, DecodePanelShowsTheGaugesAgeWhenOnlyMetricsExist)
     DecodeBatchPanel *panel = d.dashboard->decodePanel();
     d.drawNow();
     EXPECT_FALSE(panel->showsLiveLoads(decodeName));
-    QLineSeries *running = line(panel->chart(), QStringLiteral("running requests"));
-    ASSERT_NE(running, nullptr);
     EXPECT_EQ(panel->chart()->pointCount(QStringLiteral("running requests")), 30);
-    EXPECT_EQ(running->at(running->count() - 1).y(), 12);
+    EXPECT_EQ(panel->chart()->drawnPoints(QStringLiteral("running requests")).back().y(), 12);
     static const QRegularExpression age(
         QStringLiteral("^running 12 · waiting 1 — from sglang:num_running_reqs, unchanged (8|9) "
                        "s, refreshed every 40 decode steps, 30 s when idle$"));
@@ -365,15 +361,13 @@ TEST(MetricsDashboard, DecodeDrillDownToOneRankDrawsThatRank)
     panel->chart()->flush();
     EXPECT_EQ(panel->selectedRank(), 1);
     EXPECT_EQ(panel->chart()->pointCount(QStringLiteral("running requests")), 20);
-    QLineSeries *running = line(panel->chart(), QStringLiteral("running requests"));
-    ASSERT_NE(running, nullptr);
-    EXPECT_EQ(running->at(running->count() - 1).y(), 19);
+    EXPECT_EQ(panel->chart()->drawnPoints(QStringLiteral("running requests")).back().y(), 19);
     EXPECT_TRUE(panel->latestText().startsWith(QStringLiteral("dp 1: running 19 · waiting 4")))
         << panel->latestText().toStdString();
 
     panel->selectRank(-1);
     panel->chart()->flush();
-    EXPECT_EQ(running->at(running->count() - 1).y(), 10);
+    EXPECT_EQ(panel->chart()->drawnPoints(QStringLiteral("running requests")).back().y(), 10);
 }
 
 TEST(MetricsDashboard, EmptyPanelsShowAPlaceholderNotABlankChart)

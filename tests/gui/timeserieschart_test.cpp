@@ -11,6 +11,7 @@
 #include <QChartView>
 #include <QDateTime>
 #include <QDateTimeAxis>
+#include <QImage>
 #include <QLabel>
 #include <QLegend>
 #include <QLineSeries>
@@ -22,6 +23,8 @@
 #include <QValueAxis>
 #include <QWheelEvent>
 #include <QWindow>
+#include <QtNumeric>
+#include <cmath>
 #include <gtest/gtest.h>
 #include <map>
 #include <memory>
@@ -182,24 +185,80 @@ TEST(TimeSeriesChart, SetPointsInOneFrameCoalesceIntoOneReplacePerSeries)
     shown.chart->setPoints(running, samples(60, [](int i) { return i % 40; }));
     shown.chart->setPoints(waiting, samples(60, [](int i) { return i % 40; }));
     shown.chart->flush();
-    int runningReplaces = 0;
-    int waitingReplaces = 0;
-    QObject::connect(shown.line(running), &QLineSeries::pointsReplaced, [&] { ++runningReplaces; });
-    QObject::connect(shown.line(waiting), &QLineSeries::pointsReplaced, [&] { ++waitingReplaces; });
+    const int runningBefore = shown.chart->replaceCount(running);
+    const int waitingBefore = shown.chart->replaceCount(waiting);
+    // On the OpenGL path the points go to the QLineSeries: count those too.
+    int seriesReplaces = 0;
+    QObject::connect(shown.line(running), &QLineSeries::pointsReplaced, [&] { ++seriesReplaces; });
+    const auto runningReplaces = [&] { return shown.chart->replaceCount(running) - runningBefore; };
+    const auto waitingReplaces = [&] { return shown.chart->replaceCount(waiting) - waitingBefore; };
 
     for (int n = 61; n <= 80; ++n) {
         shown.chart->setPoints(running, samples(n, [](int i) { return i % 40; }));
         shown.chart->setPoints(waiting, samples(n, [](int i) { return (i + 7) % 40; }));
     }
-    EXPECT_EQ(runningReplaces, 0) << "setPoints draws at the next frame, not at once";
-    ASSERT_TRUE(waitUntil([&] { return runningReplaces > 0 && waitingReplaces > 0; }, 5s));
+    EXPECT_EQ(runningReplaces(), 0) << "setPoints draws at the next frame, not at once";
+    ASSERT_TRUE(waitUntil([&] { return runningReplaces() > 0 && waitingReplaces() > 0; }, 5s));
     auto *frameTimer = shown.chart->findChild<QTimer *>(QStringLiteral("frameTimer"));
     ASSERT_TRUE(frameTimer);
     ASSERT_TRUE(waitUntil([&] { return !frameTimer->isActive(); }, 5s));
-    EXPECT_EQ(runningReplaces, 1);
-    EXPECT_EQ(waitingReplaces, 1);
+    EXPECT_EQ(runningReplaces(), 1);
+    EXPECT_EQ(waitingReplaces(), 1);
+    EXPECT_EQ(seriesReplaces, TimeSeriesChart::drawsWithOpenGl() ? 1 : 0);
     EXPECT_EQ(shown.chart->pointCount(running), 80);
-    EXPECT_EQ(shown.line(waiting)->at(79).y(), (79 + 7) % 40);
+    EXPECT_EQ(shown.chart->drawnPoints(waiting).at(79).y(), (79 + 7) % 40);
+}
+
+// Whether a pixel within `radius` rows of `pos` (viewport) is `color`:
+// antialiasing blends the edges, the middle of a 2 px line is the pen.
+bool lineNear(const QImage &image, QPoint pos, const QColor &color, int radius)
+{
+    for (int dy = -radius; dy <= radius; ++dy) {
+        const QPoint at = pos + QPoint(0, dy);
+        if (!image.valid(at))
+            continue;
+        const QColor pixel = image.pixelColor(at);
+        if (std::abs(pixel.red() - color.red()) + std::abs(pixel.green() - color.green()) +
+                std::abs(pixel.blue() - color.blue()) <
+            40)
+            return true;
+    }
+    return false;
+}
+
+// The pixels, on whichever path this platform uses: a line lies where Qt
+// Charts' own axes map its values, breaks at a NaN, reaches the plot's
+// left edge from a sample a year before the window, and goes when hidden.
+TEST(TimeSeriesChart, LinesAreDrawnWhereTheAxesPutTheirValues)
+{
+    ShownChart shown;
+    QList<QPointF> points{{double(t0 - 365LL * 24 * 3600 * 1000), 5}};
+    points += samples(300, [](int i) { return i >= 100 && i < 150 ? qQNaN() : 5.0; });
+    shown.chart->setPoints(running, points);
+    shown.chart->setPoints(waiting, samples(300, [](int) { return 20; }));
+    shown.chart->flush();
+    QApplication::processEvents();
+    const QColor pen = shown.line(running)->pen().color();
+    const auto at = [&](qint64 timeMs, double value) {
+        const qreal y = shown.view->chart()->mapToPosition({0, value}, shown.line(running)).y();
+        return shown.viewportPos({shown.xOf(timeMs), y}).toPoint();
+    };
+    QImage image = shown.view->grab().toImage();
+    EXPECT_TRUE(lineNear(image, at(t0 + 50'000, 5), pen, 1)) << "a sample's value";
+    EXPECT_TRUE(lineNear(image, at(t0 + 250'000, 5), pen, 1)) << "after the gap";
+    EXPECT_FALSE(lineNear(image, at(t0 + 125'000, 5), pen, 4)) << "NaN leaves a gap";
+    EXPECT_FALSE(lineNear(image, at(t0 + 50'000, 10), pen, 4)) << "nothing above the line";
+    const qint64 windowStart = shown.chart->visibleStartMs();
+    ASSERT_LT(windowStart, t0);
+    EXPECT_TRUE(lineNear(image, at((windowStart + t0) / 2, 5), pen, 1))
+        << "the year-old sample's segment reaches the left edge";
+    EXPECT_TRUE(lineNear(image, at(t0 + 50'000, 20), shown.line(waiting)->pen().color(), 1));
+
+    shown.chart->setSeriesVisible(running, false);
+    shown.chart->flush();
+    QApplication::processEvents();
+    image = shown.view->grab().toImage();
+    EXPECT_FALSE(lineNear(image, at(t0 + 50'000, 5), pen, 4)) << "a hidden series is not drawn";
 }
 
 TEST(TimeSeriesChart, WheelZoomsAroundTheCursorAndStopsFollowing)
@@ -280,7 +339,7 @@ TEST(TimeSeriesChart, PauseKeepsTheAxisRangeWhileNewPointsArrive)
     pause->click(); // unpause: jump to now, with the points that arrived meanwhile
     ASSERT_TRUE(waitUntil([&] { return shown.axisRange().second == t0 + 459'000; }, 5s));
     EXPECT_TRUE(shown.chart->isFollowingLive());
-    EXPECT_EQ(shown.line(running)->at(shown.line(running)->count() - 1).x(), double(t0 + 459'000));
+    EXPECT_EQ(shown.chart->drawnPoints(running).back().x(), double(t0 + 459'000));
 }
 
 TEST(TimeSeriesChart, LegendClickHidesASeriesAndTheValueAxisRescales)
