@@ -13,15 +13,6 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-namespace {
-
-QString watchKey(const QString &service, const QString &key)
-{
-    return service + QLatin1Char('\n') + key;
-}
-
-} // namespace
-
 SeriesPanel::SeriesPanel(const QString &title, opsdeck::history::HotWindow *window,
                          const SeriesSources *sources, QWidget *parent)
     : QWidget(parent), m_window(window), m_sources(sources), m_title(new QLabel(title)),
@@ -55,11 +46,6 @@ SeriesPanel::SeriesPanel(const QString &title, opsdeck::history::HotWindow *wind
     m_stack->addWidget(m_placeholder);
     rebuildChart();
 
-    connect(window, &opsdeck::history::HotWindow::appended, this,
-            [this](const QString &service, const QString &key) {
-                if (!m_newData && m_watched.contains(watchKey(service, key)))
-                    m_newData = true;
-            });
     auto *frameTimer = new QTimer(this);
     connect(frameTimer, &QTimer::timeout, this, &SeriesPanel::tick);
     frameTimer->start(250);
@@ -73,9 +59,6 @@ void SeriesPanel::setSeries(const QVector<PanelSeries> &series)
     for (qsizetype i = 0; sameLines && i < series.size(); ++i)
         sameLines = series[i].label == m_series[i].label && series[i].color == m_series[i].color;
     m_series = series;
-    m_watched.clear();
-    for (const PanelSeries &s : series)
-        m_watched.insert(watchKey(s.service, s.key));
     if (!sameLines)
         rebuildChart();
     m_dirty = true;
@@ -155,6 +138,10 @@ void SeriesPanel::tick()
     if (!isVisible())
         return;
     ++m_ticks;
+    // Asked here, 4 times a second, rather than told on every sample: the
+    // hot window gets hundreds of samples a second for all panels.
+    if (!m_newData)
+        m_newData = gotSamples();
     // The samples of many services arrive spread over each second: drawing
     // them once a second, rather than at every tick that saw one, is all 1 s
     // data needs and a quarter of the drawing. A change of series is drawn at
@@ -179,8 +166,10 @@ void SeriesPanel::redraw()
     m_dirty = false;
     m_newData = false;
     m_lastRedraw.start();
+    m_drawnLatestMs.clear();
     for (const PanelSeries &s : std::as_const(m_series)) {
         const QVector<opsdeck::history::Sample> samples = m_window->points(s.service, s.key);
+        m_drawnLatestMs.append(samples.isEmpty() ? -1 : samples.back().timeMs);
         QList<QPointF> points;
         points.reserve(samples.size());
         for (const opsdeck::history::Sample &sample : samples)
@@ -188,6 +177,18 @@ void SeriesPanel::redraw()
         m_chart->setPoints(s.label, points);
     }
     refreshText();
+}
+
+bool SeriesPanel::gotSamples() const
+{
+    if (m_drawnLatestMs.size() != m_series.size())
+        return !m_series.isEmpty();
+    for (qsizetype i = 0; i < m_series.size(); ++i) {
+        const auto last = latest(m_series[i]);
+        if (last && last->timeMs != m_drawnLatestMs[i])
+            return true;
+    }
+    return false;
 }
 
 void SeriesPanel::refreshText()

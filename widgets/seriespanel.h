@@ -5,7 +5,6 @@
 #include "panelseries.h"
 
 #include <QElapsedTimer>
-#include <QSet>
 #include <QVector>
 #include <QWidget>
 #include <optional>
@@ -27,10 +26,10 @@ struct SeriesKey;
 /// The panel's tooltip (and the chart's source tooltip) names, per series,
 /// the metric family and the service its numbers come from (SeriesSources).
 ///
-/// Redraws at most 4 times a second, and only when HotWindow::appended()
-/// touched one of its series; the latest-value line and placeholder are
-/// refreshed once a second (ages move on without new samples).
-/// Thread: GUI thread. The hot window and sources outlive the panel.
+/// Redraws at most 4 times a second, and only when one of its series has a
+/// newer sample in the HotWindow than the one drawn (looked up at each tick); the latest-value line
+/// and placeholder are refreshed once a second (ages move on without new samples). Thread: GUI
+/// thread. The hot window and sources outlive the panel.
 class SeriesPanel : public QWidget
 {
     Q_OBJECT
@@ -91,11 +90,14 @@ private:
     void rebuildChart();
     void refreshText();
     void tick();
+    /// Whether a series has a sample newer than the one last drawn.
+    bool gotSamples() const;
 
     opsdeck::history::HotWindow *m_window;
     const SeriesSources *m_sources;
     QVector<PanelSeries> m_series;
-    QSet<QString> m_watched; ///< "service\nkey" of m_series
+    /// Newest sample time drawn per series of m_series (-1: none), ms.
+    QVector<qint64> m_drawnLatestMs;
     TimeSeriesChart *m_chart = nullptr;
     QLabel *m_title;
     QLabel *m_latest;

@@ -1,5 +1,7 @@
 #include "aggregation.h"
 
+#include "seriesgroup.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -10,15 +12,8 @@ namespace opsdeck::metrics {
 
 namespace {
 
-/// Labels that tell tensor-parallel copies of one scheduler apart (rule 1).
-bool isReplicaLabel(std::string_view name)
-{
-    return name == "tp_rank" || name == "moe_ep_rank" || name == "pid";
-}
-
 struct Group
 {
-    std::string key;
     double value = 0;
     const Sample *first = nullptr;
 };
@@ -41,16 +36,14 @@ std::string shortValue(double v)
 Folded foldReplicas(std::span<const Sample *const> samples, std::string_view what)
 {
     Folded folded;
-    std::map<std::string, std::size_t, std::less<>> index;
+    SeriesGroupMap<std::size_t> index;
     std::vector<bool> warned;
     for (const Sample *s : samples) {
         if (!s || std::isnan(s->value))
             continue;
-        std::string key = Aggregation::groupKey(*s);
-        const auto it = index.find(key);
-        if (it == index.end()) {
-            index.emplace(key, folded.groups.size());
-            folded.groups.push_back({std::move(key), s->value, s});
+        const auto [it, added] = index.try_emplace(SeriesGroup(*s), folded.groups.size());
+        if (added) {
+            folded.groups.push_back({s->value, s});
             warned.push_back(false);
             continue;
         }
@@ -58,9 +51,10 @@ Folded foldReplicas(std::span<const Sample *const> samples, std::string_view wha
         if (group.value != s->value && !warned[it->second]) {
             warned[it->second] = true;
             folded.warnings.push_back(
-                std::string(what) + ": tp_rank copies of {" + group.key + "} disagree (line " +
-                std::to_string(group.first->line) + ": " + shortValue(group.value) + ", line " +
-                std::to_string(s->line) + ": " + shortValue(s->value) + "); the first is used");
+                std::string(what) + ": tp_rank copies of {" + Aggregation::groupKey(*group.first) +
+                "} disagree (line " + std::to_string(group.first->line) + ": " +
+                shortValue(group.value) + ", line " + std::to_string(s->line) + ": " +
+                shortValue(s->value) + "); the first is used");
         }
     }
     return folded;
@@ -89,7 +83,7 @@ std::string Aggregation::groupKey(const Sample &sample)
 {
     std::vector<const Label *> kept;
     for (const Label &l : sample.labels)
-        if (!isReplicaLabel(l.name))
+        if (!SeriesGroup::isReplicaLabel(l.name))
             kept.push_back(&l);
     std::sort(kept.begin(), kept.end(),
               [](const Label *a, const Label *b) { return a->name < b->name; });
@@ -154,14 +148,24 @@ Aggregate Aggregation::health(std::span<const Sample *const> samples, std::strin
     });
 }
 
-HistogramAggregate Aggregation::histogram(const MetricPage &page, std::string_view family)
+namespace {
+
+enum class Parts
+{
+    All,
+    SumAndCount
+};
+
+HistogramAggregate foldHistogram(const MetricPage &page, std::string_view family, Parts parts)
 {
     HistogramAggregate result;
     const std::string base(family);
     const std::string what = base + " histogram";
     const auto sums = page.samplesNamed(base + "_sum");
     const auto counts = page.samplesNamed(base + "_count");
-    const auto buckets = page.samplesNamed(base + "_bucket");
+    const bool wantBuckets = parts == Parts::All || counts.empty();
+    const auto buckets =
+        wantBuckets ? page.samplesNamed(base + "_bucket") : std::vector<const Sample *>();
     result.present = !sums.empty() || !counts.empty() || !buckets.empty();
     result.hasSum = !sums.empty();
 
@@ -186,6 +190,18 @@ HistogramAggregate Aggregation::histogram(const MetricPage &page, std::string_vi
     if (counts.empty() && !result.buckets.empty() && std::isinf(result.buckets.back().first))
         result.count = result.buckets.back().second;
     return result;
+}
+
+} // namespace
+
+HistogramAggregate Aggregation::histogram(const MetricPage &page, std::string_view family)
+{
+    return foldHistogram(page, family, Parts::All);
+}
+
+HistogramAggregate Aggregation::histogramMean(const MetricPage &page, std::string_view family)
+{
+    return foldHistogram(page, family, Parts::SumAndCount);
 }
 
 std::optional<double> Aggregation::parseBound(std::string_view text)

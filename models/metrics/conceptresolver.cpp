@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 
 namespace opsdeck::metrics {
 
@@ -14,8 +15,13 @@ ConceptResolver::ConceptResolver(const MetricPage &page, Profile profile)
         if (!std::isnan(s.value))
             m_numbered.insert(s.name);
     }
-    if (profile != Profile::Auto)
-        return;
+    if (profile == Profile::Auto)
+        detect();
+    resolveAll();
+}
+
+void ConceptResolver::detect()
+{
     // Detection: the profile whose names carry the most concepts. Ties go to
     // the earlier profile in this list (SGLang is the deployment's engine).
     constexpr std::array candidates{Profile::SGLang, Profile::VLLM, Profile::Router};
@@ -31,7 +37,21 @@ ConceptResolver::ConceptResolver(const MetricPage &page, Profile profile)
     }
 }
 
-Resolution ConceptResolver::resolve(Concept which) const
+const Resolution &ConceptResolver::resolve(Concept which) const
+{
+    return m_resolved[static_cast<std::size_t>(which)];
+}
+
+void ConceptResolver::resolveAll()
+{
+    // Once per page, in enum order (concepts() is the enum in order): a page's
+    // consumers (summary, rates, quantiles) ask for the same concepts again.
+    m_resolved.reserve(EngineProfile::concepts().size());
+    for (const Concept which : EngineProfile::concepts())
+        m_resolved.push_back(lookUp(which));
+}
+
+Resolution ConceptResolver::lookUp(Concept which) const
 {
     if (m_requested != Profile::Auto)
         return find(which, m_requested);
@@ -75,11 +95,19 @@ bool ConceptResolver::present(const std::string &family, bool histogram) const
 {
     if (!histogram)
         return m_numbered.contains(family);
-    std::string name = family;
-    for (const char *suffix : {"_count", "_sum", "_bucket"}) {
-        name.resize(family.size());
-        name += suffix;
-        if (m_names.contains(name))
+    // Built on the stack: a std::string of a long family name would be a heap
+    // allocation per try, and a page is tried with every alias of every concept.
+    std::array<char, 256> buffer;
+    for (const std::string_view suffix : {"_count", "_sum", "_bucket"}) {
+        const std::size_t size = family.size() + suffix.size();
+        if (size > buffer.size()) {
+            if (m_names.contains(family + std::string(suffix)))
+                return true;
+            continue;
+        }
+        std::memcpy(buffer.data(), family.data(), family.size());
+        std::memcpy(buffer.data() + family.size(), suffix.data(), suffix.size());
+        if (m_names.contains(std::string_view(buffer.data(), size)))
             return true;
     }
     return false;

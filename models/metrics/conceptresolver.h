@@ -58,9 +58,16 @@ public:
     Profile profile() const { return m_used; }
     Profile requested() const { return m_requested; }
 
-    Resolution resolve(Concept which) const;
+    /// Where `which` is on the page; resolved for every concept when the
+    /// resolver is made, so this is a lookup.
+    const Resolution &resolve(Concept which) const;
 
 private:
+    /// Profile::Auto: sets m_used to the profile whose names carry the most concepts.
+    void detect();
+    void resolveAll();
+    /// resolve()'s answer, worked out from the names.
+    Resolution lookUp(Concept which) const;
     /// First alias of `only` (any profile when Auto) present on the page.
     Resolution find(Concept which, Profile only) const;
     /// Index in EngineProfile::aliases() of that alias, without its samples.
@@ -77,6 +84,8 @@ private:
     /// every alias of every concept for each profile to detect one).
     std::unordered_set<std::string_view> m_names;
     std::unordered_set<std::string_view> m_numbered;
+    /// resolve()'s answers, indexed by Concept.
+    std::vector<Resolution> m_resolved;
 };
 
 } // namespace opsdeck::metrics

@@ -2,10 +2,10 @@
 
 #include "aggregation.h"
 #include "conceptresolver.h"
+#include "seriesgroup.h"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <string_view>
 #include <unordered_map>
 
@@ -15,14 +15,12 @@ namespace {
 
 constexpr std::string_view createdSuffix = "_created";
 
-/// Labels sorted by name, `le` left out when asked: a histogram bucket shares
-/// its `_created` with the whole series, which has no `le`.
-std::string labelSet(const Sample &sample, bool withoutLe)
+/// Labels sorted by name, as one string.
+std::string labelSet(const Sample &sample)
 {
     std::vector<const Label *> kept;
     for (const Label &l : sample.labels)
-        if (!(withoutLe && l.name == "le"))
-            kept.push_back(&l);
+        kept.push_back(&l);
     std::sort(kept.begin(), kept.end(),
               [](const Label *a, const Label *b) { return a->name < b->name; });
     std::string key;
@@ -65,13 +63,19 @@ bool isCounterSample(const Family &family, const Sample &sample)
 }
 
 /// Aggregation rule 1: the first non-NaN series of each group, in page order.
-std::map<std::string, const Sample *> foldedGroups(const std::vector<const Sample *> &samples)
+struct Folded
 {
-    std::map<std::string, const Sample *> groups;
+    std::vector<const Sample *> inOrder;
+    SeriesGroupMap<const Sample *> byGroup;
+};
+
+Folded foldedGroups(const std::vector<const Sample *> &samples)
+{
+    Folded result;
     for (const Sample *s : samples)
-        if (s && !std::isnan(s->value))
-            groups.emplace(Aggregation::groupKey(*s), s);
-    return groups;
+        if (s && !std::isnan(s->value) && result.byGroup.try_emplace(SeriesGroup(*s), s).second)
+            result.inOrder.push_back(s);
+    return result;
 }
 
 } // namespace
@@ -124,9 +128,11 @@ std::optional<double> CounterRate::createdTime(const MetricPage &page, const Sam
         return std::nullopt;
     std::string name(stemOf(sample.name));
     name += createdSuffix;
-    const std::string wanted = labelSet(sample, true);
+    // A bucket shares its `_created` with the whole series, which has no `le`.
+    const SeriesGroup wanted(sample, SeriesGroup::Replicas::Keep, SeriesGroup::Le::Drop);
     for (const Sample *s : page.samplesNamed(name))
-        if (s->isCreated && !std::isnan(s->value) && labelSet(*s, false) == wanted)
+        if (s->isCreated && !std::isnan(s->value) &&
+            SeriesGroup(*s, SeriesGroup::Replicas::Keep) == wanted)
             return s->value;
     return std::nullopt;
 }
@@ -160,7 +166,7 @@ std::string CounterRate::seriesText(const Sample &sample)
 
 std::string CounterRate::seriesIdentity(const Sample &sample)
 {
-    return std::string(sample.name) + '\0' + labelSet(sample, false);
+    return std::string(sample.name) + '\0' + labelSet(sample);
 }
 
 std::vector<SeriesRate> CounterRate::perSeries(const Scrape &before, const Scrape &after)
@@ -211,24 +217,25 @@ Rate CounterRate::perConcept(Concept which, const Scrape &before,
                              const ConceptResolver &beforeNames, const Scrape &after,
                              const ConceptResolver &afterNames)
 {
-    const Resolution first = beforeNames.resolve(which);
-    const Resolution second = afterNames.resolve(which);
+    const Resolution &first = beforeNames.resolve(which);
+    const Resolution &second = afterNames.resolve(which);
     Rate total;
     if (!first.found() || !second.found() || !(after.timeS > before.timeS))
         return total;
     // A renamed family is a new counter: it started from 0 (an upgrade restarts).
     const bool renamed = first.family != second.family;
     const bool restarted = renamed || processRestarted(before.page, after.page);
-    const auto earlier = foldedGroups(first.samples);
+    const Folded earlier = foldedGroups(first.samples);
     double sum = 0;
     bool any = false;
-    for (const auto &[key, s] : foldedGroups(second.samples)) {
-        const auto it = renamed ? earlier.end() : earlier.find(key);
+    for (const Sample *s : foldedGroups(second.samples).inOrder) {
+        const auto it = renamed ? earlier.byGroup.end() : earlier.byGroup.find(SeriesGroup(*s));
+        const Sample *then = it == earlier.byGroup.end() ? nullptr : it->second;
         std::optional<double> v1;
         std::optional<double> created1;
-        if (it != earlier.end()) {
-            v1 = it->second->value;
-            created1 = createdTime(before.page, *it->second);
+        if (then) {
+            v1 = then->value;
+            created1 = createdTime(before.page, *then);
         } else if (renamed) {
             v1 = 0; // only to reach between(); the reset flag makes v2 the increase
         } else {

@@ -37,7 +37,7 @@
 //
 // Per concept (PromptTokens, GenerationTokens, failures, prefix cache): the
 // family is found on each page with ConceptResolver, replicas folded as
-// Aggregation rule 1 (first series of each Aggregation::groupKey), the rate
+// Aggregation rule 1 (first series of each SeriesGroup), the rate
 // taken per group and the group rates summed (Aggregation rule 2; as PromQL
 // `sum(rate(x[w]))`, never `rate(sum(x))`, so one rank restarting does not
 // cancel another's increase). Throughput in tokens/s therefore comes from the

@@ -139,8 +139,10 @@ MetricPage ExpositionParser::parse(std::string_view text, const ParseOptions &op
     const std::size_t lines =
         text.size() <= sampledBytes ? headLines : headLines * (text.size() / head.size() + 1);
     PageBuilder builder(page, options.maxWarnings, std::min(lines, text.size() / 16 + 1));
-    // Names and label values go to one arena the page keeps (pagearena.h).
-    auto arena = std::make_shared<PageArena>();
+    // Names and label values go to one arena the page keeps (pagearena.h);
+    // they take less room than the text, so a small page gets small blocks.
+    auto arena = std::make_shared<PageArena>(
+        std::clamp<std::size_t>(text.size(), 4096, PageArena::defaultBlockBytes));
     detail::LabelInterner labels(*arena);
     detail::SampleLineParser lineParser(page.format, *arena, labels);
     if (!formatWarning.empty())

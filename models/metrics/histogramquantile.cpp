@@ -3,6 +3,7 @@
 #include "aggregation.h"
 #include "conceptresolver.h"
 #include "counterrate.h"
+#include "seriesgroup.h"
 
 #include <algorithm>
 #include <charconv>
@@ -32,27 +33,40 @@ bool almostEqual(double a, double b, double epsilon)
     return diff / std::min(absSum, std::numeric_limits<double>::max()) < epsilon;
 }
 
-/// The group of the histogram series a bucket belongs to: its group key
-/// (Aggregation rule 1) without `le`, so all its buckets reset together.
-std::string seriesGroup(const Sample &bucket)
+/// First non-NaN sample per group (replicas folded), in page order.
+struct Folded
 {
-    std::vector<const Label *> kept;
-    for (const Label &l : bucket.labels)
-        if (l.name != "le")
-            kept.push_back(&l);
-    Sample copy;
-    copy.labels = LabelList(kept);
-    return Aggregation::groupKey(copy);
+    std::vector<SeriesGroup> inOrder;
+    SeriesGroupMap<const Sample *> byGroup;
+};
+
+Folded folded(const std::vector<const Sample *> &samples)
+{
+    Folded result;
+    result.inOrder.reserve(samples.size());
+    result.byGroup.reserve(samples.size());
+    for (const Sample *s : samples) {
+        if (std::isnan(s->value))
+            continue;
+        const SeriesGroup group(*s);
+        if (result.byGroup.try_emplace(group, s).second)
+            result.inOrder.push_back(group);
+    }
+    return result;
 }
 
-/// First non-NaN sample per group key (replicas folded), keyed by the key.
-std::map<std::string, const Sample *> folded(const std::vector<const Sample *> &samples)
+/// A series on both pages: (after, before).
+using Match = std::pair<const Sample *, const Sample *>;
+
+/// The groups of `after` that are on `before` too, in `after`'s page order.
+std::vector<Match> matched(const Folded &before, const Folded &after)
 {
-    std::map<std::string, const Sample *> groups;
-    for (const Sample *s : samples)
-        if (!std::isnan(s->value))
-            groups.emplace(Aggregation::groupKey(*s), s);
-    return groups;
+    std::vector<Match> pairs;
+    pairs.reserve(after.inOrder.size());
+    for (const SeriesGroup &group : after.inOrder)
+        if (const auto it = before.byGroup.find(group); it != before.byGroup.end())
+            pairs.emplace_back(&group.sample(), it->second);
+    return pairs;
 }
 
 } // namespace
@@ -132,42 +146,48 @@ std::vector<HistogramQuantile::Bucket> HistogramQuantile::windowBuckets(const Me
 {
     const std::string base(family);
     const bool restarted = CounterRate::processRestarted(before, after);
-    const auto first = folded(before.samplesNamed(base + "_bucket"));
-    const auto second = folded(after.samplesNamed(base + "_bucket"));
+    const std::vector<Match> buckets = matched(folded(before.samplesNamed(base + "_bucket")),
+                                               folded(after.samplesNamed(base + "_bucket")));
 
     // Pass 1: which histogram series were reset (any bucket fell, or _count
-    // fell, or its _created changed). Per series, not per bucket: a restarted
-    // series must not mix a delta in one bucket with a raw value in the next.
-    std::map<std::string, bool> seriesReset;
-    auto markFall = [&](const std::map<std::string, const Sample *> &a,
-                        const std::map<std::string, const Sample *> &b, bool isBucket) {
-        for (const auto &[key, s] : b) {
-            const auto it = a.find(key);
-            if (it == a.end())
-                continue;
-            const std::string group = isBucket ? seriesGroup(*s) : key;
-            const auto created1 = CounterRate::createdTime(before, *it->second);
-            const auto created2 = CounterRate::createdTime(after, *s);
-            bool &flag = seriesReset[group];
-            flag = flag || restarted || s->value < it->second->value ||
-                   (created1 && created2 && *created1 != *created2);
+    // fell, or its _created changed). Per series (its buckets share one
+    // identity without `le`), not per bucket: a restarted series must not mix
+    // a delta in one bucket with a raw value in the next. Map values stay put
+    // (node-based), so each bucket keeps a pointer to its series' flag.
+    SeriesGroupMap<bool> seriesReset;
+    std::vector<const bool *> bucketSeries;
+    bucketSeries.reserve(buckets.size());
+    auto markFall = [&](const std::vector<Match> &pairs, std::vector<const bool *> *flags) {
+        for (const auto &[s, earlier] : pairs) {
+            const auto [flag, added] = seriesReset.try_emplace(
+                SeriesGroup(*s, SeriesGroup::Replicas::Drop, SeriesGroup::Le::Drop), restarted);
+            if (added) {
+                // One `_created` per series, not per bucket.
+                const auto created1 = CounterRate::createdTime(before, *earlier);
+                const auto created2 = CounterRate::createdTime(after, *s);
+                flag->second = flag->second || (created1 && created2 && *created1 != *created2);
+            }
+            flag->second = flag->second || s->value < earlier->value;
+            if (flags)
+                flags->push_back(&flag->second);
         }
     };
-    markFall(first, second, true);
-    markFall(folded(before.samplesNamed(base + "_count")),
-             folded(after.samplesNamed(base + "_count")), false);
+    markFall(buckets, &bucketSeries);
+    markFall(matched(folded(before.samplesNamed(base + "_count")),
+                     folded(after.samplesNamed(base + "_count"))),
+             nullptr);
 
     // Pass 2: deltas, summed per bound.
     std::map<double, double> perBound;
     bool anyReset = false;
-    for (const auto &[key, s] : second) {
-        const auto it = first.find(key);
+    for (std::size_t i = 0; i < buckets.size(); ++i) {
+        const auto &[s, earlier] = buckets[i];
         const auto bound = Aggregation::parseBound(s->label("le"));
-        if (it == first.end() || !bound)
+        if (!bound)
             continue;
-        const bool wasReset = seriesReset[seriesGroup(*s)];
+        const bool wasReset = *bucketSeries[i];
         anyReset = anyReset || wasReset;
-        perBound[*bound] += wasReset ? s->value : s->value - it->second->value;
+        perBound[*bound] += wasReset ? s->value : s->value - earlier->value;
     }
     if (reset)
         *reset = anyReset;
@@ -187,8 +207,8 @@ WindowQuantiles HistogramQuantile::forConcept(Concept which, const MetricPage &b
                                               const ConceptResolver &afterNames)
 {
     WindowQuantiles result;
-    const Resolution first = beforeNames.resolve(which);
-    const Resolution second = afterNames.resolve(which);
+    const Resolution &first = beforeNames.resolve(which);
+    const Resolution &second = afterNames.resolve(which);
     if (!first.found() || !second.found() || first.family != second.family)
         return result;
     const std::vector<Bucket> buckets = windowBuckets(before, after, second.family, &result.reset);

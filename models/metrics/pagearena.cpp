@@ -1,9 +1,14 @@
 #include "pagearena.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 namespace opsdeck::metrics {
+
+PageArena::PageArena(std::size_t blockBytes) : m_blockBytes(std::max<std::size_t>(blockBytes, 256))
+{
+}
 
 std::byte *PageArena::allocate(std::size_t size, std::size_t alignment)
 {
@@ -18,15 +23,15 @@ std::byte *PageArena::allocate(std::size_t size, std::size_t alignment)
     }
     // new[] of std::byte leaves the bytes uninitialised and is aligned for any
     // fundamental type, so a fresh block needs no padding.
-    if (size > blockBytes / 4) {
+    if (size > m_blockBytes / 4) {
         m_blocks.emplace_back(new std::byte[size]);
         m_reservedBytes += size;
         return m_blocks.back().get();
     }
-    m_blocks.emplace_back(new std::byte[blockBytes]);
-    m_reservedBytes += blockBytes;
+    m_blocks.emplace_back(new std::byte[m_blockBytes]);
+    m_reservedBytes += m_blockBytes;
     m_cursor = m_blocks.back().get() + size;
-    m_left = blockBytes - size;
+    m_left = m_blockBytes - size;
     return m_blocks.back().get();
 }
 

@@ -27,7 +27,14 @@ namespace opsdeck::metrics {
 class PageArena
 {
 public:
-    PageArena() = default;
+    /// 64 KiB: large next to a label value, small next to a large page.
+    static constexpr std::size_t defaultBlockBytes = 64 * 1024;
+
+    /// `blockBytes` (at least 256): the size of each block taken from the heap.
+    /// A small page's arena takes small blocks: each block is a heap
+    /// allocation that glibc serves by first consolidating its free lists, and
+    /// a page kept for a while keeps its blocks.
+    explicit PageArena(std::size_t blockBytes = defaultBlockBytes);
     PageArena(const PageArena &) = delete;
     PageArena &operator=(const PageArena &) = delete;
 
@@ -53,12 +60,10 @@ private:
     // memory and copying into it needs no construction first.
     static_assert(std::is_trivially_copyable_v<Label> && std::is_trivially_destructible_v<Label>);
 
-    // 64 KiB: large next to a label value, small next to a page. A request over
-    // a quarter of it gets a block of its own so little is left unused.
-    static constexpr std::size_t blockBytes = 64 * 1024;
-
     std::byte *allocate(std::size_t size, std::size_t alignment);
 
+    /// A request over a quarter of it gets a block of its own, so little is left unused.
+    std::size_t m_blockBytes;
     std::vector<std::unique_ptr<std::byte[]>> m_blocks;
     std::byte *m_cursor = nullptr;
     std::size_t m_left = 0;

@@ -11,15 +11,15 @@ namespace {
 class Reader
 {
 public:
-    Reader(const MetricPage &page, Profile profile, PageSummary &out)
-        : m_page(page), m_resolver(page, profile), m_out(out)
+    Reader(const MetricPage &page, const ConceptResolver &names, PageSummary &out)
+        : m_page(page), m_resolver(names), m_out(out)
     {
         m_out.profile = m_resolver.profile();
     }
 
-    Resolution resolve(Concept which)
+    const Resolution &resolve(Concept which)
     {
-        Resolution r = m_resolver.resolve(which);
+        const Resolution &r = m_resolver.resolve(which);
         if (r.found())
             m_out.sources.push_back({which, r.family, r.profile, r.note});
         return r;
@@ -27,7 +27,7 @@ public:
 
     Aggregate fold(Concept which, Resolution *where = nullptr)
     {
-        const Resolution r = resolve(which);
+        const Resolution &r = resolve(which);
         if (where)
             *where = r;
         if (!r.found())
@@ -52,10 +52,10 @@ public:
 
     std::optional<double> meanS(Concept which)
     {
-        const Resolution r = resolve(which);
+        const Resolution &r = resolve(which);
         if (!r.found())
             return std::nullopt;
-        HistogramAggregate h = Aggregation::histogram(m_page, r.family);
+        HistogramAggregate h = Aggregation::histogramMean(m_page, r.family);
         keep(h.warnings);
         return h.mean();
     }
@@ -68,7 +68,7 @@ private:
     }
 
     const MetricPage &m_page;
-    ConceptResolver m_resolver;
+    const ConceptResolver &m_resolver;
     PageSummary &m_out;
 };
 
@@ -81,8 +81,13 @@ PageSummary summarizePage(const MetricPage &page)
 
 PageSummary summarizePage(const MetricPage &page, Profile profile)
 {
+    return summarizePage(page, ConceptResolver(page, profile));
+}
+
+PageSummary summarizePage(const MetricPage &page, const ConceptResolver &names)
+{
     PageSummary s;
-    Reader read(page, profile, s);
+    Reader read(page, names, s);
     s.running = read.value(Concept::Running);
     s.waiting = read.value(Concept::Waiting);
     const Aggregate kv = read.fold(Concept::KvUsage);

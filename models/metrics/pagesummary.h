@@ -72,5 +72,8 @@ struct PageSummary
 /// Same as summarizePage(page, Profile::Auto).
 PageSummary summarizePage(const MetricPage &page);
 PageSummary summarizePage(const MetricPage &page, Profile profile);
+/// With the page's names already resolved (`names` must be of `page`): a
+/// caller that also reads rates or quantiles resolves them once.
+PageSummary summarizePage(const MetricPage &page, const ConceptResolver &names);
 
 } // namespace opsdeck::metrics

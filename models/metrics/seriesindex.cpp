@@ -1,5 +1,6 @@
 #include "seriesindex.h"
 
+#include "hashmix.h"
 #include "textutil.h"
 
 #include <algorithm>
@@ -8,25 +9,14 @@ namespace opsdeck::metrics::detail {
 
 namespace {
 
-std::uint64_t mix(std::uint64_t x)
-{
-    // splitmix64 finaliser: spreads the bits so that summing per-label hashes
-    // (order-insensitive) does not cancel out.
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
 // Order-insensitive hash of the label set (the name is the table's key). The
 // labels are interned, so their addresses identify them: no bytes to hash.
 std::uint64_t labelSetHash(const Sample &sample)
 {
     std::uint64_t labels = sample.labels.size();
     for (const Label *l : sample.labels.pointers())
-        labels += mix(reinterpret_cast<std::uintptr_t>(l));
-    return mix(labels);
+        labels += mixHash(reinterpret_cast<std::uintptr_t>(l));
+    return mixHash(labels);
 }
 
 // A label set is a set: {a,b} and {b,a} are one series. Interned labels: equal

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace opsdeck::probes {
 
@@ -19,7 +21,8 @@ namespace {
 
 /// Every sample name a concept can be read from, with the histogram and
 /// creation-time suffixes, and the process start time (counter reset rule b).
-const std::set<std::string, std::less<>> &wantedNames()
+/// Hashed: reduce() asks once per sample of every page.
+const std::unordered_set<std::string_view> &wantedNames()
 {
     static const std::set<std::string, std::less<>> names = [] {
         std::set<std::string, std::less<>> set{"process_start_time_seconds"};
@@ -34,7 +37,8 @@ const std::set<std::string, std::less<>> &wantedNames()
         }
         return set;
     }();
-    return names;
+    static const std::unordered_set<std::string_view> views(names.begin(), names.end());
+    return views;
 }
 
 QString text(const std::string &s)
@@ -57,6 +61,15 @@ MetricsSampler::MetricsSampler(QString service, metrics::Profile profile, Settin
 void MetricsSampler::setSettings(const Settings &settings)
 {
     m_settings = settings;
+    m_refreshText.clear();
+}
+
+const QString &MetricsSampler::familyText(const std::string &family)
+{
+    auto [it, added] = m_familyTexts.try_emplace(family);
+    if (added)
+        it->second = text(family);
+    return it->second;
 }
 
 std::size_t MetricsSampler::maxKeptPages(const Settings &settings)
@@ -68,9 +81,15 @@ std::size_t MetricsSampler::maxKeptPages(const Settings &settings)
 MetricPage MetricsSampler::reduce(const MetricPage &page)
 {
     const auto &wanted = wantedNames();
-    // Own bytes: sharing the parsed page's storage would keep the whole page alive.
-    auto arena = std::make_shared<metrics::PageArena>();
-    std::vector<metrics::Label> labels;
+    // Own bytes: sharing the parsed page's storage would keep the whole page
+    // alive. A kept page holds a few KiB: 4 KiB blocks, not the default 64 KiB
+    // (which would hold ~60 MB for 64 services' windows).
+    auto arena = std::make_shared<metrics::PageArena>(4096);
+    // Each name and each distinct label pair once: on the parsed page equal
+    // pairs are one object (labellist.h) and a name's samples share its bytes.
+    std::unordered_map<const char *, std::string_view> names;
+    std::unordered_map<const metrics::Label *, const metrics::Label *> pairs;
+    std::vector<const metrics::Label *> labels;
     MetricPage out;
     out.format = page.format;
     for (const metrics::Family &family : page.families) {
@@ -80,11 +99,19 @@ MetricPage MetricsSampler::reduce(const MetricPage &page)
             if (!wanted.contains(s.name))
                 continue;
             metrics::Sample copy = s;
-            copy.name = arena->copy(s.name);
+            // Names sharing bytes may still differ in length: compared too.
+            std::string_view &name = names[s.name.data()];
+            if (name != s.name)
+                name = arena->copy(s.name);
+            copy.name = name;
             labels.clear();
-            for (const metrics::Label &l : s.labels)
-                labels.push_back({arena->copy(l.name), arena->copy(l.value)});
-            copy.labels = arena->copy(std::span<const metrics::Label>(labels));
+            for (const metrics::Label &l : s.labels) {
+                const metrics::Label *&pair = pairs[&l];
+                if (!pair)
+                    pair = arena->store({arena->copy(l.name), arena->copy(l.value)});
+                labels.push_back(pair);
+            }
+            copy.labels = arena->copy(std::span<const metrics::Label *const>(labels));
             kept.samples.push_back(out.samples.size());
             out.samples.push_back(copy);
         }
@@ -143,7 +170,7 @@ MetricsSnapshot MetricsSampler::sample(const MetricPage &page, qint64 scrapeMs)
     return out;
 }
 
-void MetricsSampler::addRates(const Kept &current, MetricsSnapshot &out) const
+void MetricsSampler::addRates(const Kept &current, MetricsSnapshot &out)
 {
     if (!m_previous || current.timeMs <= m_previous->timeMs)
         return;
@@ -163,7 +190,7 @@ void MetricsSampler::addRates(const Kept &current, MetricsSnapshot &out) const
             continue;
         const std::string family = resolver.resolve(which).family;
         out.values.append(SeriesValue{QLatin1String(key), unit, *rate.perSecond, current.timeMs,
-                                      text(family), QString()});
+                                      familyText(family), QString()});
         if (rate.reset)
             out.warnings.append(
                 QStringLiteral("%1: counter reset between scrapes (restart); counted from 0%2")
@@ -172,7 +199,7 @@ void MetricsSampler::addRates(const Kept &current, MetricsSnapshot &out) const
     }
 }
 
-void MetricsSampler::addQuantiles(const Kept &current, MetricsSnapshot &out) const
+void MetricsSampler::addQuantiles(const Kept &current, MetricsSnapshot &out)
 {
     // The kept page closest to the window's start (all kept pages are older).
     const qint64 start = current.timeMs - m_settings.windowMs;
@@ -193,7 +220,7 @@ void MetricsSampler::addQuantiles(const Kept &current, MetricsSnapshot &out) con
             which, base->page, *base->names, current.page, *current.names);
         if (!q.present)
             continue;
-        const QString family = text(resolver.resolve(which).family);
+        const QString family = familyText(resolver.resolve(which).family);
         for (const auto &[value, name] :
              {std::pair{q.p50, "p50"}, std::pair{q.p95, "p95"}, std::pair{q.p99, "p99"}}) {
             if (std::isnan(value))

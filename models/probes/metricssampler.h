@@ -42,7 +42,9 @@
 // least Settings::keepSpacingMs (5 s) apart, and only as far back as the
 // window needs: at most windowMs / keepSpacingMs + 2 pages (14 for 60 s), plus
 // the previous page for rates. Per-service memory is therefore bounded by
-// ~15 reduced pages whatever the page size or the uptime.
+// ~15 reduced pages whatever the page size or the uptime. A reduced page
+// holds each name and each distinct label pair once, in 4 KiB blocks (not the
+// up-to-64 KiB blocks of a parsed page).
 //
 // Thread: a plain model object with no threads and no network; use one from
 // one thread at a time (the poller's thread).
@@ -57,6 +59,8 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <string>
+#include <unordered_map>
 
 namespace opsdeck::probes {
 
@@ -109,8 +113,10 @@ private:
     };
 
     void addGauges(const Kept &current, MetricsSnapshot &out);
-    void addRates(const Kept &current, MetricsSnapshot &out) const;
-    void addQuantiles(const Kept &current, MetricsSnapshot &out) const;
+    void addRates(const Kept &current, MetricsSnapshot &out);
+    void addQuantiles(const Kept &current, MetricsSnapshot &out);
+    /// SeriesValue::source for `family`, converted once per service.
+    const QString &familyText(const std::string &family);
     void keep(const std::shared_ptr<const Kept> &current);
     /// Staleness of a gauge (see the top of this file).
     SeriesValue gauge(const QString &key, const QString &unit, double value,
@@ -123,6 +129,10 @@ private:
     std::shared_ptr<const Kept> m_previous;
     std::deque<std::shared_ptr<const Kept>> m_kept;
     QHash<QString, Seen> m_seen; ///< SGLang gauges: value and when it last changed
+    /// SeriesValue::source and ::refresh texts, made once: the same few
+    /// families are named in every snapshot of the service.
+    std::unordered_map<std::string, QString> m_familyTexts;
+    QString m_refreshText;
 };
 
 } // namespace opsdeck::probes

@@ -55,7 +55,7 @@ SeriesValue MetricsSampler::gauge(const QString &key, const QString &unit, doubl
                                   const std::string &family, bool schedulerGauge,
                                   std::optional<qint64> pageTimeMs, qint64 scrapeMs)
 {
-    SeriesValue v{key, unit, value, scrapeMs, text(family), QString()};
+    SeriesValue v{key, unit, value, scrapeMs, familyText(family), QString()};
     if (pageTimeMs) {
         v.sampledAtMs = *pageTimeMs;
     } else if (schedulerGauge) {
@@ -63,10 +63,12 @@ SeriesValue MetricsSampler::gauge(const QString &key, const QString &unit, doubl
         if (it == m_seen.end() || it->value != value)
             it = m_seen.insert(key, Seen{value, scrapeMs});
         v.sampledAtMs = it->sinceMs;
-        v.refresh = QStringLiteral("every %1 decode steps, 30 s when idle "
-                                   "(SGLang --decode-log-interval, default 40; also each prefill "
-                                   "batch)")
-                        .arg(m_settings.decodeLogInterval);
+        if (m_refreshText.isEmpty())
+            m_refreshText = QStringLiteral("every %1 decode steps, 30 s when idle "
+                                           "(SGLang --decode-log-interval, default 40; also "
+                                           "each prefill batch)")
+                                .arg(m_settings.decodeLogInterval);
+        v.refresh = m_refreshText;
     }
     return v;
 }
@@ -75,17 +77,17 @@ void MetricsSampler::addGauges(const Kept &current, MetricsSnapshot &out)
 {
     const MetricPage &page = current.page;
     const qint64 scrapeMs = current.timeMs;
-    const metrics::PageSummary summary = metrics::summarizePage(page, m_profile);
+    const metrics::ConceptResolver &resolver = *current.names;
+    const metrics::PageSummary summary = metrics::summarizePage(page, resolver);
     out.profile = text(std::string(metrics::EngineProfile::name(summary.profile)));
     for (const std::string &w : summary.warnings)
         out.warnings.append(text(w));
-    const metrics::ConceptResolver &resolver = *current.names;
     QHash<QString, Seen> touched;
     auto add = [&](Concept which, const QString &key, const QString &unit,
                    const std::optional<double> &value) {
         if (!value)
             return;
-        const metrics::Resolution r = resolver.resolve(which);
+        const metrics::Resolution &r = resolver.resolve(which);
         const bool scheduler = isSchedulerGauge(which) && r.profile == metrics::Profile::SGLang;
         out.values.append(
             gauge(key, unit, *value, r.family, scheduler, newestTimestamp(r.samples), scrapeMs));
@@ -113,7 +115,7 @@ void MetricsSampler::addGauges(const Kept &current, MetricsSnapshot &out)
     // Per-rank drill-down: one value per dp_rank, its tp replicas folded.
     for (const auto &[which, name] :
          {std::pair{Concept::Running, "running"}, std::pair{Concept::Waiting, "waiting"}}) {
-        const metrics::Resolution r = resolver.resolve(which);
+        const metrics::Resolution &r = resolver.resolve(which);
         std::map<std::pair<std::size_t, std::string>, std::vector<const metrics::Sample *>> ranks;
         for (const metrics::Sample *s : r.samples) {
             const std::string_view rank = s->label("dp_rank");

@@ -21,6 +21,17 @@ quint64 ProbeEngine::submit(ProbeRequest request, Callback onDone)
     return m_loop->submit(std::move(request), std::move(onDone));
 }
 
+ProbeEngine::Batch::Batch(ProbeEngine &engine)
+    : m_engine(engine), m_outer(engine.m_loop->beginBatch())
+{
+}
+
+ProbeEngine::Batch::~Batch()
+{
+    if (m_outer)
+        m_engine.m_loop->endBatch();
+}
+
 ProbeResult ProbeEngine::run(ProbeRequest request)
 {
     auto promise = std::make_shared<std::promise<ProbeResult>>();

@@ -38,12 +38,35 @@ quint64 ProbeEngine::Loop::submit(ProbeRequest request, Callback onDone)
 {
     const quint64 id = m_nextId++;
     auto transfer = std::make_unique<CurlTransfer>(id, std::move(request), std::move(onDone));
+    bool batched = false;
     {
         std::lock_guard lock(m_mutex);
         m_queue.push_back(std::move(transfer));
+        batched = std::find(m_batching.begin(), m_batching.end(), std::this_thread::get_id()) !=
+                  m_batching.end();
+    }
+    if (!batched)
+        curl_multi_wakeup(m_multi);
+    return id;
+}
+
+bool ProbeEngine::Loop::beginBatch()
+{
+    std::lock_guard lock(m_mutex);
+    const auto self = std::this_thread::get_id();
+    if (std::find(m_batching.begin(), m_batching.end(), self) != m_batching.end())
+        return false;
+    m_batching.push_back(self);
+    return true;
+}
+
+void ProbeEngine::Loop::endBatch()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        std::erase(m_batching, std::this_thread::get_id());
     }
     curl_multi_wakeup(m_multi);
-    return id;
 }
 
 void ProbeEngine::Loop::cancel(quint64 id)
@@ -178,10 +201,12 @@ void ProbeEngine::Loop::collectFinished()
 
 void ProbeEngine::Loop::complete(std::unique_ptr<CurlTransfer> transfer, const ProbeResult &result)
 {
-    spdlog::debug("probe {} {} {} {}: status {} total {:.1f} ms {}", result.id,
-                  connectionModeName(result.mode).toStdString(),
-                  probeKindName(result.kind).toStdString(), result.url.toString().toStdString(),
-                  result.status, result.totalMs, result.error.toStdString());
+    // Checked first: the arguments (a URL made text) cost more than the check.
+    if (spdlog::should_log(spdlog::level::debug))
+        spdlog::debug("probe {} {} {} {}: status {} total {:.1f} ms {}", result.id,
+                      connectionModeName(result.mode).toStdString(),
+                      probeKindName(result.kind).toStdString(), result.url.toString().toStdString(),
+                      result.status, result.totalMs, result.error.toStdString());
     if (transfer->onDone())
         transfer->onDone()(result);
     // During destruction the engine is half gone: callbacks only.

@@ -28,6 +28,10 @@ public:
     Loop &operator=(const Loop &) = delete;
 
     quint64 submit(ProbeRequest request, Callback onDone);
+    /// ProbeEngine::Batch: true when the calling thread had no batch open
+    /// (then endBatch() must follow from it).
+    bool beginBatch();
+    void endBatch();
     void cancel(quint64 id);
     void cancelAll();
 
@@ -47,10 +51,12 @@ private:
     std::atomic<bool> m_stopping{false};
     std::atomic<quint64> m_nextId{1};
 
-    std::mutex m_mutex; // guards the three members below
+    std::mutex m_mutex; // guards the four members below
     std::deque<std::unique_ptr<CurlTransfer>> m_queue;
     std::vector<quint64> m_cancelIds;
     quint64 m_cancelUpTo = 0; ///< cancelAll(): every id <= this one
+    /// Threads with a Batch open: their submissions do not wake the loop.
+    std::vector<std::thread::id> m_batching;
 
     // Engine thread only.
     std::map<CURL *, std::unique_ptr<CurlTransfer>> m_active;

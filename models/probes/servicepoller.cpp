@@ -10,7 +10,9 @@
 #include <QElapsedTimer>
 #include <QPointer>
 #include <QTimer>
+#include <mutex>
 #include <spdlog/spdlog.h>
+#include <vector>
 
 namespace opsdeck::probes {
 
@@ -47,7 +49,26 @@ struct ServicePoller::Watched
     QElapsedTimer healthClock;
 };
 
-ServicePoller::ServicePoller(QObject *parent) : QObject(parent)
+// Answers cross from the engine's thread in batches: the engine finishes a
+// round's answers together, and a queued event (with a wake-up of this
+// thread) per answer cost more than reading the answers. The first answer
+// into an empty mailbox posts one event; that event takes all there are.
+struct ServicePoller::Mailbox
+{
+    struct Answer
+    {
+        quint64 generation;
+        QString name;
+        Answered answered;
+        ProbeResult result;
+    };
+    std::mutex mutex;
+    std::vector<Answer> answers; // guarded by mutex
+    bool posted = false;         // guarded by mutex: an event to take them is on its way
+};
+
+ServicePoller::ServicePoller(QObject *parent)
+    : QObject(parent), m_mailbox(std::make_shared<Mailbox>())
 {
     qRegisterMetaType<ServiceStatus>();
     qRegisterMetaType<LoadSample>();
@@ -123,6 +144,7 @@ void ServicePoller::pollNow()
 {
     if (!m_engine)
         return;
+    const ProbeEngine::Batch batch(*m_engine); // one wake-up of the engine per round
     for (Watched *watched : std::as_const(m_watched)) {
         checkHealth(*watched);
         if (watched->watchLoad && m_settings.pollDecodeLoad)
@@ -160,13 +182,20 @@ void ServicePoller::get(const Watched &owner, const QUrl &url, qint64 maxBytes, 
     const quint64 generation = m_generation;
     const QString name = owner.service.name;
     QPointer<ServicePoller> self(this);
-    // Back on the poller's thread; dropped when the service list changed meanwhile.
-    const auto deliver = [self, generation, name, answered](const ProbeResult &result) {
+    // Back on the poller's thread through the mailbox (see Mailbox); dropped
+    // there when the service list changed meanwhile.
+    const auto deliver = [self, mailbox = m_mailbox, generation, name,
+                          answered](const ProbeResult &result) {
+        std::lock_guard lock(mailbox->mutex);
+        mailbox->answers.push_back({generation, name, answered, result});
+        if (mailbox->posted)
+            return;
+        mailbox->posted = true;
         QMetaObject::invokeMethod(
             self.data(),
-            [self, generation, name, answered, result] {
-                if (Watched *watched = self ? self->find(generation, name) : nullptr)
-                    (self->*answered)(*watched, result);
+            [self] {
+                if (self)
+                    self->takeAnswers();
             },
             Qt::QueuedConnection);
     };
@@ -227,6 +256,19 @@ void ServicePoller::checkHealth(Watched &watched)
     const bool fresh = role == inventory::Role::Proxy || role == inventory::Role::Router;
     get(watched, watched.service.healthUrl(), healthMaxBytes, &ServicePoller::healthAnswered,
         fresh);
+}
+
+void ServicePoller::takeAnswers()
+{
+    std::vector<Mailbox::Answer> answers;
+    {
+        std::lock_guard lock(m_mailbox->mutex);
+        answers.swap(m_mailbox->answers);
+        m_mailbox->posted = false;
+    }
+    for (const Mailbox::Answer &answer : answers)
+        if (Watched *watched = find(answer.generation, answer.name))
+            (this->*answer.answered)(*watched, answer.result);
 }
 
 ServicePoller::Watched *ServicePoller::find(quint64 generation, const QString &name) const

@@ -111,8 +111,14 @@ private:
     QString problemOf(const Watched &owner, const ProbeResult &result, qint64 maxBytes) const;
     QHash<QString, HttpRequestSettings> resolveHttp(const QVector<inventory::Service> &services);
     Watched *find(quint64 generation, const QString &name) const;
+    /// Runs the answers the engine's thread left in m_mailbox (poller's thread).
+    void takeAnswers();
 
     Settings m_settings;
+    /// Answers on their way from the engine's thread (see get()); shared with
+    /// the engine's callbacks.
+    struct Mailbox;
+    std::shared_ptr<Mailbox> m_mailbox;
     std::unique_ptr<ProbeEngine> m_engine; // made by start(), on the poller's thread
     QTimer *m_timer = nullptr;
     quint64 m_generation = 0;

@@ -136,6 +136,27 @@ TEST(metricsProfiles, RatiosAverageWithMaxAndHistogramsSumPerBound)
     EXPECT_EQ(x.shareAtOrBelow(1), 0.5);
 }
 
+TEST(metricsProfiles, AHistogramsMeanNeedsNoBucketsUnlessItHasNoCount)
+{
+    const MetricPage page = ExpositionParser::parse(
+        "x_bucket{tp_rank=\"0\",le=\"1\"} 1\nx_bucket{tp_rank=\"0\",le=\"+Inf\"} 2\n"
+        "x_bucket{tp_rank=\"1\",le=\"1\"} 1\nx_bucket{tp_rank=\"1\",le=\"+Inf\"} 2\n"
+        "x_sum{tp_rank=\"0\"} 4\nx_sum{tp_rank=\"1\"} 5\n"
+        "x_count{tp_rank=\"0\"} 2\nx_count{tp_rank=\"1\"} 2\n"
+        "y_bucket{le=\"1\"} 3\ny_bucket{le=\"+Inf\"} 4\ny_sum 2\n");
+    const HistogramAggregate x = Aggregation::histogramMean(page, "x");
+    EXPECT_TRUE(x.present);
+    EXPECT_TRUE(x.buckets.empty());   // _count is there: the buckets are not read
+    EXPECT_EQ(x.mean(), 4.0 / 2);     // tp copies taken once
+    ASSERT_EQ(x.warnings.size(), 1u); // the copies' _sum disagree
+    EXPECT_NE(x.warnings[0].find("x histogram _sum"), std::string::npos) << x.warnings[0];
+    EXPECT_EQ(x.mean(), Aggregation::histogram(page, "x").mean());
+    // No _count: the +Inf bucket counts the observations.
+    const HistogramAggregate y = Aggregation::histogramMean(page, "y");
+    EXPECT_EQ(y.count, 4);
+    EXPECT_EQ(y.mean(), 0.5);
+}
+
 TEST(metricsProfiles, MixedPageYieldsEveryConceptAndProfileOverrideRestricts)
 {
     const MetricPage page = ExpositionParser::parse(

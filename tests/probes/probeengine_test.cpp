@@ -12,6 +12,8 @@
 #include <atomic>
 #include <gtest/gtest.h>
 #include <mutex>
+#include <set>
+#include <thread>
 
 using namespace opsdeck::probes;
 using namespace opsdeck::test;
@@ -279,4 +281,52 @@ TEST(ProbeEngine, APathThroughTheInventorysProxyGoesThroughIt)
     ASSERT_TRUE(waitUntil([&] { return proxy.log().contains("/v1/models"); }, 5s))
         << "tinyproxy logged no request:\n"
         << proxy.log().toStdString();
+}
+
+TEST(ProbeEngine, ProbesSubmittedInABatchAllRunAndNestedBatchesAreOne)
+{
+    SimProcess sim;
+    ASSERT_TRUE(sim.start(simArgs(QStringLiteral("engine")))) << sim.errorText().toStdString();
+    ProbeEngine engine;
+    std::mutex mutex;
+    std::vector<ProbeResult> results;
+    auto collect = [&](const ProbeResult &r) {
+        std::lock_guard lock(mutex);
+        results.push_back(r);
+    };
+    std::set<quint64> ids;
+    {
+        const ProbeEngine::Batch outer(engine);
+        for (int i = 0; i < 3; ++i)
+            ids.insert(engine.submit(
+                getProbe(sim.url(), QStringLiteral("/health"), ConnectionMode::Fresh), collect));
+        {
+            const ProbeEngine::Batch inner(engine); // ends without waking: the outer one does
+            for (int i = 0; i < 3; ++i)
+                ids.insert(engine.submit(
+                    getProbe(sim.url(), QStringLiteral("/metrics"), ConnectionMode::Fresh),
+                    collect));
+        }
+        // Another thread's submission is not held back by this thread's batch.
+        ProbeResult other;
+        std::thread([&] {
+            other =
+                engine.run(getProbe(sim.url(), QStringLiteral("/health"), ConnectionMode::Fresh));
+        }).join();
+        EXPECT_TRUE(other.ok()) << other.error.toStdString();
+    }
+    EXPECT_EQ(ids.size(), 6u);
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            std::lock_guard lock(mutex);
+            return results.size() == 6;
+        },
+        10s));
+    std::set<quint64> done;
+    for (const ProbeResult &r : results) {
+        EXPECT_TRUE(r.ok()) << r.error.toStdString();
+        EXPECT_EQ(r.status, 200);
+        done.insert(r.id);
+    }
+    EXPECT_EQ(done, ids);
 }
