@@ -2,6 +2,7 @@
 
 #include "aggregation.h"
 #include "conceptresolver.h"
+#include "foldedseries.h"
 #include "seriesgroup.h"
 
 #include <algorithm>
@@ -60,22 +61,6 @@ bool isCounterSample(const Family &family, const Sample &sample)
         return true;
     return (family.type == MetricType::Unknown || family.type == MetricType::Untyped) &&
            sample.name.ends_with("_total");
-}
-
-/// Aggregation rule 1: the first non-NaN series of each group, in page order.
-struct Folded
-{
-    std::vector<const Sample *> inOrder;
-    SeriesGroupMap<const Sample *> byGroup;
-};
-
-Folded foldedGroups(const std::vector<const Sample *> &samples)
-{
-    Folded result;
-    for (const Sample *s : samples)
-        if (s && !std::isnan(s->value) && result.byGroup.try_emplace(SeriesGroup(*s), s).second)
-            result.inOrder.push_back(s);
-    return result;
 }
 
 } // namespace
@@ -225,12 +210,14 @@ Rate CounterRate::perConcept(Concept which, const Scrape &before,
     // A renamed family is a new counter: it started from 0 (an upgrade restarts).
     const bool renamed = first.family != second.family;
     const bool restarted = renamed || processRestarted(before.page, after.page);
-    const Folded earlier = foldedGroups(first.samples);
+    // Aggregation rule 1: the first non-NaN series of each group, in page order.
+    const FoldedSeries earlier(first.samples);
+    const FoldedSeries later(second.samples);
     double sum = 0;
     bool any = false;
-    for (const Sample *s : foldedGroups(second.samples).inOrder) {
-        const auto it = renamed ? earlier.byGroup.end() : earlier.byGroup.find(SeriesGroup(*s));
-        const Sample *then = it == earlier.byGroup.end() ? nullptr : it->second;
+    for (const SeriesGroup &group : later.inOrder) {
+        const Sample *s = &group.sample();
+        const Sample *then = renamed ? nullptr : earlier.find(group);
         std::optional<double> v1;
         std::optional<double> created1;
         if (then) {

@@ -3,6 +3,7 @@
 #include "aggregation.h"
 #include "conceptresolver.h"
 #include "counterrate.h"
+#include "foldedseries.h"
 #include "seriesgroup.h"
 
 #include <algorithm>
@@ -33,39 +34,17 @@ bool almostEqual(double a, double b, double epsilon)
     return diff / std::min(absSum, std::numeric_limits<double>::max()) < epsilon;
 }
 
-/// First non-NaN sample per group (replicas folded), in page order.
-struct Folded
-{
-    std::vector<SeriesGroup> inOrder;
-    SeriesGroupMap<const Sample *> byGroup;
-};
-
-Folded folded(const std::vector<const Sample *> &samples)
-{
-    Folded result;
-    result.inOrder.reserve(samples.size());
-    result.byGroup.reserve(samples.size());
-    for (const Sample *s : samples) {
-        if (std::isnan(s->value))
-            continue;
-        const SeriesGroup group(*s);
-        if (result.byGroup.try_emplace(group, s).second)
-            result.inOrder.push_back(group);
-    }
-    return result;
-}
-
 /// A series on both pages: (after, before).
 using Match = std::pair<const Sample *, const Sample *>;
 
 /// The groups of `after` that are on `before` too, in `after`'s page order.
-std::vector<Match> matched(const Folded &before, const Folded &after)
+std::vector<Match> matched(const FoldedSeries &before, const FoldedSeries &after)
 {
     std::vector<Match> pairs;
     pairs.reserve(after.inOrder.size());
     for (const SeriesGroup &group : after.inOrder)
-        if (const auto it = before.byGroup.find(group); it != before.byGroup.end())
-            pairs.emplace_back(&group.sample(), it->second);
+        if (const Sample *earlier = before.find(group))
+            pairs.emplace_back(&group.sample(), earlier);
     return pairs;
 }
 
@@ -146,8 +125,8 @@ std::vector<HistogramQuantile::Bucket> HistogramQuantile::windowBuckets(const Me
 {
     const std::string base(family);
     const bool restarted = CounterRate::processRestarted(before, after);
-    const std::vector<Match> buckets = matched(folded(before.samplesNamed(base + "_bucket")),
-                                               folded(after.samplesNamed(base + "_bucket")));
+    const std::vector<Match> buckets = matched(FoldedSeries(before.samplesNamed(base + "_bucket")),
+                                               FoldedSeries(after.samplesNamed(base + "_bucket")));
 
     // Pass 1: which histogram series were reset (any bucket fell, or _count
     // fell, or its _created changed). Per series (its buckets share one
@@ -173,8 +152,8 @@ std::vector<HistogramQuantile::Bucket> HistogramQuantile::windowBuckets(const Me
         }
     };
     markFall(buckets, &bucketSeries);
-    markFall(matched(folded(before.samplesNamed(base + "_count")),
-                     folded(after.samplesNamed(base + "_count"))),
+    markFall(matched(FoldedSeries(before.samplesNamed(base + "_count")),
+                     FoldedSeries(after.samplesNamed(base + "_count"))),
              nullptr);
 
     // Pass 2: deltas, summed per bound.
