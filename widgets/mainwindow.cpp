@@ -171,21 +171,28 @@ MainWindow::~MainWindow()
 void MainWindow::connectPoller()
 {
     probes::ServicePoller *poller = m_poller->poller();
-    connect(poller, &probes::ServicePoller::statusChecked, this,
-            [this](probes::ServiceStatus status) {
-                m_hosts->explain(status);
-                m_statusModel->updateStatus(status);
-                m_refreshLabel->setText(
-                    QStringLiteral("Last refresh %1")
-                        .arg(status.lastCheck.toLocalTime().toString(QStringLiteral("HH:mm:ss"))));
-            });
-    connect(poller, &probes::ServicePoller::loadSampled, m_loadHistory,
-            &probes::LoadHistory::append);
-    connect(poller, &probes::ServicePoller::loadSampled, m_dashboard, &MetricsDashboard::noteLoad);
-    connect(poller, &probes::ServicePoller::metricsSampled, m_dashboard,
-            &MetricsDashboard::noteSnapshot);
+    // One queued call per batch of results, not one per result and receiver.
+    connect(poller, &probes::ServicePoller::answered, this, &MainWindow::showAnswers);
     connect(poller, &probes::ServicePoller::loadFailed, m_dashboard,
             &MetricsDashboard::showProblem);
+}
+
+void MainWindow::showAnswers(const probes::PollAnswers &answers)
+{
+    for (probes::ServiceStatus status : answers.statuses) {
+        m_hosts->explain(status); // the table's copy: a tunnel's state told apart
+        m_statusModel->updateStatus(status);
+    }
+    if (!answers.statuses.isEmpty())
+        m_refreshLabel->setText(QStringLiteral("Last refresh %1")
+                                    .arg(answers.statuses.last().lastCheck.toLocalTime().toString(
+                                        QStringLiteral("HH:mm:ss"))));
+    for (const probes::LoadSample &sample : answers.loads) {
+        m_loadHistory->append(sample);
+        m_dashboard->noteLoad(sample);
+    }
+    for (const probes::MetricsSnapshot &snapshot : answers.snapshots)
+        m_dashboard->noteSnapshot(snapshot);
 }
 
 QWidget *MainWindow::buildRangeBar()

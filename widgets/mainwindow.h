@@ -3,6 +3,7 @@
 #include "demosetup.h"
 #include "hostconnections.h"
 #include "inventory.h"
+#include "pollanswers.h"
 #include "rangeresult.h"
 
 #include <QMainWindow>
@@ -153,6 +154,9 @@ private:
     void buildMenus();
     QWidget *buildRangeBar();
     void connectPoller();
+    /// A batch of the poller's results into the services table, the hosts
+    /// tab, the load history and the dashboard.
+    void showAnswers(const opsdeck::probes::PollAnswers &answers);
     void showBanner(const QString &text, bool error);
     void showAlerts();
     void connectProbeLab();

@@ -30,8 +30,9 @@ class HotWindow;
 /// Values come from the HotWindow (filled by HistoryRecorder); where they
 /// come from (metric family, refresh interval, the engine's sample time),
 /// for tooltips and age texts, from the snapshots and load samples passed to
-/// noteSnapshot() / noteLoad() — connect them to the same poller signals the
-/// recorder uses. Thread: GUI thread; the hot window outlives the dashboard.
+/// noteSnapshot() / noteLoad() — fed the same poller results the recorder
+/// takes (MainWindow passes each batch on). Thread: GUI thread; the hot window outlives the
+/// dashboard.
 class MetricsDashboard : public QWidget
 {
     Q_OBJECT

@@ -105,6 +105,16 @@ void AlertEvaluator::setWatches(const QVector<AlertWatch> &watches)
     m_tracked = next;
 }
 
+void AlertEvaluator::addAnswers(const probes::PollAnswers &answers)
+{
+    for (const probes::ServiceStatus &status : answers.statuses)
+        addStatus(status);
+    for (const probes::LoadSample &sample : answers.loads)
+        addLoad(sample);
+    for (const probes::MetricsSnapshot &snapshot : answers.snapshots)
+        addMetrics(snapshot);
+}
+
 void AlertEvaluator::addLoad(const probes::LoadSample &sample)
 {
     m_hasLoadSamples.insert(sample.service, true);

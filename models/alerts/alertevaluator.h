@@ -6,6 +6,7 @@
 #include "endtoendresult.h"
 #include "loadsample.h"
 #include "metricssnapshot.h"
+#include "pollanswers.h"
 #include "servicestatus.h"
 
 #include <QHash>
@@ -58,6 +59,10 @@ public Q_SLOTS:
     /// Replaces what is watched; active alerts of watches that disappear are
     /// cleared (alertCleared), those of watches that stay are kept.
     void setWatches(const QVector<opsdeck::alerts::AlertWatch> &watches);
+    /// A batch of the poller's results (ServicePoller::answered): its
+    /// statuses, then its loads, then its snapshots, as the slots below take
+    /// them (loads before snapshots: the live batch size is preferred).
+    void addAnswers(const opsdeck::probes::PollAnswers &answers);
     void addMetrics(const opsdeck::probes::MetricsSnapshot &snapshot);
     void addLoad(const opsdeck::probes::LoadSample &sample);
     void addStatus(const opsdeck::probes::ServiceStatus &status);

@@ -23,12 +23,8 @@ AlertThread::~AlertThread()
 void AlertThread::connectPoller(probes::ServicePoller *poller)
 {
     // The evaluator is the context: each slot runs on the alert thread.
-    QObject::connect(poller, &probes::ServicePoller::statusChecked, m_evaluator,
-                     &AlertEvaluator::addStatus);
-    QObject::connect(poller, &probes::ServicePoller::loadSampled, m_evaluator,
-                     &AlertEvaluator::addLoad);
-    QObject::connect(poller, &probes::ServicePoller::metricsSampled, m_evaluator,
-                     &AlertEvaluator::addMetrics);
+    QObject::connect(poller, &probes::ServicePoller::answered, m_evaluator,
+                     &AlertEvaluator::addAnswers);
 }
 
 void AlertThread::connectCenter(AlertCenter *center)

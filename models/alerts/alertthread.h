@@ -23,7 +23,7 @@ class AlertCenter;
 ///
 /// Wiring in the window (or the CLI):
 ///     AlertThread alerts;
-///     alerts.connectPoller(pollerThread.poller()); // statusChecked, loadSampled, metricsSampled
+///     alerts.connectPoller(pollerThread.poller()); // its answered batches
 ///     alerts.connectCenter(&alertCenter);          // banner model (GUI thread)
 ///     connect(&alertCenter, &AlertCenter::alertRaised, &notifier, &DesktopNotifier::notify);
 ///     connect(&alertCenter, &AlertCenter::alertCleared, &notifier, &DesktopNotifier::resolve);

@@ -12,9 +12,17 @@ HistoryRecorder::HistoryRecorder(probes::ServicePoller *poller, HistoryWriter *w
 {
     if (!poller)
         return;
-    connect(poller, &probes::ServicePoller::statusChecked, this, &HistoryRecorder::recordStatus);
-    connect(poller, &probes::ServicePoller::loadSampled, this, &HistoryRecorder::recordLoad);
-    connect(poller, &probes::ServicePoller::metricsSampled, this, &HistoryRecorder::recordMetrics);
+    connect(poller, &probes::ServicePoller::answered, this, &HistoryRecorder::recordAnswers);
+}
+
+void HistoryRecorder::recordAnswers(const probes::PollAnswers &answers)
+{
+    for (const probes::ServiceStatus &status : answers.statuses)
+        recordStatus(status);
+    for (const probes::LoadSample &sample : answers.loads)
+        recordLoad(sample);
+    for (const probes::MetricsSnapshot &snapshot : answers.snapshots)
+        recordMetrics(snapshot);
 }
 
 void HistoryRecorder::record(const QString &service, const QString &key, const QString &unit,

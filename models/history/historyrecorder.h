@@ -2,6 +2,7 @@
 
 #include "loadsample.h"
 #include "metricssnapshot.h"
+#include "pollanswers.h"
 #include "servicestatus.h"
 
 #include <QObject>
@@ -21,7 +22,8 @@ class HotWindow;
 /// HotWindow (the charts' memory), either of which may be absent (a console
 /// that another process records for only fills its hot window).
 ///
-/// Series recorded:
+/// The poller's results arrive in batches (ServicePoller::answered), each
+/// result as the slot for its kind records it. Series recorded:
 ///   statusChecked -> "up" (unit "boolean": 1 when healthy, else 0) and
 ///                    "health_latency_ms" (unit "ms", only when an HTTP
 ///                    answer came: a refused connection has no latency);
@@ -43,6 +45,8 @@ public:
     qint64 samplesRecorded() const { return m_samples; }
 
 public Q_SLOTS:
+    /// Records a batch: its statuses, loads and snapshots, as the slots below do.
+    void recordAnswers(const opsdeck::probes::PollAnswers &answers);
     void recordStatus(const opsdeck::probes::ServiceStatus &status);
     void recordLoad(const opsdeck::probes::LoadSample &sample);
     void recordMetrics(const opsdeck::probes::MetricsSnapshot &snapshot);

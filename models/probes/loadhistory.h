@@ -10,7 +10,7 @@ namespace opsdeck::probes {
 /// The decode batch panel's data: running and waiting requests of one decode
 /// service over a sliding window (default 5 min). Memory is bounded by the
 /// window: at 1 sample/s, 300 samples × 24 bytes.
-/// Thread: GUI thread; feed it from ServicePoller::loadSampled (queued).
+/// Thread: GUI thread; feed it the poller's load samples (ServicePoller::answered, queued).
 class LoadHistory : public QObject
 {
     Q_OBJECT

@@ -40,9 +40,9 @@ struct SeriesValue
 /// aggregation, rates and window quantiles.
 struct MetricsSnapshot
 {
-    QString service;  ///< inventory::Service::name
+    QString service;   ///< inventory::Service::name
     qint64 timeMs = 0; ///< scrape time, ms since the Unix epoch
-    QString profile;  ///< EngineProfile::name of the profile used ("sglang", ...)
+    QString profile;   ///< EngineProfile::name of the profile used ("sglang", ...)
     QVector<SeriesValue> values;
     /// Parse and aggregation warnings, "line N: reason" or plain words.
     QStringList warnings;

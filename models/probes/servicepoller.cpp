@@ -12,6 +12,7 @@
 #include <QTimer>
 #include <mutex>
 #include <spdlog/spdlog.h>
+#include <utility>
 #include <vector>
 
 namespace opsdeck::probes {
@@ -73,6 +74,7 @@ ServicePoller::ServicePoller(QObject *parent)
     qRegisterMetaType<ServiceStatus>();
     qRegisterMetaType<LoadSample>();
     qRegisterMetaType<MetricsSnapshot>();
+    qRegisterMetaType<PollAnswers>();
 }
 
 ServicePoller::~ServicePoller()
@@ -269,6 +271,10 @@ void ServicePoller::takeAnswers()
     for (const Mailbox::Answer &answer : answers)
         if (Watched *watched = find(answer.generation, answer.name))
             (this->*answer.answered)(*watched, answer.result);
+    if (m_answers.isEmpty())
+        return;
+    const PollAnswers taken = std::exchange(m_answers, {});
+    Q_EMIT answered(taken);
 }
 
 ServicePoller::Watched *ServicePoller::find(quint64 generation, const QString &name) const
@@ -307,6 +313,7 @@ void ServicePoller::healthAnswered(Watched &watchedRef, const ProbeResult &resul
         status.state = next;
         status.lastChange = status.lastCheck;
     }
+    m_answers.statuses.append(status);
     Q_EMIT statusChecked(status);
 }
 
@@ -390,6 +397,7 @@ void ServicePoller::loadAnswered(Watched &watchedRef, const ProbeResult &result)
     }
     sample->service = name;
     sample->timeMs = QDateTime::currentMSecsSinceEpoch();
+    m_answers.loads.append(*sample);
     Q_EMIT loadSampled(*sample);
 }
 
@@ -447,6 +455,7 @@ void ServicePoller::metricsAnswered(Watched &watchedRef, const ProbeResult &resu
             spdlog::warn("{}", snapshot.error.toStdString());
         watched->lastMetricsError = snapshot.error;
     }
+    m_answers.snapshots.append(snapshot);
     Q_EMIT metricsSampled(snapshot);
 }
 

@@ -3,6 +3,7 @@
 #include "httprequestsettings.h"
 #include "loadsample.h"
 #include "metricssnapshot.h"
+#include "pollanswers.h"
 #include "servicestatus.h"
 
 #include <QHash>
@@ -41,7 +42,9 @@ struct ProbeResult;
 /// and call its slots through queued connections; it emits compact results
 /// (one ServiceStatus per check, one LoadSample per decode poll, one
 /// MetricsSnapshot per /metrics scrape), never whole pages; pages are parsed
-/// and sampled on the poller's thread. A check still in flight is not started
+/// and sampled on the poller's thread. Each batch of answers taken from the
+/// engine's thread is also emitted as one PollAnswers (answered), for
+/// receivers on other threads. A check still in flight is not started
 /// again (no pile-up when a service hangs); results of a superseded service
 /// list are dropped.
 class ServicePoller : public QObject
@@ -89,6 +92,11 @@ Q_SIGNALS:
     /// why: HTTP status, timeout, too large, no metric families) when the page
     /// could not be read. Stale results of a replaced service list are dropped.
     void metricsSampled(const opsdeck::probes::MetricsSnapshot &snapshot);
+    /// The results of one batch of answers, emitted after their one-by-one
+    /// signals above: connect a receiver on another thread here, not to those
+    /// (one queued call per batch; the GUI and alert threads take a second's
+    /// results in a few calls). Never empty.
+    void answered(const opsdeck::probes::PollAnswers &answers);
 
 private:
     struct Watched;
@@ -119,6 +127,7 @@ private:
     /// the engine's callbacks.
     struct Mailbox;
     std::shared_ptr<Mailbox> m_mailbox;
+    PollAnswers m_answers;                 // results of the batch takeAnswers() is running
     std::unique_ptr<ProbeEngine> m_engine; // made by start(), on the poller's thread
     QTimer *m_timer = nullptr;
     quint64 m_generation = 0;

@@ -9,8 +9,8 @@ namespace opsdeck::probes {
 
 /// One row per service, in inventory order, with the latest observed state.
 /// The services panel's cards and the CLI read it; it emits dataChanged only
-/// for the row that changed. Thread: GUI thread; feed it from
-/// ServicePoller::statusChecked through a queued connection.
+/// for the row that changed. Thread: GUI thread; feed it the poller's
+/// statuses (ServicePoller::answered through a queued connection).
 class ServiceStatusModel : public QAbstractTableModel
 {
     Q_OBJECT

@@ -154,6 +154,29 @@ TEST(AlertEvaluator, LiveLoadSamplesOutrankStaleMetricsGauges)
     EXPECT_EQ(recorder.cleared.size(), 1);
 }
 
+// The console feeds the evaluator the poller's batches (addAnswers): a batch
+// holding a service's live load and its stale gauge counts the load, even the
+// first time the two come together.
+TEST(AlertEvaluator, ABatchCountsItsLiveLoadsBeforeItsSnapshots)
+{
+    AlertEvaluator evaluator;
+    Recorder recorder(evaluator);
+    evaluator.setWatches({stuckWatch(decode, 5)});
+    for (int s = 0; s <= 5; ++s) {
+        probes::PollAnswers answers;
+        answers.snapshots = {batch(at(s), 7, 0)};
+        answers.loads = {load(decode, at(s), 0, 2)};
+        evaluator.addAnswers(answers);
+    }
+    ASSERT_EQ(recorder.raised.size(), 1);
+    EXPECT_EQ(recorder.raised.first().sinceMs, at(0)) << "stuck from the first batch's load";
+    EXPECT_EQ(recorder.raised.first().atMs, at(5));
+    probes::PollAnswers running;
+    running.loads = {load(decode, at(6), 1, 1)};
+    evaluator.addAnswers(running);
+    EXPECT_EQ(recorder.cleared.size(), 1);
+}
+
 TEST(AlertEvaluator, OnlyTheWatchedServiceCounts)
 {
     AlertEvaluator evaluator;

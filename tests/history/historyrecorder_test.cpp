@@ -1,5 +1,6 @@
 // HistoryRecorder: which series each poller result becomes, into both the
-// writer and the hot window.
+// writer and the hot window; results come one by one or as the poller's
+// batches (PollAnswers, as the console connects it).
 #include "historyrecorder.h"
 #include "historystore.h"
 #include "historywriter.h"
@@ -30,15 +31,15 @@ TEST(HistoryRecorder, TurnsPollerResultsIntoSeries)
     healthy.httpStatus = 200;
     healthy.latencyMs = 0.75;
     healthy.lastCheck = QDateTime::fromMSecsSinceEpoch(t, Qt::UTC);
-    recorder.recordStatus(healthy);
     probes::ServiceStatus refused = healthy;
     refused.state = probes::ServiceState::Down;
     refused.httpStatus = 0;
     refused.latencyMs = 0.1; // time to the refusal: not a latency worth charting
     refused.lastCheck = QDateTime::fromMSecsSinceEpoch(t + 1000, Qt::UTC);
-    recorder.recordStatus(refused);
-
-    recorder.recordLoad({QStringLiteral("decode"), t, 19, 3, QStringLiteral("/v1/loads")});
+    probes::PollAnswers answers;
+    answers.statuses = {healthy, refused};
+    answers.loads = {{QStringLiteral("decode"), t, 19, 3, QStringLiteral("/v1/loads")}};
+    recorder.recordAnswers(answers);
 
     probes::MetricsSnapshot snapshot;
     snapshot.service = QStringLiteral("decode");
@@ -51,7 +52,9 @@ TEST(HistoryRecorder, TurnsPollerResultsIntoSeries)
     probes::MetricsSnapshot failed = snapshot;
     failed.timeMs = t + 1500;
     failed.error = QStringLiteral("decode: HTTP 500");
-    recorder.recordMetrics(failed);
+    probes::PollAnswers later;
+    later.snapshots = {failed};
+    recorder.recordAnswers(later);
     writer.stop();
 
     HistoryStore store(path);

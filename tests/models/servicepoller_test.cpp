@@ -1,14 +1,17 @@
 // ServicePoller against real servers on loopback: an opsdeck-sim decode
 // (503 while starting, then 200, /v1/loads), a server that serves garbage
 // metrics, one that never answers, and a port nobody listens on.
+#include "pollerthread.h"
 #include "servicepoller.h"
 #include "simprocess.h"
 #include "testsupport.h"
 
+#include <QRegularExpression>
 #include <QSet>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
+#include <QThread>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <mutex>
@@ -353,4 +356,127 @@ TEST(ServicePoller, EngineHealthChecksReuseTheirConnectionRouterChecksDoNot)
     EXPECT_EQ(distinctOf(router), router.ports.size()) << "a router's check on a reused connection";
     EXPECT_EQ(distinctOf(engine), 1) << "an engine's checks opened " << distinctOf(engine)
                                      << " connections for " << engine.ports.size() << " checks";
+}
+
+// The console's receivers (window, recorder, alerts) live on other threads and
+// take the poller's results in batches (answered): each batch holds exactly the
+// results emitted one by one since the previous batch, in their order, and
+// arrives whole on the receiving thread.
+TEST(ServicePoller, BatchesCrossThreadsHoldingExactlyTheResultsEmittedOneByOne)
+{
+    std::vector<test::SimProcess> sims(3);
+    QVector<inventory::Service> services;
+    for (std::size_t i = 0; i < sims.size(); ++i) {
+        ASSERT_TRUE(sims[i].start({QStringLiteral("--role"), QStringLiteral("engine"),
+                                   QStringLiteral("--port"), QStringLiteral("0"),
+                                   QStringLiteral("--ready-delay"), QStringLiteral("0")}))
+            << sims[i].errorText().toStdString();
+        services.append(
+            service(QStringLiteral("engine-%1").arg(i), inventory::Role::Engine, sims[i].port()));
+    }
+    // On the poller's thread: one line per result and a marker per batch, in emission order.
+    std::mutex mutex;
+    QStringList emitted;
+    QVector<QStringList> emittedBatches; // what each batch held, as the same lines
+    const auto line = [](const char *kind, const QString &service, qint64 timeMs) {
+        return QStringLiteral("%1 %2 %3").arg(QLatin1String(kind), service).arg(timeMs);
+    };
+    const auto linesOf = [&line](const probes::PollAnswers &answers) {
+        QStringList lines;
+        for (const auto &status : answers.statuses)
+            lines << line("status", status.name, status.lastCheck.toMSecsSinceEpoch());
+        for (const auto &load : answers.loads)
+            lines << line("load", load.service, load.timeMs);
+        for (const auto &snapshot : answers.snapshots)
+            lines << line("metrics", snapshot.service, snapshot.timeMs);
+        return lines;
+    };
+    {
+        probes::PollerThread thread;
+        probes::ServicePoller *poller = thread.poller();
+        const auto log = [&](const QString &l) {
+            const std::lock_guard lock(mutex);
+            emitted << l;
+        };
+        const auto direct = Qt::DirectConnection; // on the poller's thread, as emitted
+        QObject::connect(
+            poller, &probes::ServicePoller::statusChecked, poller,
+            [&](const auto &s) { log(line("status", s.name, s.lastCheck.toMSecsSinceEpoch())); },
+            direct);
+        QObject::connect(
+            poller, &probes::ServicePoller::loadSampled, poller,
+            [&](const auto &l) { log(line("load", l.service, l.timeMs)); }, direct);
+        QObject::connect(
+            poller, &probes::ServicePoller::metricsSampled, poller,
+            [&](const auto &m) { log(line("metrics", m.service, m.timeMs)); }, direct);
+        QObject::connect(
+            poller, &probes::ServicePoller::answered, poller,
+            [&](const probes::PollAnswers &answers) {
+                const std::lock_guard lock(mutex);
+                emitted << QStringLiteral("batch");
+                emittedBatches.append(linesOf(answers));
+            },
+            Qt::DirectConnection);
+        // On this thread, queued: what a receiver elsewhere gets.
+        QObject context;
+        QVector<QStringList> received;
+        QObject::connect(poller, &probes::ServicePoller::answered, &context,
+                         [&](const probes::PollAnswers &answers) {
+                             EXPECT_EQ(QThread::currentThread(), context.thread());
+                             received.append(linesOf(answers));
+                         });
+        probes::ServicePoller::Settings settings;
+        settings.intervalMs = 250;
+        QMetaObject::invokeMethod(
+            poller, [poller, settings] { poller->setSettings(settings); },
+            Qt::BlockingQueuedConnection);
+        thread.setServices(services);
+        thread.start();
+        // Three rounds of the three kinds from every engine.
+        const auto countOf = [&](const char *kind) {
+            qsizetype n = 0;
+            for (const QStringList &batch : received)
+                for (const QString &l : batch)
+                    n += l.startsWith(QLatin1String(kind)) ? 1 : 0;
+            return n;
+        };
+        ASSERT_TRUE(waitUntil(
+            [&] {
+                return countOf("status") >= 9 && countOf("load") >= 9 && countOf("metrics") >= 9;
+            },
+            std::chrono::seconds(20)));
+        QMetaObject::invokeMethod(poller, &probes::ServicePoller::stop,
+                                  Qt::BlockingQueuedConnection);
+        // Every batch emitted so far reaches this thread (those still queued too).
+        qsizetype batches = 0;
+        {
+            const std::lock_guard lock(mutex);
+            batches = emittedBatches.size();
+        }
+        ASSERT_TRUE(waitUntil([&] { return received.size() >= batches; }, std::chrono::seconds(5)));
+        const std::lock_guard lock(mutex);
+        EXPECT_EQ(received.mid(0, batches), emittedBatches.mid(0, batches));
+    }
+    // After the thread is gone: the one-by-one lines between two markers are that batch.
+    QVector<QStringList> grouped(1);
+    for (const QString &l : std::as_const(emitted)) {
+        if (l == QLatin1String("batch"))
+            grouped.append(QStringList());
+        else
+            grouped.last().append(l);
+    }
+    const QStringList trailing = grouped.takeLast(); // emitted one by one, batch not yet sent
+    EXPECT_TRUE(trailing.isEmpty()) << "a batch is emitted after its results, in the same call";
+    ASSERT_EQ(grouped.size(), emittedBatches.size());
+    for (qsizetype i = 0; i < grouped.size(); ++i) {
+        EXPECT_FALSE(emittedBatches[i].isEmpty()) << "batch " << i << " is empty";
+        // Within a batch the kinds are listed apart; each kind keeps the order it came in.
+        for (const char *kind : {"status", "load", "metrics"}) {
+            const auto only = [kind](const QStringList &lines) {
+                return lines.filter(
+                    QRegularExpression(QStringLiteral("^%1 ").arg(QLatin1String(kind))));
+            };
+            EXPECT_EQ(only(emittedBatches[i]), only(grouped[i])) << "batch " << i << " " << kind;
+        }
+    }
 }
