@@ -23,7 +23,8 @@ namespace {
 struct Fetched
 {
     QByteArray body;
-    int exitCode = ExitOk; ///< not ExitOk when the page could not be had
+    QByteArray contentType; ///< the answer's Content-Type header; it chooses the format
+    int exitCode = ExitOk;  ///< not ExitOk when the page could not be had
 };
 
 Fetched fetchUrl(const QUrl &url, int timeoutMs, qint64 maxBytes)
@@ -45,6 +46,7 @@ Fetched fetchUrl(const QUrl &url, int timeoutMs, qint64 maxBytes)
         fetched.exitCode = probes::replyTimedOut(reply) ? ExitUnknown : ExitFailed;
     } else {
         fetched.body = probes::boundedBody(reply);
+        fetched.contentType = reply->rawHeader("Content-Type");
     }
     return fetched;
 }
@@ -136,7 +138,10 @@ int runMetrics(const QStringList &arguments)
         return ExitBadInput;
     const metrics::Profile profile = *chosenProfile;
     const QString source = positional.at(1);
-    const metrics::ParseOptions options;
+    // What output says the page came from: never a URL's user:password.
+    const QString shown =
+        source.contains(u"://") ? QUrl(source).toDisplayString(QUrl::RemoveUserInfo) : source;
+    metrics::ParseOptions options;
     QByteArray body;
     if (source.contains(u"://")) {
         const QUrl url(source);
@@ -159,6 +164,7 @@ int runMetrics(const QStringList &arguments)
         if (fetched.exitCode != ExitOk)
             return fetched.exitCode;
         body = fetched.body;
+        options.contentType = fetched.contentType.toStdString();
     } else {
         QFile file(source);
         // A FIFO or a device would block or never end: only regular files.
@@ -182,8 +188,7 @@ int runMetrics(const QStringList &arguments)
             QJsonObject{{QStringLiteral("line"), warning.line},
                         {QStringLiteral("reason"), QString::fromStdString(warning.reason)}});
     QJsonObject result{
-        {QStringLiteral("source"),
-         source.contains(u"://") ? QUrl(source).toDisplayString(QUrl::RemoveUserInfo) : source},
+        {QStringLiteral("source"), shown},
         {QStringLiteral("families"), static_cast<qint64>(page.families.size())},
         {QStringLiteral("series"), static_cast<qint64>(page.samples.size())},
         {QStringLiteral("warnings"), warnings},
@@ -227,7 +232,7 @@ int runMetrics(const QStringList &arguments)
             printLine(QStringLiteral("note: %1").arg(fromStd(note)));
         for (const auto &warning : page.warnings)
             printLine(QStringLiteral("warning: %1:%2: %3")
-                          .arg(source)
+                          .arg(shown)
                           .arg(warning.line)
                           .arg(QString::fromStdString(warning.reason)));
     }

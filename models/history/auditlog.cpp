@@ -84,7 +84,9 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     };
     if (!QDir().mkpath(QFileInfo(m_path).absolutePath()))
         return fail(QStringLiteral("cannot create its folder"));
-    const QString lockPath = m_path + QStringLiteral(".lock");
+    // Beside the file a symbolic link names: writers through two names meet at one lock.
+    const QString canonical = QFileInfo(m_path).canonicalFilePath();
+    const QString lockPath = (canonical.isEmpty() ? m_path : canonical) + QStringLiteral(".lock");
     // QLockFile would take something else under that name for a lock it
     // cannot read and retry until the timeout, then blame another process.
     const QFileInfo lockInfo(lockPath);

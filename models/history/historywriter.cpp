@@ -88,7 +88,15 @@ bool HistoryWriter::removeEmptyStaleLock()
 
 QString HistoryWriter::lockPath(const QString &databasePath)
 {
-    return QFileInfo(databasePath).absoluteFilePath() + QStringLiteral(".lock");
+    // Beside the file itself: two data dirs whose history.sqlite links to
+    // one database must meet at one lock, made before and after the file is.
+    const QFileInfo info(databasePath);
+    QString file = info.canonicalFilePath(); // links resolved; empty while there is no file
+    if (file.isEmpty()) {
+        const QString dir = QFileInfo(info.absolutePath()).canonicalFilePath();
+        file = dir.isEmpty() ? info.absoluteFilePath() : dir + u'/' + info.fileName();
+    }
+    return file + QStringLiteral(".lock");
 }
 
 bool HistoryWriter::start(QString *error)

@@ -49,7 +49,7 @@ public:
     /// Age (ms) after which an empty or unreadable lock file counts as stale.
     static constexpr qint64 kEmptyLockStaleMs = 5000;
 
-    /// `<database>.lock`.
+    /// `<database>.lock`, beside the file a symbolic link names (when it exists).
     static QString lockPath(const QString &databasePath);
 
     /// Takes the lock and opens the database. False with `error` set when

@@ -11,8 +11,9 @@
 // - Auto with a Content-Type: `application/openmetrics-text` is OpenMetrics,
 //   `text/plain` (any version) is text 0.0.4, anything else is text 0.0.4 with
 //   a warning;
-// - Auto without a Content-Type (a file, a paste): OpenMetrics when the last
-//   line is `# EOF`, else text 0.0.4 (a text page has no reason to end so).
+// - Auto without a Content-Type (a file, a paste): OpenMetrics when a line is
+//   `# EOF` (its last, or followed by lines that are then ignored with a
+//   warning), else text 0.0.4 (a text page has no reason to hold that line).
 //
 // Lenient by design: an on-call console must show what it can. One bad line is
 // skipped with a warning naming its line; it never loses the page. What is
@@ -56,7 +57,7 @@ struct ParseOptions
 
     enum class Format
     {
-        /// From contentType, else from a final `# EOF` line (see the top of this file).
+        /// From contentType, else from a `# EOF` line (see the top of this file).
         Auto,
         /// Prometheus text 0.0.4.
         Text004,

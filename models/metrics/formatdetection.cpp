@@ -23,17 +23,22 @@ std::string mediaType(std::string_view contentType)
 
 } // namespace
 
-bool endsWithEof(std::string_view text)
+bool hasEofLine(std::string_view text)
 {
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || isBlank(text.back())))
-        text.remove_suffix(1);
     constexpr std::string_view eof = "# EOF";
-    if (!text.ends_with(eof))
-        return false;
-    text.remove_suffix(eof.size());
-    while (!text.empty() && isBlank(text.back()))
-        text.remove_suffix(1);
-    return text.empty() || text.back() == '\n';
+    for (std::size_t at = text.find(eof); at != std::string_view::npos;
+         at = text.find(eof, at + 1)) {
+        if (at != 0 && text[at - 1] != '\n')
+            continue; // inside a line: a HELP text or a label value
+        std::string_view rest = text.substr(at + eof.size());
+        while (!rest.empty() && isBlank(rest.front()))
+            rest.remove_prefix(1);
+        if (rest.starts_with('\r'))
+            rest.remove_prefix(1);
+        if (rest.empty() || rest.front() == '\n')
+            return true;
+    }
+    return false;
 }
 
 PageFormat chooseFormat(std::string_view text, const ParseOptions &options, std::string &warning)
@@ -47,7 +52,7 @@ PageFormat chooseFormat(std::string_view text, const ParseOptions &options, std:
         break;
     }
     if (options.contentType.empty())
-        return endsWithEof(text) ? PageFormat::OpenMetrics : PageFormat::Text004;
+        return hasEofLine(text) ? PageFormat::OpenMetrics : PageFormat::Text004;
     const std::string type = mediaType(options.contentType);
     if (type == "application/openmetrics-text")
         return PageFormat::OpenMetrics;

@@ -183,12 +183,19 @@ bool StagedVerification::runHealth(const inventory::Cluster &cluster, Verificati
     const QVector<ProbePath> paths = probePaths(m_inventory, cluster);
     QVector<ProbeRequest> requests;
     QStringList names;
+    QStringList refused; // "name: why", members never asked (no key, weaker trust)
     for (const QString &name : std::as_const(members)) {
         const auto path = std::find_if(paths.cbegin(), paths.cend(),
                                        [&](const ProbePath &p) { return p.entryService == name; });
         if (path == paths.cend())
             continue;
         ProbeRequestFactory factory = factoryFor(*path);
+        if (!factory.problem().isEmpty()) {
+            // Never sent without its key: that member fails with the reason.
+            refused << u"%1: %2"_s.arg(name, factory.problem());
+            factory.wipe();
+            continue;
+        }
         ProbeRequest request = factory.health(ConnectionMode::Fresh);
         request.timeoutMs = m_settings.healthTimeoutMs;
         request.label = name;
@@ -196,14 +203,15 @@ bool StagedVerification::runHealth(const inventory::Cluster &cluster, Verificati
         requests.append(std::move(request));
         names.append(name);
     }
-    const QVector<ProbeResult> results = runAll(std::move(requests));
-    QStringList details;
-    bool passed = !results.isEmpty() && results.size() == names.size();
+    const QVector<ProbeResult> results =
+        requests.isEmpty() ? QVector<ProbeResult>() : runAll(std::move(requests));
+    QStringList details = refused;
+    bool passed = refused.isEmpty() && !results.isEmpty() && results.size() == names.size();
     for (qsizetype i = 0; i < results.size(); ++i) {
         passed = passed && results[i].status == 200 && results[i].error.isEmpty();
         details << u"%1: %2"_s.arg(names[i], outcomeOf(results[i]));
     }
-    stage.detail = results.isEmpty() ? u"cancelled"_s : details.join(u"; "_s);
+    stage.detail = details.isEmpty() ? u"cancelled"_s : details.join(u"; "_s);
     return passed;
 }
 

@@ -7,7 +7,9 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <sys/stat.h>
+#include <thread>
 
 using opsdeck::test::dataPath;
 using opsdeck::test::runCli;
@@ -157,6 +159,46 @@ TEST(CliMetrics, MalformedUrlsAndNonRegularFilesAreBadInput)
                             std::chrono::seconds(10));
     EXPECT_EQ(run.exitCode, 2) << "a FIFO would block the read forever";
     EXPECT_TRUE(run.standardError.contains("not a regular file"));
+}
+
+// A page fetched from a URL is read by its Content-Type (an OpenMetrics page
+// cut before its `# EOF` says so), and no output shows the URL's password.
+TEST(CliMetrics, AServedPageIsReadByItsContentTypeAndNoPasswordIsPrinted)
+{
+    httplib::Server server;
+    server.Get("/metrics", [](const httplib::Request &, httplib::Response &res) {
+        res.set_content("# TYPE a gauge\na 1\n",
+                        "application/openmetrics-text; version=1.0.0; charset=utf-8");
+    });
+    const int port = server.bind_to_any_port("127.0.0.1");
+    ASSERT_GT(port, 0);
+    std::thread thread([&server] { server.listen_after_bind(); });
+    const QString url = QStringLiteral("http://ops:hunter2@127.0.0.1:%1/metrics").arg(port);
+    const auto json = runCli(
+        {QStringLiteral("metrics"), QStringLiteral("summarize"), url, QStringLiteral("--json")});
+    const auto text = runCli({QStringLiteral("metrics"), QStringLiteral("summarize"), url});
+    server.stop();
+    thread.join();
+
+    EXPECT_EQ(json.exitCode, 0) << json.standardError.toStdString();
+    const QJsonArray warnings = json.json().object().value(QStringLiteral("warnings")).toArray();
+    ASSERT_EQ(warnings.size(), 1) << json.standardOutput.toStdString();
+    EXPECT_TRUE(warnings[0]
+                    .toObject()
+                    .value(QStringLiteral("reason"))
+                    .toString()
+                    .contains(QStringLiteral("OpenMetrics page without \"# EOF\" line")))
+        << json.standardOutput.toStdString();
+    EXPECT_EQ(json.json().object().value(QStringLiteral("source")).toString(),
+              QStringLiteral("http://127.0.0.1:%1/metrics").arg(port));
+    EXPECT_EQ(text.exitCode, 0) << text.standardError.toStdString();
+    EXPECT_TRUE(text.standardOutput.contains(
+        QStringLiteral("warning: http://127.0.0.1:%1/metrics:2:").arg(port).toUtf8()))
+        << text.standardOutput.toStdString();
+    for (const auto &run : {json, text}) {
+        EXPECT_FALSE(run.standardOutput.contains("hunter2")) << run.standardOutput.toStdString();
+        EXPECT_FALSE(run.standardError.contains("hunter2")) << run.standardError.toStdString();
+    }
 }
 
 TEST(CliMetrics, ProfileOptionAndProfileKeys)

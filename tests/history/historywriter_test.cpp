@@ -6,6 +6,7 @@
 
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QSqlDatabase>
@@ -76,6 +77,28 @@ TEST(HistoryWriter, ASecondWriterIsRefusedAndNamesTheFirst)
 
     // Once the first has stopped, the lock is free again.
     EXPECT_TRUE(second.start(&error)) << error.toStdString();
+}
+
+// Two data dirs whose history.sqlite is one file (a symbolic link): the
+// second writer meets the first's lock beside the real file.
+TEST(HistoryWriter, AWriterThroughASymbolicLinkMeetsTheLockOfTheFileItNames)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(QDir(dir.path()).mkpath(QStringLiteral("a")));
+    ASSERT_TRUE(QDir(dir.path()).mkpath(QStringLiteral("b")));
+    const QString real = HistoryStore::pathIn(dir.filePath(QStringLiteral("a")));
+    const QString linked = HistoryStore::pathIn(dir.filePath(QStringLiteral("b")));
+    HistoryWriter first(real, settings());
+    QString error;
+    ASSERT_TRUE(first.start(&error)) << error.toStdString();
+    ASSERT_TRUE(QFile::link(real, linked));
+    EXPECT_EQ(HistoryWriter::lockPath(linked), HistoryWriter::lockPath(real));
+    HistoryWriter second(linked, settings());
+    EXPECT_FALSE(second.start(&error));
+    EXPECT_EQ(second.startFailure(), HistoryWriter::StartFailure::Locked);
+    EXPECT_TRUE(error.contains(QStringLiteral("history is being recorded by pid %1")
+                                   .arg(QCoreApplication::applicationPid())))
+        << error.toStdString();
 }
 
 TEST(HistoryWriter, RewritesTheOpenBlockInPlaceUntilItIsFull)

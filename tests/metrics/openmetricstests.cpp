@@ -32,12 +32,14 @@ TEST(metricsOpenMetrics, FormatChosenByContentTypeThenEof)
     EXPECT_EQ(withType(om, "Application/OpenMetrics-Text").format, PageFormat::OpenMetrics);
     EXPECT_EQ(withType(om, "text/plain; version=0.0.4; charset=utf-8").format, PageFormat::Text004);
     EXPECT_EQ(withType(text, "text/plain; version=0.0.4").format, PageFormat::Text004);
-    // No Content-Type (a file): the final `# EOF` line decides.
+    // No Content-Type (a file): a `# EOF` line decides, last or not.
     EXPECT_EQ(ExpositionParser::parse(om).format, PageFormat::OpenMetrics);
     EXPECT_EQ(ExpositionParser::parse("a 1\n# EOF").format, PageFormat::OpenMetrics);
     EXPECT_EQ(ExpositionParser::parse("a 1\r\n# EOF\r\n").format, PageFormat::OpenMetrics);
     EXPECT_EQ(ExpositionParser::parse(text).format, PageFormat::Text004);
     EXPECT_EQ(ExpositionParser::parse("a 1\n# EOF is not last\n").format, PageFormat::Text004);
+    EXPECT_EQ(ExpositionParser::parse("# HELP a counts # EOF\na 1\n").format, PageFormat::Text004);
+    EXPECT_EQ(ExpositionParser::parse("a 1\n# EOF \r\nb 2\n").format, PageFormat::OpenMetrics);
     EXPECT_EQ(ExpositionParser::parse("").format, PageFormat::Text004);
     // An explicit format wins over both.
     EXPECT_EQ(ExpositionParser::parse(om, {.format = ParseOptions::Format::Text004,
@@ -212,6 +214,15 @@ TEST(metricsOpenMetrics, EofRules)
     EXPECT_EQ(after.samples.size(), 1u);
     EXPECT_EQ(countWarnings(after, 2, "text after \"# EOF\" ignored"), 1) << warningsText(after);
     EXPECT_EQ(after.warnings.size(), 1u);
+    // A file (no Content-Type) with lines after `# EOF`: the same, not a text
+    // page whose later lines would override the earlier ones.
+    const MetricPage file = ExpositionParser::parse("# TYPE a gauge\na 1 1700000000.5\n# EOF\n"
+                                                    "b 2\n");
+    EXPECT_EQ(file.format, PageFormat::OpenMetrics);
+    ASSERT_EQ(file.samples.size(), 1u);
+    EXPECT_EQ(file.samples.front().value, 1);
+    EXPECT_EQ(countWarnings(file, 3, "text after \"# EOF\" ignored"), 1) << warningsText(file);
+    EXPECT_EQ(file.warnings.size(), 1u) << warningsText(file);
 
     const MetricPage missing =
         ExpositionParser::parse("a 1\nb 2\n", {.contentType = "application/openmetrics-text"});

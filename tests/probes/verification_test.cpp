@@ -136,6 +136,30 @@ TEST(VerificationWithSim, ADeadDecodeStopsTheSequenceAtTheHealthStage)
         << markers[0].text.toStdString();
 }
 
+// A member whose API key cannot be read is never asked without it: the health
+// stage fails with the reason, whatever the member would have answered.
+TEST(VerificationWithSim, AMemberWithoutItsKeyFailsTheHealthStageUnasked)
+{
+    test::PdCluster cluster;
+    ASSERT_TRUE(cluster.start()) << cluster.error.toStdString();
+    inventory::Inventory inventory = cluster.inventory();
+    for (inventory::Service &service : inventory.services)
+        if (service.role == inventory::Role::Prefill)
+            service.http.apiKeySecret = QStringLiteral("http/prefill/api-key");
+    probes::ProbeEngine engine;
+    StagedVerification verification(engine, inventory, QStringLiteral("pd"), settingsFor(4));
+    const probes::VerificationResult result = verification.run();
+
+    EXPECT_FALSE(result.passed);
+    EXPECT_EQ(result.failedStage(), 0);
+    const QString &detail = result.stages[0].detail;
+    EXPECT_TRUE(
+        detail.contains(QStringLiteral("API key http/prefill/api-key needs the secret store")))
+        << detail.toStdString();
+    EXPECT_FALSE(detail.contains(QStringLiteral("prefill: HTTP"))) << detail.toStdString();
+    EXPECT_TRUE(detail.contains(QStringLiteral("decode: HTTP 200"))) << detail.toStdString();
+}
+
 TEST(VerificationWithSim, AProductionClusterIsRefusedBeforeAnyStage)
 {
     test::PdCluster cluster;
