@@ -99,9 +99,7 @@ public:
         if (result.ok()) {
             m_answered[path] = true;
         } else if (m_firstError[path].isEmpty()) {
-            m_firstError[path] = !result.error.isEmpty() ? result.error
-                                 : result.status > 0     ? u"HTTP %1"_s.arg(result.status)
-                                                         : u"no answer"_s;
+            m_firstError[path] = probes::failureOf(result);
         }
     }
     /// "no probe answered: <error>" per path that was sent probes and answered none.

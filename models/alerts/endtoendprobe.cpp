@@ -2,6 +2,7 @@
 
 #include "boundedget.h"
 #include "secretstore.h"
+#include "servermessage.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -32,14 +33,7 @@ QString problemOf(QNetworkReply *reply)
         // boundedGet's words for timeouts, size, TLS, unusable settings and
         // answers cut after their status line; Qt's otherwise.
         return probes::replyProblem(reply).left(maxErrorChars);
-    // Servers say why in the body: OpenAI's {"error":{"message"}}, SGLang's own
-    // {"message"}, or {"error":"Unauthorized"} from its API-key check.
-    const QJsonObject body = QJsonDocument::fromJson(probes::boundedBody(reply)).object();
-    const QJsonValue error = body.value(u"error"_s);
-    QString message =
-        error.isString() ? error.toString() : error.toObject().value(u"message"_s).toString();
-    if (message.isEmpty())
-        message = body.value(u"message"_s).toString();
+    const QString message = probes::serverMessage(probes::boundedBody(reply));
     const QString text =
         message.isEmpty() ? u"HTTP %1"_s.arg(status) : u"HTTP %1: %2"_s.arg(status).arg(message);
     return text.left(maxErrorChars);

@@ -45,7 +45,7 @@ QString batchFailureOf(const ProbeResult &result)
     if (!result.error.isEmpty())
         return result.error;
     if (result.status < 200 || result.status >= 300)
-        return u"HTTP %1"_s.arg(result.status);
+        return failureOf(result);
     if (result.kind == ProbeKind::ChatStream && result.ttftMs < 0)
         return u"no content token in the answer"_s;
     return {};

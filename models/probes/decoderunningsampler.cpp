@@ -78,9 +78,7 @@ struct DecodeRunningSampler::State
     {
         const QString name = decode.decode.factory.path().entryService;
         if (!result.ok()) {
-            lastError = u"%1: %2 on %3"_s.arg(
-                name, result.error.isEmpty() ? u"HTTP %1"_s.arg(result.status) : result.error,
-                result.url.path());
+            lastError = u"%1: %2 on %3"_s.arg(name, failureOf(result), result.url.path());
         } else if (!decode.useMetrics) {
             if (const auto load = parseLoads(result.body))
                 return load->running;

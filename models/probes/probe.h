@@ -107,6 +107,13 @@ struct ProbeResult
     bool ok() const { return error.isEmpty() && !cancelled && status >= 200 && status < 300; }
 };
 
+/// Why `result` is not ok(), in one line for people; empty when it is ok().
+/// curl's error or ours when there is one ("timed out after 2000 ms" is
+/// curl's words with the timeout), "cancelled", otherwise the status with the
+/// server's reason phrase and message: "HTTP 502 Bad Gateway: upstream
+/// unavailable: Connection refused" (serverMessage, servermessage.h). Any thread.
+QString failureOf(const ProbeResult &result);
+
 QString connectionModeName(ConnectionMode mode); ///< "fresh" / "reused"
 QString probeKindName(ProbeKind kind);           ///< "get" / "chat" / "chat-stream"
 

@@ -41,11 +41,11 @@ QString chatContent(const QByteArray &body)
 
 QString outcomeOf(const ProbeResult &result)
 {
-    if (result.cancelled)
-        return u"cancelled"_s;
-    if (!result.error.isEmpty())
-        return result.error;
-    return u"HTTP %1 in %2 ms"_s.arg(result.status).arg(result.totalMs, 0, 'f', 1);
+    if (result.cancelled || !result.error.isEmpty() || result.status <= 0)
+        return failureOf(result);
+    // A refusal says why in the server's words, and how long it took.
+    const QString answer = result.ok() ? u"HTTP %1"_s.arg(result.status) : failureOf(result);
+    return u"%1 in %2 ms"_s.arg(answer).arg(result.totalMs, 0, 'f', 1);
 }
 
 } // namespace

@@ -42,17 +42,13 @@ StallDiagnoser::Verdict StallDiagnoser::classify(const ProbeResult &fresh,
     if (!reused.connectionReused && !reused.timedOut)
         return because(Verdict::Inconclusive, u"no kept connection to reuse (warm-up)"_s);
     if (!fresh.ok() || fresh.timedOut)
-        return because(Verdict::Failed,
-                       u"fresh probe did not answer: %1"_s.arg(
-                           fresh.error.isEmpty() ? u"HTTP %1"_s.arg(fresh.status) : fresh.error));
+        return because(Verdict::Failed, u"fresh probe did not answer: %1"_s.arg(failureOf(fresh)));
     if (reused.timedOut)
         return because(Verdict::Stalling, u"reused timed out after %1 ms, fresh answered in %2 ms"_s
                                               .arg(qRound64(reused.totalMs))
                                               .arg(fresh.totalMs, 0, 'f', 1));
     if (!reused.ok())
-        return because(Verdict::Failed, u"reused probe failed: %1"_s.arg(
-                                            reused.error.isEmpty() ? u"HTTP %1"_s.arg(reused.status)
-                                                                   : reused.error));
+        return because(Verdict::Failed, u"reused probe failed: %1"_s.arg(failureOf(reused)));
     if (reused.totalMs >= settings.ratio * fresh.totalMs &&
         reused.totalMs - fresh.totalMs >= settings.minExtraMs)
         return because(Verdict::Stalling,

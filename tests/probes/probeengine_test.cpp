@@ -243,6 +243,41 @@ TEST(ProbeEngine, AResultCarriesTheReasonTheContentTypeAndWhyAConnectFailed)
     EXPECT_FALSE(refused.tlsFailed);
 }
 
+TEST(ProbeEngine, AFailureSaysWhyInTheServersOwnWords)
+{
+    SimProcess sim;
+    ASSERT_TRUE(sim.start(simArgs(QStringLiteral("engine"),
+                                  {QStringLiteral("--api-key"), QStringLiteral("sk-words-test")})));
+    // A proxy whose upstream listens nowhere answers 502 and says why in its body.
+    SimProcess proxy;
+    ASSERT_TRUE(
+        proxy.start({QStringLiteral("--role"), QStringLiteral("proxy"), QStringLiteral("--port"),
+                     QStringLiteral("0"), QStringLiteral("--upstream"),
+                     QStringLiteral("http://127.0.0.1:%1").arg(freeTcpPort())}))
+        << proxy.errorText().toStdString();
+    ProbeEngine engine;
+    const ProbeResult ok =
+        engine.run(getProbe(sim.url(), QStringLiteral("/health"), ConnectionMode::Fresh));
+    ASSERT_TRUE(ok.ok()) << ok.error.toStdString();
+    EXPECT_TRUE(failureOf(ok).isEmpty());
+    // SGLang's API-key check says {"error":"Unauthorized"} under "401 Unauthorized": said once.
+    const ProbeResult unauthorized =
+        engine.run(getProbe(sim.url(), QStringLiteral("/v1/models"), ConnectionMode::Fresh));
+    EXPECT_EQ(failureOf(unauthorized), QStringLiteral("HTTP 401 Unauthorized"));
+    const ProbeResult badGateway =
+        engine.run(getProbe(proxy.url(), QStringLiteral("/health"), ConnectionMode::Fresh));
+    EXPECT_EQ(badGateway.status, 502);
+    EXPECT_TRUE(failureOf(badGateway)
+                    .startsWith(QStringLiteral("HTTP 502 Bad Gateway: upstream unavailable: ")))
+        << failureOf(badGateway).toStdString();
+    // curl's own words win over a status that never came.
+    const ProbeResult refused =
+        engine.run(getProbe(QStringLiteral("http://127.0.0.1:%1").arg(freeTcpPort()),
+                            QStringLiteral("/health"), ConnectionMode::Fresh));
+    EXPECT_EQ(failureOf(refused), refused.error);
+    EXPECT_FALSE(refused.error.isEmpty());
+}
+
 TEST(ProbeEngine, ProxiesComeFromTheRequestNeverFromTheEnvironment)
 {
     SimProcess sim;

@@ -93,7 +93,7 @@ TEST(ProbeRoundsWithSim, AProxyStallIsPlacedOnTheProxy)
         std::chrono::duration<double>(std::chrono::steady_clock::now() - runStarted).count();
     EXPECT_LT(runS, proxyStallS) << "no stalled chat may reach the engines during the run";
     const StallDiagnoser &d = rounds.diagnoser();
-    ASSERT_TRUE(diagnosis) << dump(d).toStdString();
+    ASSERT_TRUE(diagnosis) << dump(d).toStdString() << cluster.logs().toStdString();
     EXPECT_EQ(diagnosis->hop, u"proxy-0"_s);
     EXPECT_EQ(diagnosis->roleName(), u"proxy"_s);
     EXPECT_EQ(diagnosis->rounds, (QVector<int>{1, 2, 3}));
@@ -139,7 +139,7 @@ TEST(ProbeRoundsWithSim, ARouterStallIsPlacedOnTheRouter)
     ProbeRounds rounds(engine, factoriesOf(load(cluster)), settings);
     const std::optional<Diagnosis> diagnosis = rounds.run();
     const StallDiagnoser &d = rounds.diagnoser();
-    ASSERT_TRUE(diagnosis) << dump(d).toStdString();
+    ASSERT_TRUE(diagnosis) << dump(d).toStdString() << cluster.logs().toStdString();
     EXPECT_EQ(diagnosis->hop, u"router-0"_s);
     EXPECT_EQ(diagnosis->role, inventory::Role::Router);
     for (const StallDiagnoser::Sample &s : d.samples(pathIndex(d, u"router direct"_s))) {
@@ -157,7 +157,8 @@ TEST(ProbeRoundsWithSim, NoFaultNoStall)
     ASSERT_TRUE(cluster.waitReady(20s));
     ProbeEngine engine;
     ProbeRounds rounds(engine, factoriesOf(load(cluster)), quick());
-    EXPECT_FALSE(rounds.run()) << dump(rounds.diagnoser()).toStdString();
+    EXPECT_FALSE(rounds.run()) << dump(rounds.diagnoser()).toStdString()
+                               << cluster.logs().toStdString();
     const StallDiagnoser &d = rounds.diagnoser();
     ASSERT_EQ(d.paths().size(), 4);
     for (int i = 0; i < d.paths().size(); ++i) {
@@ -167,6 +168,8 @@ TEST(ProbeRoundsWithSim, NoFaultNoStall)
             EXPECT_TRUE(s.reused.connectionReused);
         }
     }
+    if (::testing::Test::HasFailure())
+        ADD_FAILURE() << dump(d).toStdString() << cluster.logs().toStdString();
 }
 
 TEST(ProbeRoundsWithSim, StaleKeepAliveReplacementsAreNeverStalls)
@@ -182,7 +185,8 @@ TEST(ProbeRoundsWithSim, StaleKeepAliveReplacementsAreNeverStalls)
     ProbeRounds::Settings settings = quick();
     settings.idleGapS = 1.5;
     ProbeRounds rounds(engine, factoriesOf(load(cluster)), settings);
-    EXPECT_FALSE(rounds.run()) << dump(rounds.diagnoser()).toStdString();
+    EXPECT_FALSE(rounds.run()) << dump(rounds.diagnoser()).toStdString()
+                               << cluster.logs().toStdString();
     const StallDiagnoser &d = rounds.diagnoser();
     const int proxy = pathIndex(d, u"via proxy"_s);
     ASSERT_EQ(d.samples(proxy).size(), 3);

@@ -19,15 +19,17 @@ QStringList fault(double stallS)
     return {u"--fault"_s, u"reused-stall=%1"_s.arg(stallS)};
 }
 
+const QStringList logged{u"--log-requests"_s};
+
 } // namespace
 
 bool StallCluster::start(double proxyStallS, double routerStallS, const QStringList &proxyExtra)
 {
-    if (!prefill.start(simArgs(u"prefill"_s))) {
+    if (!prefill.start(simArgs(u"prefill"_s, logged))) {
         error = prefill.errorText();
         return false;
     }
-    if (!decode.start(simArgs(u"decode"_s))) {
+    if (!decode.start(simArgs(u"decode"_s, logged))) {
         error = decode.errorText();
         return false;
     }
@@ -35,13 +37,13 @@ bool StallCluster::start(double proxyStallS, double routerStallS, const QStringL
                                   u"--metrics-port"_s, u"0"_s, u"--prefill"_s, prefill.url(),
                                   u"--decode"_s, decode.url(), u"--health-check-interval"_s,
                                   u"0.2"_s} +
-                      fault(routerStallS))) {
+                      logged + fault(routerStallS))) {
         error = router.errorText();
         return false;
     }
     if (!proxy.start(QStringList{u"--role"_s, u"proxy"_s, u"--port"_s, u"0"_s, u"--upstream"_s,
                                  router.url()} +
-                     fault(proxyStallS) + proxyExtra)) {
+                     logged + fault(proxyStallS) + proxyExtra)) {
         error = proxy.errorText();
         return false;
     }
@@ -77,6 +79,12 @@ bool StallCluster::waitReady(std::chrono::milliseconds deadline)
         delete reply;
     }
     return ready;
+}
+
+QString StallCluster::logs()
+{
+    return u"--- proxy\n%1--- router\n%2--- prefill\n%3--- decode\n%4"_s.arg(
+        proxy.errorText(), router.errorText(), prefill.errorText(), decode.errorText());
 }
 
 QString StallCluster::inventoryYaml() const

@@ -34,6 +34,10 @@ struct StallCluster
     /// Inventory YAML: host `local`, services prefill-0, decode-0, router-0,
     /// proxy-0, cluster `pd` with all four.
     QString inventoryYaml() const;
+
+    /// Every request each sim served, with its status (`--log-requests`), and
+    /// its warnings: what a failed test prints to say which hop refused.
+    QString logs();
 };
 
 } // namespace opsdeck::test

@@ -1,0 +1,35 @@
+// serverMessage: why a server refused, from the error bodies SGLang, vLLM,
+// the router and SGLang's API-key check send.
+#include "servermessage.h"
+
+#include <gtest/gtest.h>
+
+using namespace opsdeck::probes;
+
+TEST(ServerMessage, ReadsTheThreeShapesEnginesAnswerWith)
+{
+    // OpenAI's shape, as SGLang's and vLLM's OpenAI servers send it.
+    EXPECT_EQ(
+        serverMessage(R"({"object":"error","error":{"message":"The model `x` does not exist.",)"
+                      R"("type":"NotFoundError","code":404}})"),
+        QStringLiteral("The model `x` does not exist."));
+    // SGLang's own routes ({"message"}) and its API-key middleware ({"error": text}).
+    EXPECT_EQ(serverMessage(R"({"message":"No healthy decode worker"})"),
+              QStringLiteral("No healthy decode worker"));
+    EXPECT_EQ(serverMessage(R"({"error":"Unauthorized"})"), QStringLiteral("Unauthorized"));
+}
+
+TEST(ServerMessage, SaysNothingForOtherBodiesAndKeepsOneShortLine)
+{
+    EXPECT_TRUE(serverMessage("<html><body>502 Bad Gateway</body></html>").isEmpty());
+    EXPECT_TRUE(serverMessage("").isEmpty());
+    EXPECT_TRUE(serverMessage(R"({"detail":"Not Found"})").isEmpty());
+    EXPECT_TRUE(serverMessage(R"(["message"])").isEmpty());
+    const QByteArray traceback =
+        R"({"message":"Traceback (most recent call last):\n  File \"x.py\"\n)" +
+        QByteArray(500, 'y') + R"("})";
+    const QString line = serverMessage(traceback);
+    EXPECT_EQ(line.size(), 200);
+    EXPECT_FALSE(line.contains(QLatin1Char('\n')));
+    EXPECT_TRUE(line.startsWith(QStringLiteral("Traceback (most recent call last): File")));
+}
