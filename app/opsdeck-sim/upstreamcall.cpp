@@ -1,5 +1,6 @@
 #include "upstreamcall.h"
 
+#include "logger.h"
 #include "upstreampool.h"
 
 namespace opsdeck::sim {
@@ -19,7 +20,8 @@ UpstreamCall::~UpstreamCall()
 
 void UpstreamCall::run(UpstreamPool &pool, Request request)
 {
-    auto client = pool.acquire();
+    double idleMs = -1;
+    auto client = pool.acquire(&idleMs);
     {
         std::lock_guard lock(m_mutex);
         if (m_cancelled) {
@@ -61,11 +63,20 @@ void UpstreamCall::run(UpstreamPool &pool, Request request)
         m_done = true;
         if (!ok || m_cancelled) {
             m_failed = true;
+            // Whether the connection was kept, and how long it idled, tells
+            // a stale keep-alive from an upstream that went away (a failed
+            // connect was a new connection whatever the client held).
             m_error = m_cancelled ? "cancelled" : httplib::to_string(error);
+            if (!m_cancelled && error != httplib::Error::Connection)
+                m_error += idleMs < 0 ? " (new connection)"
+                                      : " (kept connection, idle " +
+                                            std::to_string(static_cast<long>(idleMs)) + " ms)";
         }
         reusable = ok && !m_cancelled;
         m_cv.notify_all();
     }
+    if (!ok && !m_cancelled)
+        Logger::warn("upstream " + pool.upstream().origin() + req.path + " failed: " + m_error);
     pool.release(std::move(client), reusable);
 }
 

@@ -7,14 +7,20 @@ UpstreamPool::UpstreamPool(Url upstream, Settings settings)
 {
 }
 
-std::unique_ptr<httplib::Client> UpstreamPool::acquire()
+std::unique_ptr<httplib::Client> UpstreamPool::acquire(double *idleMs)
 {
+    if (idleMs)
+        *idleMs = -1;
     {
         std::lock_guard lock(m_mutex);
         if (!m_idle.empty()) {
-            auto client = std::move(m_idle.back());
+            Idle idle = std::move(m_idle.back());
             m_idle.pop_back();
-            return client;
+            if (idleMs)
+                *idleMs = std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - idle.since)
+                              .count();
+            return std::move(idle.client);
         }
     }
     auto client = std::make_unique<httplib::Client>(m_upstream.host(), m_upstream.port());
@@ -37,7 +43,7 @@ void UpstreamPool::release(std::unique_ptr<httplib::Client> client, bool reusabl
         return;
     std::lock_guard lock(m_mutex);
     if (m_idle.size() < m_settings.maxIdle)
-        m_idle.push_back(std::move(client));
+        m_idle.push_back({std::move(client), std::chrono::steady_clock::now()});
 }
 
 } // namespace opsdeck::sim

@@ -29,7 +29,10 @@ public:
     UpstreamPool(Url upstream, Settings settings);
 
     const Url &upstream() const { return m_upstream; }
-    std::unique_ptr<httplib::Client> acquire();
+    /// A kept client when one is idle, else a new one. `idleMs` (when given)
+    /// gets how long the kept connection was idle, ms, or -1 for a new client:
+    /// a failed exchange says which it had.
+    std::unique_ptr<httplib::Client> acquire(double *idleMs = nullptr);
     /// `reusable`: the exchange completed cleanly, so the connection may serve another.
     void release(std::unique_ptr<httplib::Client> client, bool reusable);
 
@@ -37,7 +40,12 @@ private:
     const Url m_upstream;
     const Settings m_settings;
     std::mutex m_mutex;
-    std::vector<std::unique_ptr<httplib::Client>> m_idle;
+    struct Idle
+    {
+        std::unique_ptr<httplib::Client> client;
+        std::chrono::steady_clock::time_point since;
+    };
+    std::vector<Idle> m_idle;
 };
 
 } // namespace opsdeck::sim

@@ -1,5 +1,7 @@
 #include "curltransfer.h"
 
+#include "servermessage.h"
+
 #include <QDateTime>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -167,8 +169,9 @@ size_t CurlTransfer::onHeader(char *data, size_t size, size_t count, void *self)
         // last status line wins, after a 100 Continue or a proxy's answer).
         const QList<QByteArray> parts = raw.split(' ');
         transfer->m_reason =
-            parts.size() > 2 ? QString::fromLatin1(raw.mid(parts[0].size() + parts[1].size() + 2))
-                             : QString();
+            parts.size() > 2
+                ? printableLine(QString::fromLatin1(raw.mid(parts[0].size() + parts[1].size() + 2)))
+                : QString();
         return bytes;
     }
     const QByteArray line = raw.toLower();

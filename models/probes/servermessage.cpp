@@ -7,12 +7,6 @@ using namespace Qt::StringLiterals;
 
 namespace opsdeck::probes {
 
-namespace {
-
-constexpr qsizetype maxChars = 200;
-
-} // namespace
-
 QString serverMessage(const QByteArray &body)
 {
     const QJsonObject object = QJsonDocument::fromJson(body).object();
@@ -21,7 +15,14 @@ QString serverMessage(const QByteArray &body)
         error.isString() ? error.toString() : error.toObject().value(u"message"_s).toString();
     if (message.isEmpty())
         message = object.value(u"message"_s).toString();
-    return message.simplified().left(maxChars);
+    return printableLine(message);
+}
+
+QString printableLine(const QString &text, qsizetype maxChars)
+{
+    QString line = text.simplified();
+    line.removeIf([](QChar c) { return c.category() == QChar::Other_Control; });
+    return line.left(maxChars);
 }
 
 } // namespace opsdeck::probes

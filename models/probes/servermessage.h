@@ -13,4 +13,10 @@ namespace opsdeck::probes {
 /// Any thread.
 QString serverMessage(const QByteArray &body);
 
+/// `text` as one printable line of at most `maxChars`: whitespace runs become
+/// one space and control characters (a terminal's escape sequences among
+/// them) are dropped, since a server's words end up on a terminal and in the
+/// audit log. Any thread.
+QString printableLine(const QString &text, qsizetype maxChars = 200);
+
 } // namespace opsdeck::probes

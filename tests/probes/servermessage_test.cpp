@@ -33,3 +33,12 @@ TEST(ServerMessage, SaysNothingForOtherBodiesAndKeepsOneShortLine)
     EXPECT_FALSE(line.contains(QLatin1Char('\n')));
     EXPECT_TRUE(line.startsWith(QStringLiteral("Traceback (most recent call last): File")));
 }
+
+TEST(ServerMessage, AServersWordsNeverCarryATerminalsControlCharacters)
+{
+    EXPECT_EQ(serverMessage("{\"message\":\"\\u001b[2Jcleared\\u0007 \\u0000done\"}"),
+              QStringLiteral("[2Jcleared done"));
+    EXPECT_EQ(printableLine(QStringLiteral("Bad\x1b]0;title\x07 Gateway\r\n")),
+              QStringLiteral("Bad]0;title Gateway"));
+    EXPECT_EQ(printableLine(QStringLiteral("Überlastet – später"), 5), QStringLiteral("Überl"));
+}
