@@ -20,8 +20,9 @@ UpstreamCall::~UpstreamCall()
 
 void UpstreamCall::run(UpstreamPool &pool, Request request)
 {
-    double idleMs = -1;
-    auto client = pool.acquire(&idleMs);
+    UpstreamPool::Lease lease = pool.acquire();
+    httplib::Client *client = lease.client.get();
+    const long connectsBefore = *lease.connects;
     {
         std::lock_guard lock(m_mutex);
         if (m_cancelled) {
@@ -30,7 +31,7 @@ void UpstreamCall::run(UpstreamPool &pool, Request request)
             m_cv.notify_all();
             return;
         }
-        m_client = client.get();
+        m_client = client;
     }
     httplib::Request req;
     req.method = request.method;
@@ -63,21 +64,22 @@ void UpstreamCall::run(UpstreamPool &pool, Request request)
         m_done = true;
         if (!ok || m_cancelled) {
             m_failed = true;
-            // Whether the connection was kept, and how long it idled, tells
-            // a stale keep-alive from an upstream that went away (a failed
-            // connect was a new connection whatever the client held).
+            // Whether the exchange went on a kept connection, and how long
+            // that idled, tells a stale keep-alive from an upstream that went
+            // away (a failed connect was a new connection in any case).
             m_error = m_cancelled ? "cancelled" : httplib::to_string(error);
             if (!m_cancelled && error != httplib::Error::Connection)
-                m_error += idleMs < 0 ? " (new connection)"
-                                      : " (kept connection, idle " +
-                                            std::to_string(static_cast<long>(idleMs)) + " ms)";
+                m_error += *lease.connects != connectsBefore
+                               ? " (new connection)"
+                               : " (kept connection, idle " +
+                                     std::to_string(static_cast<long>(lease.idleMs)) + " ms)";
         }
         reusable = ok && !m_cancelled;
         m_cv.notify_all();
     }
     if (!ok && !m_cancelled)
         Logger::warn("upstream " + pool.upstream().origin() + req.path + " failed: " + m_error);
-    pool.release(std::move(client), reusable);
+    pool.release(std::move(lease), reusable);
 }
 
 bool UpstreamCall::waitForHeaders(std::chrono::milliseconds timeout)

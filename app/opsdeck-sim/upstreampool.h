@@ -2,6 +2,7 @@
 
 #include "url.h"
 
+#include <atomic>
 #include <chrono>
 #include <httplib.h>
 #include <memory>
@@ -28,13 +29,22 @@ public:
 
     UpstreamPool(Url upstream, Settings settings);
 
+    /// A client checked out for one exchange.
+    struct Lease
+    {
+        std::unique_ptr<httplib::Client> client;
+        /// Connections this client opened so far (counted as httplib creates
+        /// its sockets): unchanged across an exchange means it went on the
+        /// kept one, since httplib silently reconnects when that had closed.
+        std::shared_ptr<std::atomic<long>> connects;
+        double idleMs = -1; ///< how long it waited in the pool, ms; -1 when new
+    };
+
     const Url &upstream() const { return m_upstream; }
-    /// A kept client when one is idle, else a new one. `idleMs` (when given)
-    /// gets how long the kept connection was idle, ms, or -1 for a new client:
-    /// a failed exchange says which it had.
-    std::unique_ptr<httplib::Client> acquire(double *idleMs = nullptr);
+    /// A kept client when one is idle, else a new one.
+    Lease acquire();
     /// `reusable`: the exchange completed cleanly, so the connection may serve another.
-    void release(std::unique_ptr<httplib::Client> client, bool reusable);
+    void release(Lease lease, bool reusable);
 
 private:
     const Url m_upstream;
@@ -42,7 +52,7 @@ private:
     std::mutex m_mutex;
     struct Idle
     {
-        std::unique_ptr<httplib::Client> client;
+        Lease lease;
         std::chrono::steady_clock::time_point since;
     };
     std::vector<Idle> m_idle;

@@ -23,8 +23,9 @@ namespace {
 constexpr qsizetype maxErrorChars = 200;
 
 // Why a finished reply has no usable answer, in words; never the URL's user info
-// nor the API key. Only a whole HTTP 200 is an answer.
-QString problemOf(QNetworkReply *reply)
+// nor the API key (a server may echo the header it refused). Only a whole
+// HTTP 200 is an answer.
+QString problemOf(QNetworkReply *reply, const QByteArray &apiKey)
 {
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (status == 200 && reply->error() == QNetworkReply::NoError)
@@ -32,8 +33,9 @@ QString problemOf(QNetworkReply *reply)
     if (status == 0 || probes::replyCut(reply))
         // boundedGet's words for timeouts, size, TLS, unusable settings and
         // answers cut after their status line; Qt's otherwise.
-        return probes::replyProblem(reply).left(maxErrorChars);
-    const QString message = probes::serverMessage(probes::boundedBody(reply));
+        return probes::redactedSecret(probes::replyProblem(reply), apiKey).left(maxErrorChars);
+    const QString message =
+        probes::serverMessage(probes::redactedSecret(probes::boundedBody(reply), apiKey));
     const QString text =
         message.isEmpty() ? u"HTTP %1"_s.arg(status) : u"HTTP %1: %2"_s.arg(status).arg(message);
     return text.left(maxErrorChars);
@@ -112,7 +114,7 @@ void EndToEndProbe::probeNow()
 void EndToEndProbe::modelsAnswered(QNetworkReply *reply)
 {
     reply->deleteLater();
-    QString problem = problemOf(reply);
+    QString problem = problemOf(reply, m_http.apiKey);
     if (problem.isEmpty()) {
         const QJsonArray models =
             QJsonDocument::fromJson(probes::boundedBody(reply)).object().value(u"data"_s).toArray();
@@ -155,7 +157,7 @@ void EndToEndProbe::chatAnswered(QNetworkReply *reply)
     result.ms = static_cast<double>(m_chatClock.nsecsElapsed()) / 1e6;
     result.httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     result.model = m_model;
-    result.error = problemOf(reply);
+    result.error = problemOf(reply, m_http.apiKey);
     if (result.error.isEmpty()) {
         const QJsonDocument document = QJsonDocument::fromJson(probes::boundedBody(reply));
         if (document.object().value(u"choices"_s).toArray().isEmpty())

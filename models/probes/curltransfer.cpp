@@ -5,12 +5,21 @@
 #include <QDateTime>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QStringDecoder>
 #include <algorithm>
 #include <cstring>
 
 namespace opsdeck::probes {
 
 namespace {
+
+// A status line's words: UTF-8 when they are, else Latin-1 (RFC 9110's obs-text).
+QString headerText(const QByteArray &bytes)
+{
+    QStringDecoder utf8(QStringDecoder::Utf8);
+    const QString text = utf8(bytes);
+    return utf8.hasError() ? QString::fromLatin1(bytes) : text;
+}
 
 double ms(curl_off_t microseconds)
 {
@@ -170,7 +179,7 @@ size_t CurlTransfer::onHeader(char *data, size_t size, size_t count, void *self)
         const QList<QByteArray> parts = raw.split(' ');
         transfer->m_reason =
             parts.size() > 2
-                ? printableLine(QString::fromLatin1(raw.mid(parts[0].size() + parts[1].size() + 2)))
+                ? printableLine(headerText(raw.mid(parts[0].size() + parts[1].size() + 2)))
                 : QString();
         return bytes;
     }
@@ -226,8 +235,10 @@ ProbeResult CurlTransfer::finish(CURLcode code)
     result.ttfbMs = ms(infoTime(m_easy, CURLINFO_STARTTRANSFER_TIME_T));
     result.totalMs = ms(infoTime(m_easy, CURLINFO_TOTAL_TIME_T));
     result.ttftMs = m_ttftMs;
-    result.body = m_answer;
-    result.reason = m_reason;
+    // A server may echo the Authorization header it refused ("Incorrect API
+    // key provided: Bearer sk-..."): the key never leaves this transfer.
+    result.body = redactedSecret(m_answer, m_request.apiKey);
+    result.reason = redactedSecret(m_reason, m_request.apiKey);
     if (char *type = nullptr;
         curl_easy_getinfo(m_easy, CURLINFO_CONTENT_TYPE, &type) == CURLE_OK && type)
         result.contentType = type;
@@ -253,7 +264,7 @@ ProbeResult CurlTransfer::finish(CURLcode code)
         result.error =
             QString::fromUtf8(m_errorBuffer[0] ? m_errorBuffer : curl_easy_strerror(code));
     } else if (status < 200 || status >= 300) {
-        result.note = QStringLiteral("HTTP %1").arg(status);
+        result.note = failureOf(result);
     } else if (m_request.kind == ProbeKind::ChatStream && m_ttftMs < 0) {
         // A 200 whose stream never carried a content token served nothing:
         // a failure, whatever the status line said.

@@ -10,10 +10,10 @@ QString failureOf(const ProbeResult &result)
         return {};
     if (result.cancelled)
         return QStringLiteral("cancelled");
-    if (!result.error.isEmpty())
-        return result.error;
-    if (result.status <= 0)
-        return QStringLiteral("no answer");
+    // A status that came says most; a 2xx that failed (cut, no token) or no
+    // status at all says what went wrong instead.
+    if (result.status <= 0 || (result.status >= 200 && result.status < 300))
+        return result.error.isEmpty() ? QStringLiteral("no answer") : result.error;
     QString text = QStringLiteral("HTTP %1").arg(result.status);
     if (!result.reason.isEmpty())
         text += u' ' + result.reason;
@@ -22,6 +22,8 @@ QString failureOf(const ProbeResult &result)
     // "Unauthorized": once is enough.
     if (!message.isEmpty() && message != result.reason)
         text += QStringLiteral(": ") + message;
+    if (!result.error.isEmpty())
+        text += QStringLiteral(" (") + result.error + u')';
     return text;
 }
 

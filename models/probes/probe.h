@@ -108,10 +108,11 @@ struct ProbeResult
 };
 
 /// Why `result` is not ok(), in one line for people; empty when it is ok().
-/// curl's error or ours when there is one ("timed out after 2000 ms" is
-/// curl's words with the timeout), "cancelled", otherwise the status with the
-/// server's reason phrase and message: "HTTP 502 Bad Gateway: upstream
-/// unavailable: Connection refused" (serverMessage, servermessage.h). Any thread.
+/// "cancelled"; a non-2xx status with the server's reason phrase and message
+/// (serverMessage, servermessage.h) and any error after it: "HTTP 502 Bad
+/// Gateway: upstream unavailable: Read", "HTTP 500 Internal Server Error
+/// (answer longer than 1048576 bytes)"; otherwise curl's error or ours (no
+/// status, or a 2xx that failed), or "no answer". Any thread.
 QString failureOf(const ProbeResult &result);
 
 QString connectionModeName(ConnectionMode mode); ///< "fresh" / "reused"

@@ -20,9 +20,29 @@ QString serverMessage(const QByteArray &body)
 
 QString printableLine(const QString &text, qsizetype maxChars)
 {
-    QString line = text.simplified();
-    line.removeIf([](QChar c) { return c.category() == QChar::Other_Control; });
-    return line.left(maxChars);
+    QString line = text;
+    line.removeIf([](QChar c) {
+        return c.category() == QChar::Other_Control || c.category() == QChar::Other_Format;
+    });
+    line = line.simplified();
+    if (line.size() > maxChars)
+        line.truncate(maxChars > 0 && line.at(maxChars - 1).isHighSurrogate() ? maxChars - 1
+                                                                              : maxChars);
+    return line;
+}
+
+QByteArray redactedSecret(const QByteArray &text, const QByteArray &secret)
+{
+    if (secret.isEmpty() || !text.contains(secret))
+        return text;
+    return QByteArray(text).replace(secret, "[API key]");
+}
+
+QString redactedSecret(const QString &text, const QByteArray &secret)
+{
+    if (secret.isEmpty())
+        return text;
+    return QString(text).replace(QString::fromUtf8(secret), u"[API key]"_s);
 }
 
 } // namespace opsdeck::probes

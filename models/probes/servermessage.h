@@ -13,10 +13,17 @@ namespace opsdeck::probes {
 /// Any thread.
 QString serverMessage(const QByteArray &body);
 
-/// `text` as one printable line of at most `maxChars`: whitespace runs become
-/// one space and control characters (a terminal's escape sequences among
-/// them) are dropped, since a server's words end up on a terminal and in the
-/// audit log. Any thread.
+/// `text` as one printable line of at most `maxChars` UTF-16 units (never
+/// half a character): control characters (a terminal's escape sequences among
+/// them) and format characters (bidi overrides, zero-width spaces, which
+/// would reorder or hide the words around them) are dropped, then whitespace
+/// runs become one space; a server's words end up on a terminal, in the
+/// window and in the audit log. Any thread.
 QString printableLine(const QString &text, qsizetype maxChars = 200);
+
+/// `text` with every occurrence of `secret` (an API key) replaced by
+/// "[API key]"; unchanged when `secret` is empty. Any thread.
+QByteArray redactedSecret(const QByteArray &text, const QByteArray &secret);
+QString redactedSecret(const QString &text, const QByteArray &secret);
 
 } // namespace opsdeck::probes

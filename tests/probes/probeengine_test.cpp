@@ -11,6 +11,7 @@
 #include <QSet>
 #include <atomic>
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -194,7 +195,7 @@ TEST(ProbeEngine, TheApiKeyIsSentAsBearerAndAnswersLongerThanTheCapFail)
     const ProbeResult without = engine.run(probe);
     EXPECT_EQ(without.status, 401);
     EXPECT_FALSE(without.ok());
-    EXPECT_EQ(without.note, QStringLiteral("HTTP 401"));
+    EXPECT_EQ(without.note, QStringLiteral("HTTP 401 Unauthorized"));
     probe.apiKey = key;
     const ProbeResult with = engine.run(probe);
     EXPECT_EQ(with.status, 200);
@@ -275,6 +276,42 @@ TEST(ProbeEngine, AFailureSaysWhyInTheServersOwnWords)
                             QStringLiteral("/health"), ConnectionMode::Fresh));
     EXPECT_EQ(failureOf(refused), refused.error);
     EXPECT_FALSE(refused.error.isEmpty());
+}
+
+// Servers that echo the header they refused, or send a large error page.
+TEST(ProbeEngine, AFailureNeverCarriesTheApiKeyAndKeepsItsStatusWhenCut)
+{
+    httplib::Server server;
+    server.Get("/v1/models", [](const httplib::Request &req, httplib::Response &res) {
+        res.status = 401;
+        res.set_content(R"({"error":{"message":"Incorrect API key provided: )" +
+                            req.get_header_value("Authorization") + R"("}})",
+                        "application/json");
+    });
+    server.Get("/large", [](const httplib::Request &, httplib::Response &res) {
+        res.status = 500;
+        res.set_content(R"({"message":")" + std::string(2000, 'x') + R"("})", "application/json");
+    });
+    const int port = server.bind_to_any_port("127.0.0.1");
+    ASSERT_GT(port, 0);
+    std::thread serving([&server] { server.listen_after_bind(); });
+    const QString base = QStringLiteral("http://127.0.0.1:%1").arg(port);
+    ProbeEngine engine;
+    auto echoing = getProbe(base, QStringLiteral("/v1/models"), ConnectionMode::Fresh);
+    echoing.apiKey = "sk-echoed-5150";
+    const ProbeResult refused = engine.run(echoing);
+    auto large = getProbe(base, QStringLiteral("/large"), ConnectionMode::Fresh);
+    large.maxBytes = 100;
+    const ProbeResult cut = engine.run(large);
+    server.stop();
+    serving.join();
+    EXPECT_EQ(failureOf(refused), QStringLiteral("HTTP 401 Unauthorized: Incorrect API key "
+                                                 "provided: Bearer [API key]"));
+    EXPECT_EQ(refused.note, failureOf(refused));
+    EXPECT_FALSE(refused.body.contains("sk-echoed-5150"));
+    EXPECT_EQ(cut.status, 500);
+    EXPECT_EQ(failureOf(cut),
+              QStringLiteral("HTTP 500 Internal Server Error (answer longer than 100 bytes)"));
 }
 
 TEST(ProbeEngine, ProxiesComeFromTheRequestNeverFromTheEnvironment)

@@ -42,3 +42,24 @@ TEST(ServerMessage, AServersWordsNeverCarryATerminalsControlCharacters)
               QStringLiteral("Bad]0;title Gateway"));
     EXPECT_EQ(printableLine(QStringLiteral("Überlastet – später"), 5), QStringLiteral("Überl"));
 }
+
+TEST(ServerMessage, BidiOverridesAndZeroWidthCharactersNeverReorderOrHideOurWords)
+{
+    // U+202E would turn every word after it around; U+200B and U+2066 hide.
+    EXPECT_EQ(printableLine(QStringLiteral("user \u202Etxt.exe\u202C ok\u200B\u2066x\u2069")),
+              QStringLiteral("user txt.exe okx"));
+    // Dropped characters leave no double or trailing spaces behind.
+    EXPECT_EQ(printableLine(QStringLiteral("\x01 lead a \x01 b \x02")), QStringLiteral("lead a b"));
+    // A cut never leaves half of a character outside the BMP.
+    const QString emoji = QString(199, u'x') + QStringLiteral("\U0001F600tail");
+    EXPECT_EQ(printableLine(emoji), QString(199, u'x'));
+}
+
+TEST(ServerMessage, AnApiKeyIsRedactedWhereverItStands)
+{
+    EXPECT_EQ(redactedSecret(QByteArray("key sk-1 and Bearer sk-1"), "sk-1"),
+              QByteArray("key [API key] and Bearer [API key]"));
+    EXPECT_EQ(redactedSecret(QStringLiteral("nothing here"), "sk-1"),
+              QStringLiteral("nothing here"));
+    EXPECT_EQ(redactedSecret(QByteArray("sk-1"), QByteArray()), QByteArray("sk-1"));
+}
