@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages OpsDeck needs to build and run; with --test,
-# also what the test suite starts (Xvfb, sshd, curl, D-Bus, tinyproxy, Prometheus) or uses
+# also what the test suite starts (Xvfb, sshd, curl, D-Bus, tinyproxy, nginx, Prometheus) or uses
 # (openssl makes the TLS tests' certificates). Idempotent and
 # quiet when everything is already there. Run as root (or with sudo).
 set -euo pipefail
@@ -13,7 +13,7 @@ build_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   fonts-dejavu-core
 )
-test_packages=(xvfb xauth openssh-server curl dbus procps python3-prometheus-client openssl
+test_packages=(xvfb xauth openssh-server curl dbus procps python3-prometheus-client openssl nginx-light
                tinyproxy prometheus sudo openssh-client passwd socat iproute2)
 
 wanted=("${build_packages[@]}")

@@ -357,7 +357,8 @@ bool MainWindow::openInventory(const QString &path)
     showBanner({}, false);
     statusBar()->showMessage(
         QStringLiteral("Inventory %1 · %2 services").arg(m_inventoryPath).arg(services.size()));
-    setWindowTitle(QStringLiteral("OpsDeck — %1").arg(m_inventoryPath));
+    // The platform appends the application's display name ("… — OpsDeck").
+    setWindowTitle(m_inventoryPath);
     spdlog::info("watching {} services of {}", services.size(), m_inventoryPath.toStdString());
     return true;
 }

@@ -68,7 +68,8 @@ ProbeChecksPanel::ProbeChecksPanel(ProbeLab *lab, QWidget *parent)
     verifyRow->addWidget(m_cancelButton);
     verifyRow->addStretch();
     verifyLayout->addLayout(verifyRow);
-    for (int i = 0; i < 3; ++i) {
+    // Health, end-to-end, keep-alive, batch check.
+    for (int i = 0; i < 4; ++i) {
         auto *stage = new QLabel;
         stage->setWordWrap(true);
         stage->setTextFormat(Qt::PlainText);
@@ -278,20 +279,17 @@ void ProbeChecksPanel::showBatch(const BatchCheckResult &result)
             m_chart->zoomAround(m_chart->visibleEndMs(), std::max(span * 1.15, 5000.0) / visible);
     }
     if (!result.error.isEmpty()) {
-        m_verdict->setText(QStringLiteral("No verdict: %1").arg(result.error));
+        m_verdict->setText(QStringLiteral("Not measured: %1").arg(result.error));
         setTone(m_verdict, failColor);
         return;
     }
-    QString text = QStringLiteral("%1\n%2 requests through %3 (%4) · peak running %5 · wall %6 s "
-                                  "· single %7 s · TTFT p50 %8 · %9 failed")
-                       .arg(result.reason)
-                       .arg(result.n)
-                       .arg(result.path, result.entryService)
-                       .arg(result.peakRunning)
-                       .arg(result.wallS, 0, 'f', 2)
-                       .arg(result.singleS, 0, 'f', 2)
-                       .arg(msText(result.ttftPercentileMs(0.5)))
-                       .arg(result.failures);
+    const QString text =
+        QStringLiteral("%1: %2\n%3 requests through %4 (%5) · TTFT p50 %6 · %7 failed")
+            .arg(opsdeck::probes::batchVerdictName(result.verdict), result.reason)
+            .arg(result.n)
+            .arg(result.path, result.entryService)
+            .arg(msText(result.ttftPercentileMs(0.5)))
+            .arg(result.failures);
     m_verdict->setText(text);
     setTone(m_verdict,
             result.verdict == opsdeck::probes::BatchVerdict::Batched ? passColor : failColor);

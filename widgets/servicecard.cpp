@@ -60,6 +60,8 @@ QColor ServiceCard::stateColor(ServiceState state)
         return QColor(0xe6, 0x51, 0x00);
     case ServiceState::Down:
         return QColor(0xc6, 0x28, 0x28);
+    case ServiceState::Unresponsive:
+        return QColor(0xad, 0x14, 0x57);
     case ServiceState::Unknown:
         break;
     }

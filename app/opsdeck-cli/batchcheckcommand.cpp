@@ -22,17 +22,15 @@ void printText(const probes::BatchCheckResult &result)
     // result.path is a path's name ("router direct", "via proxy").
     printLine(u"batch check %1, path %2 (%3): %4"_s.arg(
         result.cluster, result.path, result.entryService,
-        result.verdict == probes::BatchVerdict::None ? u"no verdict"_s
+        result.verdict == probes::BatchVerdict::None ? u"not measured"_s
                                                      : probes::batchVerdictName(result.verdict)));
-    printLine(u"  n %1, peak running %2, wall %3 s, single %4 s, failures %5"_s.arg(result.n)
-                  .arg(result.peakRunning < 0 ? u"–"_s : QString::number(result.peakRunning))
-                  .arg(result.wallS, 0, 'f', 2)
-                  .arg(result.singleS, 0, 'f', 2)
-                  .arg(result.failures));
-    printLine(u"  TTFT p50 %1, p99 %2, max %3"_s.arg(ms(result.ttftPercentileMs(0.5)),
-                                                     ms(result.ttftPercentileMs(0.99)),
-                                                     ms(result.ttftPercentileMs(1.0))));
+    if (result.verdict == probes::BatchVerdict::None)
+        return; // the error follows on stderr: no wall or single time was measured
     printLine(u"  "_s + result.reason);
+    printLine(u"  n %1, failures %2, TTFT p50 %3, p99 %4, max %5"_s.arg(result.n)
+                  .arg(result.failures)
+                  .arg(ms(result.ttftPercentileMs(0.5)), ms(result.ttftPercentileMs(0.99)),
+                       ms(result.ttftPercentileMs(1.0))));
 }
 
 } // namespace

@@ -132,7 +132,9 @@ std::optional<qint64> recordMarker(const QString &dataDir, const probes::Diagnos
     marker.timeMs =
         diagnosis.lastStallMs > 0 ? diagnosis.lastStallMs : QDateTime::currentMSecsSinceEpoch();
     marker.kind = u"diagnosis"_s;
-    marker.text = diagnosis.headline();
+    marker.text = diagnosis.stallLengthText().isEmpty()
+                      ? diagnosis.headline()
+                      : u"%1 (%2)"_s.arg(diagnosis.headline(), diagnosis.stallLengthText());
     marker.service = diagnosis.hop;
     std::optional<qint64> id = store.open() ? store.addMarker(marker) : std::nullopt;
     if (!id)
@@ -149,7 +151,7 @@ int runDiagnose(const QStringList &arguments)
         "Probe every path into a cluster (via the proxy, the router directly, each engine "
         "directly) with fresh and reused keep-alive connections, round after round, and name "
         "the hop where reused connections stall. Exit 0 no stall, 1 a stall, 2 bad input, 3 no "
-        "path could be probed."));
+        "path could be probed or some path never answered (inconclusive)."));
     parser.addOption({u"inventory"_s, u"Inventory file (YAML)."_s, u"file"_s});
     parser.addOption({u"cluster"_s, u"Cluster to probe (inventory name)."_s, u"name"_s});
     parser.addOption(
@@ -165,11 +167,26 @@ int runDiagnose(const QStringList &arguments)
                       u"auto: tiny chat via proxy and router, health on PD engines (default); "
                       "health: health GET everywhere."_s,
                       u"kind"_s});
+    parser.addOption({u"measure-stall"_s,
+                      u"Once a stall is found, send one more reused probe on its path with this "
+                      "deadline, s (1..3600), to measure how long the stall lasts (stall.stall_s; "
+                      "absent: not measured)."_s,
+                      u"s"_s});
     parser.addOption(jsonOption());
     parser.addOption(dataDirOption());
     addTunnelOptions(parser);
     if (!parseArguments(parser, arguments))
         return ExitBadInput;
+    double measureStallS = 0;
+    if (parser.isSet(u"measure-stall"_s)) {
+        bool ok = false;
+        measureStallS = parser.value(u"measure-stall"_s).toDouble(&ok);
+        if (!ok || !(measureStallS >= 1) || measureStallS > 3600) {
+            printError(u"bad --measure-stall '%1': seconds from 1 to 3600"_s.arg(
+                parser.value(u"measure-stall"_s)));
+            return ExitBadInput;
+        }
+    }
     if (!parser.isSet(u"inventory"_s) || !parser.isSet(u"cluster"_s)) {
         printError(u"diagnose needs --inventory FILE --cluster NAME"_s);
         return ExitBadInput;
@@ -213,6 +230,12 @@ int runDiagnose(const QStringList &arguments)
     if (anyProbed) {
         const CancelOnSignal onSignal([&rounds] { rounds.stop(); });
         diagnosis = rounds.run();
+        if (diagnosis && measureStallS > 0 && !rounds.stopped()) {
+            if (!json)
+                std::fprintf(stderr, "opsdeck-cli: measuring the stall (up to %.0f s)\n",
+                             measureStallS);
+            rounds.measureStall(*diagnosis, measureStallS);
+        }
         cancelled = rounds.stopped();
     }
     const QStringList unanswered = answers.unanswered();
@@ -245,7 +268,9 @@ int runDiagnose(const QStringList &arguments)
             clusterName, why.isEmpty() ? u"no path"_s : why.join(u"; "_s)));
         return ExitUnknown;
     }
-    return diagnosis ? ExitFailed : ExitOk;
+    if (diagnosis)
+        return ExitFailed;
+    return inconclusiveReason(rounds, diagnosis, unanswered).isEmpty() ? ExitOk : ExitUnknown;
 }
 
 } // namespace opsdeck::cli

@@ -49,6 +49,27 @@ QString problemOf(const probes::ProbeRounds &rounds, const QStringList &unanswer
 
 } // namespace
 
+QString inconclusiveReason(const probes::ProbeRounds &rounds,
+                           const std::optional<probes::Diagnosis> &diagnosis,
+                           const QStringList &unanswered)
+{
+    if (diagnosis)
+        return {};
+    const QVector<probes::ProbePath> &paths = rounds.diagnoser().paths();
+    QStringList silent;
+    for (int i = 0; i < paths.size(); ++i) {
+        const QString problem = problemOf(rounds, unanswered, i);
+        if (!problem.isEmpty())
+            silent << u"%1 (%2): %3"_s.arg(paths.at(i).name, paths.at(i).entryService, problem);
+    }
+    if (silent.isEmpty() || silent.size() == paths.size())
+        return {};
+    return u"no stall seen on the paths that answered, but %1 of %2 never answered, so a stall "
+           "there cannot be ruled out: %3"_s.arg(silent.size())
+               .arg(paths.size())
+               .arg(silent.join(u"; "_s));
+}
+
 QJsonObject diagnoseJson(const QString &cluster, const probes::ProbeRounds &rounds,
                          const std::optional<probes::Diagnosis> &diagnosis,
                          const QStringList &unanswered, bool cancelled)
@@ -81,24 +102,34 @@ QJsonObject diagnoseJson(const QString &cluster, const probes::ProbeRounds &roun
         QJsonArray stalledRounds;
         for (int round : diagnosis->rounds)
             stalledRounds.append(round);
-        stall = QJsonObject{{u"hop"_s, diagnosis->hop},
-                            {u"role"_s, diagnosis->roleName()},
-                            {u"evidence"_s, diagnosis->evidence},
-                            {u"caution"_s, diagnosis->caution},
-                            {u"decode_running_max"_s, nullIfNegative(diagnosis->decodeRunningMax)},
-                            {u"decode_waiting_max"_s, nullIfNegative(diagnosis->decodeWaitingMax)},
-                            {u"headline"_s, diagnosis->headline()},
-                            {u"path"_s, diagnosis->pathName},
-                            {u"rounds"_s, stalledRounds}};
+        stall = QJsonObject{
+            {u"hop"_s, diagnosis->hop},
+            {u"role"_s, diagnosis->roleName()},
+            {u"evidence"_s, diagnosis->evidence},
+            {u"caution"_s, diagnosis->caution},
+            {u"decode_running_max"_s, nullIfNegative(diagnosis->decodeRunningMax)},
+            {u"decode_waiting_max"_s, nullIfNegative(diagnosis->decodeWaitingMax)},
+            {u"headline"_s, diagnosis->headline()},
+            {u"path"_s, diagnosis->pathName},
+            {u"pooling_proxies"_s, QJsonArray::fromStringList(diagnosis->poolingProxies)},
+            {u"stall_s"_s, nullIfNegative(diagnosis->stallS)},
+            {u"stall_lower_bound_s"_s, nullIfNegative(diagnosis->stallLowerBoundS)},
+            {u"rounds"_s, stalledRounds}};
     }
-    return QJsonObject{{u"stall"_s, stall},
-                       {u"paths"_s, paths},
-                       {u"cluster"_s, cluster},
-                       {u"rounds"_s, rounds.roundsRun()},
-                       {u"idle_gap_s"_s, rounds.settings().idleGapS},
-                       {u"timeout_ms"_s, rounds.settings().timeoutMs},
-                       {u"model"_s, rounds.model()},
-                       {u"cancelled"_s, cancelled}};
+    return QJsonObject{
+        {u"stall"_s, stall},
+        {u"paths"_s, paths},
+        {u"cluster"_s, cluster},
+        {u"rounds"_s, rounds.roundsRun()},
+        {u"idle_gap_s"_s, rounds.settings().idleGapS},
+        {u"timeout_ms"_s, rounds.settings().timeoutMs},
+        {u"model"_s, rounds.model()},
+        {u"cancelled"_s, cancelled},
+        {u"inconclusive"_s, !inconclusiveReason(rounds, diagnosis, unanswered).isEmpty()},
+        {u"inconclusive_reason"_s, [&]() -> QJsonValue {
+             const QString why = inconclusiveReason(rounds, diagnosis, unanswered);
+             return why.isEmpty() ? QJsonValue() : QJsonValue(why);
+         }()}};
 }
 
 QStringList diagnoseText(const probes::ProbeRounds &rounds,
@@ -130,18 +161,17 @@ QStringList diagnoseText(const probes::ProbeRounds &rounds,
     if (cancelled)
         lines << u"cancelled after %1 rounds"_s.arg(rounds.roundsRun());
     if (!diagnosis) {
-        int silent = 0;
-        for (int i = 0; i < diagnoser.paths().size(); ++i)
-            silent += !problemOf(rounds, unanswered, i).isEmpty() ? 1 : 0;
-        // Without one answer there is nothing to call healthy.
-        if (silent < diagnoser.paths().size())
-            lines << u"no keep-alive stall found in %1 rounds%2"_s.arg(rounds.roundsRun())
-                         .arg(silent == 0 ? QString()
-                                          : u" (%1 of %2 paths never answered)"_s.arg(silent).arg(
-                                                diagnoser.paths().size()));
+        const QString inconclusive = inconclusiveReason(rounds, diagnosis, unanswered);
+        if (!inconclusive.isEmpty())
+            lines << u"INCONCLUSIVE: "_s + inconclusive;
+        else if (!diagnoser.paths().isEmpty() && problemOf(rounds, unanswered, 0).isEmpty())
+            // Not inconclusive and path 0 answered: every path did.
+            lines << u"no keep-alive stall found in %1 rounds"_s.arg(rounds.roundsRun());
         return lines;
     }
     lines << u"STALL: "_s + diagnosis->headline();
+    if (!diagnosis->stallLengthText().isEmpty())
+        lines << diagnosis->stallLengthText();
     lines << u"evidence: "_s + diagnosis->evidence;
     lines << u"do not conclude: "_s + diagnosis->caution;
     return lines;

@@ -9,14 +9,23 @@
 namespace opsdeck::cli {
 
 /// The JSON document of `opsdeck-cli diagnose --json` (issue 4; keys are a contract):
-/// {"stall": null | {"hop", "role", "evidence", "caution", "path", "rounds", "headline"},
+/// {"stall": null | {"hop", "role", "evidence", "caution", "path", "rounds", "headline",
+///            "pooling_proxies", "stall_s", "stall_lower_bound_s"},
 ///  "paths": [{"name", "entry", "role", "depth", "url", "probe", "problem",
 ///             "stale_count", "stalling_rounds", "rounds": [{"round", "verdict", "reason",
 ///             "fresh_ms", "reused_ms", "reused_connection", "reused_local_port",
 ///             "fresh_connection_reused", "fresh_local_port", "reused_timed_out",
 ///             "reused_stale", "stale_idle_s", "fresh_status", "reused_status"}]}],
-///  "cluster", "rounds", "idle_gap_s", "timeout_ms", "model", "cancelled"}.
+///  "cluster", "rounds", "idle_gap_s", "timeout_ms", "model", "cancelled",
+///  "inconclusive", "inconclusive_reason"}.
+/// `inconclusive` is true when no stall was found while some path never
+/// answered (or was never probed): no stall can be ruled out there, so the
+/// verdict is not "no stall" (exit 3); `inconclusive_reason` names those paths
+/// (null when conclusive). A stall that was found is reported whatever other paths did.
 /// Times in ms (curl's time_total), idle in s. `marker_id` is added by the caller.
+/// `stall_s`: how long the stall lasted as measured by `--measure-stall` (null
+/// when not measured); `stall_lower_bound_s`: that probe's deadline when it timed
+/// out too (null otherwise). A round's reused timeout is never the stall's length.
 /// `unanswered`: per path (probePaths() order), "no probe answered: <first
 /// error>" when none of its warm-up, fresh and reused probes was answered
 /// (empty otherwise); it becomes the path's "problem" when the factory had none.
@@ -24,6 +33,14 @@ namespace opsdeck::cli {
 QJsonObject diagnoseJson(const QString &cluster, const probes::ProbeRounds &rounds,
                          const std::optional<probes::Diagnosis> &diagnosis,
                          const QStringList &unanswered, bool cancelled);
+
+/// Why "no stall" cannot be said: "no stall seen on the paths that answered, but
+/// via proxy (proxy-0) never answered: no answer within 6000 ms"; empty when a
+/// stall was found, when every path answered, or when none did (then there is
+/// nothing to be inconclusive about: the caller reports that no path could be probed).
+QString inconclusiveReason(const probes::ProbeRounds &rounds,
+                           const std::optional<probes::Diagnosis> &diagnosis,
+                           const QStringList &unanswered);
 
 /// The same for people: one line per path and round, then the diagnosis;
 /// "no keep-alive stall found" only when some path answered.

@@ -244,6 +244,14 @@ int runProbe(const QStringList &arguments)
             body.insert(QStringLiteral("stream"), true);
         request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
     }
+    // A bare origin without --chat probes the service's health path: GET / is
+    // a 404 on a healthy proxy or engine and tells the engineer nothing.
+    QString pathNote;
+    if (request.kind == ProbeKind::Get &&
+        (request.url.path().isEmpty() || request.url.path() == u"/")) {
+        request.url.setPath(QStringLiteral("/health"));
+        pathNote = QStringLiteral("probed /health (a bare origin probes its health path)");
+    }
 
     const bool json = parser.isSet(QStringLiteral("json"));
     if (!json)
@@ -253,7 +261,10 @@ int runProbe(const QStringList &arguments)
     for (int i = 0; i < static_cast<int>(*count) && !interrupted(); ++i) {
         if (i > 0 && request.mode == ConnectionMode::Reused && !idleGap(*idleGapS))
             break;
-        const ProbeResult result = runInterruptibly(engine, request);
+        ProbeResult result = runInterruptibly(engine, request);
+        if (!pathNote.isEmpty())
+            result.note =
+                result.note.isEmpty() ? pathNote : pathNote + QStringLiteral("; ") + result.note;
         if (json)
             printJson(QJsonDocument(probeJson(result)));
         else

@@ -4,6 +4,8 @@
 
 namespace opsdeck::cli {
 
+using probes::totalTimeText;
+
 namespace {
 
 /// Milliseconds to the microsecond curl measures; more digits would be noise.
@@ -62,6 +64,9 @@ QString probeTableHeader()
 QString probeTableLine(int number, const probes::ProbeResult &r)
 {
     QString note = r.note;
+    // The engine's "timed out after N ms" reads as a measured length: a bound instead.
+    if (r.timedOut)
+        note = totalTimeText(r);
     if (!r.error.isEmpty() && !note.contains(r.error))
         note = note.isEmpty() ? r.error : note + QStringLiteral(" (") + r.error + u')';
     return QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10")
@@ -71,7 +76,7 @@ QString probeTableLine(int number, const probes::ProbeResult &r)
         .arg(r.localPort, 6)
         .arg(column(r.connectMs), 10)
         .arg(column(r.ttfbMs), 10)
-        .arg(column(r.totalMs), 10)
+        .arg(r.timedOut ? u'>' + column(r.totalMs) : column(r.totalMs), 10)
         .arg(r.ttftMs >= 0 ? column(r.ttftMs) : QStringLiteral("-"), 10)
         .arg(r.status, 6)
         .arg(note);

@@ -17,8 +17,14 @@ int runVerify(const QStringList &arguments)
     QCommandLineParser parser;
     parser.setApplicationDescription(
         u"Staged verification of a cluster: health of every service, then one chat completion "
-        "through the router, then the batch check; stops at the first failed stage."_s);
+        "through the router, then keep-alive through the clients' path (the proxy, else the "
+        "router), then the batch check; stops at the first failed stage."_s);
     ClusterCheck::addOptions(parser);
+    parser.addOption(
+        {u"idle-gap"_s,
+         u"Seconds the keep-alive stage's kept connection idles (default 10, 0..600)."_s, u"s"_s});
+    parser.addOption(
+        {u"skip-keepalive"_s, u"Leave the keep-alive stage out (said in the output)."_s});
     if (!parseArguments(parser, arguments))
         return ExitBadInput;
     const std::optional<ClusterCheck> check = ClusterCheck::load(parser, u"verify"_s);
@@ -26,6 +32,19 @@ int runVerify(const QStringList &arguments)
         return ExitBadInput;
 
     probes::StagedVerification::Settings settings;
+    settings.keepAlive = !parser.isSet(u"skip-keepalive"_s);
+    if (parser.isSet(u"idle-gap"_s)) {
+        bool ok = false;
+        settings.keepAliveIdleGapS = parser.value(u"idle-gap"_s).toDouble(&ok);
+        if (!ok || !(settings.keepAliveIdleGapS >= 0) || settings.keepAliveIdleGapS > 600) {
+            printError(
+                u"bad --idle-gap '%1': seconds from 0 to 600"_s.arg(parser.value(u"idle-gap"_s)));
+            return ExitBadInput;
+        }
+    }
+    if (!settings.keepAlive && !check->json)
+        printLine(u"keep-alive stage skipped (--skip-keepalive): a stall on kept connections "
+                  "would not be seen"_s);
     settings.batch.n = check->n;
     settings.batch.confirmation = check->confirmation;
     check->noteWhenDirect();

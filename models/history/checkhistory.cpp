@@ -32,31 +32,17 @@ CheckRecord batchRecord(const probes::BatchCheckResult &result)
             QJsonDocument(probes::batchCheckToJson(result)).toJson(QJsonDocument::Compact)};
 }
 
-QString batchText(const probes::BatchCheckResult &result)
-{
-    if (result.verdict == probes::BatchVerdict::None)
-        return u"batch check %1: no verdict: %2"_s.arg(result.cluster, result.error);
-    return u"batch check %1: %2, peak running %3 of %4, wall %5 s, single %6 s%7"_s
-        .arg(result.cluster, probes::batchVerdictName(result.verdict))
-        .arg(result.peakRunning)
-        .arg(result.n)
-        .arg(result.wallS, 0, 'f', 2)
-        .arg(result.singleS, 0, 'f', 2)
-        .arg(result.failures > 0 ? u", %1 failed"_s.arg(result.failures) : QString());
-}
-
 } // namespace
 
 std::optional<qint64> recordBatchCheck(HistoryStore &store, const probes::BatchCheckResult &result)
 {
-    return addWithMarker(store, batchRecord(result), batchText(result));
+    return addWithMarker(store, batchRecord(result), result.summary());
 }
 
 std::optional<qint64> recordVerification(HistoryStore &store,
                                          const probes::VerificationResult &result)
 {
-    if (result.stages.size() > 2 && result.stages[2].ran &&
-        !store.addCheck(batchRecord(result.batch)))
+    if (result.batchRan() && !store.addCheck(batchRecord(result.batch)))
         return std::nullopt;
     QString text;
     const int failed = result.failedStage();

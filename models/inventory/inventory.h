@@ -117,6 +117,9 @@ struct Service
     HttpSettings http; ///< API key, TLS, timeout and proxy of requests to it
 
     bool isProduction() const { return tags.contains(QStringLiteral("production")); }
+    /// False when tagged `no-watch`: the keep-alive watch sends it nothing (a
+    /// production service may opt out of the background probes).
+    bool isWatched() const { return !tags.contains(QStringLiteral("no-watch")); }
     /// `url` with `healthPath` appended to its path (a trailing `/` of `url` is dropped
     /// first; a `?query` in the path becomes the URL's query).
     QUrl healthUrl() const;
@@ -140,6 +143,16 @@ struct Cluster
     QString transferBackend; ///< `mooncake` or `nixl`; empty when not given
 };
 
+/// The inventory's `watch:` section: the background keep-alive watch that
+/// runs whenever the inventory is open (window and `opsdeck-cli record`), per
+/// path into each cluster one fresh and one reused probe after an idle gap.
+struct WatchSettings
+{
+    bool enabled = true;   ///< `enabled: false` turns the watch off
+    double intervalS = 60; ///< `interval`: one round per this many seconds, s (10..3600)
+    double idleGapS = 10;  ///< `idle_gap`: how long the kept connection idles first, s (1..600)
+};
+
 /// A loaded, validated inventory. Every Service::host names a Host, every
 /// cluster member names a Service, and names are unique.
 struct Inventory
@@ -151,6 +164,7 @@ struct Inventory
     QUrl prometheus;      ///< optional Prometheus server for history (issue 3)
     bool armed = false;   ///< `armed: true` lets workflows change hosts; false is read-only
     AlertSettings alerts; ///< the `alerts:` section; without one, the default rules
+    WatchSettings watch;  ///< the `watch:` section; without one, the defaults
 
     /// Lookups by name; nullptr when there is none. Pointers stay valid while
     /// the inventory is not modified.

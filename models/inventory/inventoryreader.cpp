@@ -18,7 +18,13 @@ namespace {
 // Key lists are built per call, not held in globals: nothing is shared between loads.
 QStringList topKeys()
 {
-    return {u"armed"_s, u"prometheus"_s, u"hosts"_s, u"services"_s, u"clusters"_s, u"alerts"_s};
+    return {u"armed"_s,    u"prometheus"_s, u"hosts"_s, u"services"_s,
+            u"clusters"_s, u"alerts"_s,     u"watch"_s};
+}
+
+QStringList watchKeys()
+{
+    return {u"enabled"_s, u"interval"_s, u"idle_gap"_s};
 }
 
 QStringList hostKeys()
@@ -86,6 +92,12 @@ Inventory InventoryReader::read(const YAML::Node &root)
         readEntries<Cluster>(top, u"clusters"_s, clusterKeys(), &InventoryReader::readCluster);
     if (top.has(u"alerts"_s))
         inventory.alerts = AlertsReader(m_diagnostics).read(root[std::string("alerts")]);
+    if (const std::optional<YAML::Node> watch = top.mapping(u"watch"_s)) {
+        YamlMapping fields(m_diagnostics, *watch, u"watch"_s, watchKeys());
+        inventory.watch.enabled = fields.boolean(u"enabled"_s).value_or(true);
+        inventory.watch.intervalS = fields.duration(u"interval"_s, 10, 3600).value_or(60);
+        inventory.watch.idleGapS = fields.duration(u"idle_gap"_s, 1, 600).value_or(10);
+    }
     return inventory;
 }
 

@@ -1,5 +1,7 @@
 #include "yamlmapping.h"
 
+#include "duration.h"
+
 #include <algorithm>
 #include <vector>
 #include <yaml-cpp/yaml.h>
@@ -198,6 +200,24 @@ std::optional<int> YamlMapping::integer(const QString &key, int min, int max)
         return std::nullopt;
     }
     return number;
+}
+
+std::optional<double> YamlMapping::duration(const QString &key, double minS, double maxS)
+{
+    const std::optional<QString> value = text(key);
+    if (!value)
+        return std::nullopt;
+    const std::optional<double> seconds = parseDurationS(*value);
+    if (!seconds) {
+        error(key, u"'%1' is not a duration (expected seconds or a number with s, ms, m or h, "
+                   "e.g. 60s)"_s.arg(*value));
+        return std::nullopt;
+    }
+    if (*seconds < minS || *seconds > maxS) {
+        error(key, u"%1 is out of range (expected %2 s to %3 s)"_s.arg(*value).arg(minS).arg(maxS));
+        return std::nullopt;
+    }
+    return seconds;
 }
 
 std::optional<QStringList> YamlMapping::textList(const QString &key, Need need)

@@ -46,6 +46,8 @@ public:
     /// `true` or `false` only: `yes`/`on` are ambiguous for a safety switch.
     std::optional<bool> boolean(const QString &key);
     std::optional<int> integer(const QString &key, int min, int max);
+    /// A duration (parseDurationS: `60s`, `10m`, `1h`, or seconds) in minS..maxS, s.
+    std::optional<double> duration(const QString &key, double minS, double maxS);
     /// A list of non-empty strings; Required also means "not empty".
     std::optional<QStringList> textList(const QString &key, Need need = Need::Optional);
     /// A list node, for the hosts/services/clusters entries; nullopt when absent or not a list.

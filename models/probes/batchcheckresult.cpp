@@ -20,4 +20,17 @@ double BatchCheckResult::ttftPercentileMs(double q) const
     return ttfts[std::min(index, ttfts.size() - 1)];
 }
 
+QString BatchCheckResult::summary() const
+{
+    if (verdict == BatchVerdict::None)
+        return QStringLiteral("batch check %1: not measured: %2")
+            .arg(cluster, error.isEmpty() ? QStringLiteral("no verdict") : error);
+    QString text = QStringLiteral("batch check %1: %2, %3")
+                       .arg(cluster, batchVerdictName(verdict),
+                            batchVerdictReason(n, peakRunning, wallS, singleS));
+    if (failures > 0)
+        text += QStringLiteral("; %1 of %2 requests failed").arg(failures).arg(n);
+    return text;
+}
+
 } // namespace opsdeck::probes

@@ -72,6 +72,12 @@ struct BatchCheckResult
     /// The q-quantile (0..1, nearest rank) of the requests' TTFT, ms; -1 when
     /// no request has one.
     double ttftPercentileMs(double q) const;
+
+    /// One line for people, the same in the CLI, the window and history markers:
+    /// "batch check pd: BATCHED, peak 64 of 64 running; 64 requests in 4.19 s, 20×
+    /// faster than one after another (single 1.33 s)", failures appended; without a
+    /// verdict "batch check pd: not measured: <error>" — never a wall or single of 0.
+    QString summary() const;
 };
 
 } // namespace opsdeck::probes

@@ -84,7 +84,7 @@ QJsonObject verificationToJson(const VerificationResult &result)
                                   {QStringLiteral("ms"), rounded(stage.ms)},
                                   {QStringLiteral("detail"), stage.detail}});
     }
-    const bool batchRan = result.stages.size() > 2 && result.stages[2].ran;
+    const bool batchRan = result.batchRan();
     return QJsonObject{
         {QStringLiteral("cluster"), result.cluster},
         {QStringLiteral("passed"), result.passed},
@@ -94,6 +94,7 @@ QJsonObject verificationToJson(const VerificationResult &result)
         {QStringLiteral("confirmation_required"), result.confirmationRequired},
         {QStringLiteral("cancelled"), result.cancelled},
         {QStringLiteral("stages"), stages},
+        {QStringLiteral("keepalive_skipped"), result.keepAliveSkipped},
         {QStringLiteral("batch"),
          batchRan ? QJsonValue(batchCheckToJson(result.batch)) : QJsonValue()},
     };

@@ -33,11 +33,31 @@ struct Diagnosis
     /// What not to conclude: "The engines answer fresh requests at once: this is
     /// the connection layer at proxy-0; do not change engine knobs for it."
     QString caution;
+    /// Services in front of the hop (proxies entered by shallower paths) whose
+    /// *fresh* probes stalled too in the stalled rounds: they pool upstream
+    /// connections (nginx, Envoy, HAProxy), so their clients see the stall even on
+    /// a new connection, whenever the proxy picks a pooled one. Empty when every
+    /// shallower path's fresh probes answered at once.
+    QStringList poolingProxies;
+    /// How long the stall really lasts, s: one more reused probe on the hop's
+    /// path, sent after the diagnosis with a long deadline (ProbeRounds::
+    /// measureStall); -1 when not measured. The round's probes time out at a
+    /// few seconds, which is a lower bound, never the stall's length.
+    double stallS = -1;
+    /// When the long probe timed out too: its deadline, s (the stall lasts at
+    /// least this long); -1 otherwise.
+    double stallLowerBoundS = -1;
+    /// "stall measured: 20.4 s on a kept connection", "stall lasts more than
+    /// 300 s (the measuring probe timed out)"; empty when not measured.
+    QString stallLengthText() const;
 
     /// `roleName(role)`: "proxy", "router", "decode", ...
     QString roleName() const { return inventory::roleName(role); }
     /// One line for a history marker or a banner title:
-    /// "keep-alive stall at proxy-0 (proxy): reused connections stall, fresh ones answer".
+    /// "keep-alive stall at proxy-0 (proxy): reused connections stall, fresh ones answer";
+    /// with pooling proxies in front it claims nothing a path contradicts: "keep-alive
+    /// stall at router-0 (router): reused connections stall; fresh ones answer there,
+    /// but through nginx-0, which pools upstream connections, new ones stall too".
     QString headline() const;
 };
 

@@ -27,6 +27,15 @@ QString failureOf(const ProbeResult &result)
     return text;
 }
 
+QString totalTimeText(const ProbeResult &result)
+{
+    if (result.timedOut)
+        return QStringLiteral("> %1 s (timed out)").arg(result.totalMs / 1000.0, 0, 'f', 1);
+    if (result.totalMs >= 1000)
+        return QStringLiteral("%1 s").arg(result.totalMs / 1000.0, 0, 'f', 2);
+    return QStringLiteral("%1 ms").arg(result.totalMs, 0, 'f', 1);
+}
+
 QString connectionModeName(ConnectionMode mode)
 {
     switch (mode) {

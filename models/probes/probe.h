@@ -115,6 +115,11 @@ struct ProbeResult
 /// status, or a 2xx that failed), or "no answer". Any thread.
 QString failureOf(const ProbeResult &result);
 
+/// A probe's total time as people read it: "12.3 ms", "1.25 s"; a probe that
+/// hit its deadline is a lower bound, never a measured length: "> 6.0 s (timed
+/// out)". Any thread.
+QString totalTimeText(const ProbeResult &result);
+
 QString connectionModeName(ConnectionMode mode); ///< "fresh" / "reused"
 QString probeKindName(ProbeKind kind);           ///< "get" / "chat" / "chat-stream"
 

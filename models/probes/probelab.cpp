@@ -206,7 +206,8 @@ QVector<VerificationStage> ProbeLab::plannedStages() const
     const inventory::Cluster *cluster = m_inventory ? m_inventory->cluster(m_cluster) : nullptr;
     if (!cluster)
         return {};
-    return StagedVerification::plannedStages(*cluster, StagedVerification::Settings());
+    return StagedVerification::plannedStages(*m_inventory, *cluster,
+                                             StagedVerification::Settings());
 }
 
 bool ProbeLab::runVerification(const QString &confirmation)

@@ -214,4 +214,32 @@ std::optional<Diagnosis> ProbeRounds::run()
     return m_diagnoser.diagnosis();
 }
 
+std::optional<ProbeResult> ProbeRounds::measureStall(Diagnosis &diagnosis, double deadlineS)
+{
+    int index = -1;
+    for (int i = 0; i < m_factories.size(); ++i)
+        if (m_factories.at(i).path().name == diagnosis.pathName)
+            index = i;
+    if (index < 0 || !m_factories.at(index).problem().isEmpty() || m_stop)
+        return std::nullopt;
+    // A kept connection that already served a request, idle as long as in the
+    // rounds: the shape that stalled.
+    warmUp({index});
+    if (!waitIdleGap())
+        return std::nullopt;
+    ProbeRequest probe = request(index, ConnectionMode::Reused);
+    probe.timeoutMs = static_cast<int>(std::clamp(deadlineS, 1.0, 3600.0) * 1000);
+    const QVector<ProbeResult> results = runBatch({probe});
+    if (results.isEmpty() || m_stop)
+        return std::nullopt;
+    const ProbeResult &result = results.first();
+    if (m_onResult)
+        m_onResult(m_roundsRun + 1, index, result);
+    if (result.timedOut)
+        diagnosis.stallLowerBoundS = probe.timeoutMs / 1000.0;
+    else if (result.ok())
+        diagnosis.stallS = result.totalMs / 1000.0;
+    return result;
+}
+
 } // namespace opsdeck::probes

@@ -87,6 +87,14 @@ public:
     /// rounds still run to the end, so every path's numbers are complete).
     /// Returns early, with what it has, after stop().
     std::optional<Diagnosis> run();
+    /// After run() found a stall: measures how long it really lasts on
+    /// `diagnosis`'s path. Warms up that path's kept connection, waits the idle
+    /// gap, then sends one reused probe with a deadline of `deadlineS` seconds
+    /// (1..3600; the incident's stalls lasted 100-300 s). Sets the diagnosis'
+    /// stallS (the probe's total) or, when it timed out too, stallLowerBoundS.
+    /// Leaves both at -1 when the probe failed otherwise or stop() came.
+    /// Returns the probe's result (nullopt when nothing was sent). Blocks like run().
+    std::optional<ProbeResult> measureStall(Diagnosis &diagnosis, double deadlineS);
     /// Ends run() soon: the idle wait wakes at once, probes in flight are cancelled.
     void stop();
     bool stopped() const { return m_stop.load(); }

@@ -107,7 +107,8 @@ QVariant ProbeTableModel::data(const QModelIndex &index, int role) const
     case Ttfb:
         return msText(r.ttfbMs);
     case Total:
-        return msText(r.totalMs);
+        // A timed-out probe waited at least this long: a bound, not a length.
+        return r.timedOut ? QStringLiteral("> %1").arg(msText(r.totalMs)) : msText(r.totalMs);
     case Ttft:
         return msText(r.ttftMs);
     case Status:
@@ -139,7 +140,7 @@ QVariant ProbeTableModel::headerData(int section, Qt::Orientation orientation, i
         "curl time_connect, ms (0 on a reused connection)",
         "curl time_appconnect, ms (0 without TLS or when reused)",
         "curl time_starttransfer, ms: the first response byte",
-        "curl time_total, ms",
+        "curl time_total, ms; \"> N\" when the probe timed out (it would have taken longer)",
         "Time to the first content token, ms (streamed probes only)",
         "HTTP status, or timeout / no answer",
         "Warm-up, stale keep-alive, errors"};

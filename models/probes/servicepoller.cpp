@@ -221,6 +221,17 @@ void ServicePoller::get(const Watched &owner, const QUrl &url, qint64 maxBytes, 
     m_engine->submit(std::move(request), deliver);
 }
 
+QString ServicePoller::unresponsiveDetail(const inventory::Service &service, const QString &problem)
+{
+    QString text = QStringLiteral("accepted the connection, %1").arg(problem);
+    // A proxy's or router's health check is answered by what is behind it.
+    if (service.role == inventory::Role::Proxy || service.role == inventory::Role::Router)
+        text += QStringLiteral(": its health check is forwarded upstream, so the silence may be "
+                               "upstream's (a pooled connection that stalls); see the probe lab "
+                               "or `opsdeck-cli diagnose`");
+    return text;
+}
+
 QString ServicePoller::problemOf(const Watched &owner, const ProbeResult &result,
                                  qint64 maxBytes) const
 {
@@ -297,13 +308,16 @@ void ServicePoller::healthAnswered(Watched &watchedRef, const ProbeResult &resul
     // A status line followed by a broken body is not an answer: a 200 then a
     // closed connection is a service in trouble, never "healthy".
     const bool cut = isCut(result);
+    const bool silent = acceptedWithoutAnswer(result);
     const ServiceState next =
-        cut ? ServiceState::Unhealthy : classifyHealth(status.state, httpStatus);
+        cut ? ServiceState::Unhealthy : classifyHealth(status.state, httpStatus, silent);
     status.latencyMs = static_cast<double>(watched->healthClock.nsecsElapsed()) / 1e6;
     status.httpStatus = httpStatus;
     status.detail = httpStatus == 0 || cut
                         ? problemOf(*watched, result, healthMaxBytes)
                         : QStringLiteral("HTTP %1 %2").arg(httpStatus).arg(result.reason);
+    if (silent)
+        status.detail = unresponsiveDetail(watched->service, status.detail);
     status.lastCheck = QDateTime::currentDateTimeUtc();
     if (next != status.state || !status.lastChange.isValid()) {
         if (status.lastChange.isValid() && m_settings.logTransitions)

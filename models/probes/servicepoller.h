@@ -116,6 +116,9 @@ private:
     /// within 2000 ms", "body larger than N bytes", "Connection refused",
     /// "service S: TLS verification failed: ...", "HTTP 200, then ..."); empty when it answered.
     /// `maxBytes`: the limit the request had.
+    /// The detail of an unresponsive service: the wait, and for a proxy or
+    /// router that the answer is upstream's.
+    static QString unresponsiveDetail(const inventory::Service &service, const QString &problem);
     QString problemOf(const Watched &owner, const ProbeResult &result, qint64 maxBytes) const;
     QHash<QString, HttpRequestSettings> resolveHttp(const QVector<inventory::Service> &services);
     Watched *find(quint64 generation, const QString &name) const;

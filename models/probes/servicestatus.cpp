@@ -1,5 +1,7 @@
 #include "servicestatus.h"
 
+#include "probe.h"
+
 namespace opsdeck::probes {
 
 QString stateName(ServiceState state)
@@ -15,6 +17,8 @@ QString stateName(ServiceState state)
         return QStringLiteral("healthy");
     case ServiceState::Unhealthy:
         return QStringLiteral("unhealthy");
+    case ServiceState::Unresponsive:
+        return QStringLiteral("unresponsive");
     }
     return QStringLiteral("unknown");
 }
@@ -31,10 +35,17 @@ ServiceStatus ServiceStatus::unchecked(const inventory::Service &service)
     return status;
 }
 
-ServiceState classifyHealth(ServiceState previous, int httpStatus)
+bool acceptedWithoutAnswer(const ProbeResult &result)
+{
+    // A kept-alive connection was accepted when it was opened (connectMs is 0 then).
+    return result.status == 0 && result.timedOut &&
+           (result.connectMs > 0 || result.connectionReused);
+}
+
+ServiceState classifyHealth(ServiceState previous, int httpStatus, bool accepted)
 {
     if (httpStatus == 0)
-        return ServiceState::Down;
+        return accepted ? ServiceState::Unresponsive : ServiceState::Down;
     if (httpStatus == 200)
         return ServiceState::Healthy;
     // SGLang answers 503 while it loads the model; once it has been healthy

@@ -10,26 +10,38 @@
 namespace opsdeck::probes {
 
 /// A service's state as observed by polling its health URL (DESIGN.md):
-/// Unknown   not yet polled, or its host is unreachable;
-/// Down      connection refused, reset or timed out;
-/// Starting  503 before the first 200 after it was down or unknown;
-/// Healthy   200;
-/// Unhealthy any other answer (including 503 after it had been healthy).
+/// Unknown      not yet polled, or its host is unreachable;
+/// Down         nothing accepted the connection (refused, reset before it was
+///              accepted, unreachable, the connect timed out);
+/// Starting     503 before the first 200 after it was down or unknown;
+/// Healthy      200;
+/// Unhealthy    any other answer (including 503 after it had been healthy);
+/// Unresponsive the connection was accepted but no answer came in time. For a
+///              proxy or router whose health check is forwarded upstream, the
+///              silence may be upstream's (a pooled upstream connection that stalls).
 enum class ServiceState
 {
     Unknown,
     Down,
     Starting,
     Healthy,
-    Unhealthy
+    Unhealthy,
+    Unresponsive
 };
 
-/// "unknown", "down", "starting", "healthy", "unhealthy" (also the CLI's JSON values).
+/// "unknown", "down", "starting", "healthy", "unhealthy", "unresponsive" (also
+/// the CLI's JSON values).
 QString stateName(ServiceState state);
 
 /// Result of one health check, classified against the previous state.
-/// `httpStatus` is 0 when no HTTP answer came (then `networkError` says why).
-ServiceState classifyHealth(ServiceState previous, int httpStatus);
+/// `httpStatus` is 0 when no HTTP answer came; then `accepted` tells an
+/// unresponsive service (its connection was accepted and the check timed out)
+/// from a down one.
+ServiceState classifyHealth(ServiceState previous, int httpStatus, bool accepted = false);
+
+/// True when a health probe timed out after its connection was accepted
+/// (curl's time_connect was reached): the service is there but silent.
+bool acceptedWithoutAnswer(const struct ProbeResult &result);
 
 /// What the console knows about one service after its latest health check.
 /// Plain data, copied from the poller's thread to the GUI thread.

@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 
@@ -53,6 +54,7 @@ QString outcomeOf(const ProbeResult &result)
 struct StagedVerification::Shared
 {
     std::mutex mutex;
+    std::condition_variable cancelledChanged; // wakes the keep-alive stage's idle gap
     bool cancelled = false;
     BatchCheck *batch = nullptr; // stage 3's, while it runs
 };
@@ -73,7 +75,8 @@ void StagedVerification::setCallbacks(Callbacks callbacks)
     m_callbacks = std::move(callbacks);
 }
 
-QVector<VerificationStage> StagedVerification::plannedStages(const inventory::Cluster &cluster,
+QVector<VerificationStage> StagedVerification::plannedStages(const inventory::Inventory &inventory,
+                                                             const inventory::Cluster &cluster,
                                                              const Settings &settings)
 {
     VerificationStage health;
@@ -88,9 +91,31 @@ QVector<VerificationStage> StagedVerification::plannedStages(const inventory::Cl
     batch.name = u"batch-check"_s;
     batch.criterion =
         u"%1 concurrent chat completions (max_tokens %2) are BATCHED: peak decode running >= "
-        "0.75 x N and wall <= 2 x a single request's time, none failing"_s.arg(settings.batch.n)
+        "0.75 x N and at least 2x faster than one after another, none failing"_s
+            .arg(settings.batch.n)
             .arg(settings.batch.maxTokens);
-    return {health, endToEnd, batch};
+    if (!settings.keepAlive)
+        return {health, endToEnd, batch};
+    const QVector<ProbePath> paths = probePaths(inventory, cluster);
+    const ProbePath *client = clientPath(paths, BatchCheck::defaultPath(paths));
+    VerificationStage keepAlive;
+    keepAlive.name = u"keep-alive"_s;
+    keepAlive.criterion =
+        u"through %1 (%2), the clients' path: a warm-up chat, %3 s idle, then a chat on the same "
+        "kept-alive connection answers within 3 x a fresh chat's time (at least 1 s more)"_s
+            .arg(client ? client->name : u"the router"_s, client ? client->entryService : QString())
+            .arg(settings.keepAliveIdleGapS, 0, 'g', 3);
+    return {health, endToEnd, keepAlive, batch};
+}
+
+const ProbePath *StagedVerification::clientPath(const QVector<ProbePath> &paths,
+                                                const ProbePath *fallback)
+{
+    for (const inventory::Role role : {inventory::Role::Proxy, inventory::Role::Router})
+        for (const ProbePath &path : paths)
+            if (path.entryRole == role)
+                return &path;
+    return fallback;
 }
 
 ProbeRequestFactory StagedVerification::factoryFor(const ProbePath &path) const
@@ -104,11 +129,19 @@ void StagedVerification::cancel()
     {
         std::lock_guard lock(m_shared->mutex);
         m_shared->cancelled = true;
+        m_shared->cancelledChanged.notify_all();
         // Cancelling under the lock keeps run() from destroying the batch check meanwhile.
         if (m_shared->batch)
             m_shared->batch->cancel();
     }
     m_group.cancel();
+}
+
+bool StagedVerification::idle(double seconds)
+{
+    std::unique_lock lock(m_shared->mutex);
+    return !m_shared->cancelledChanged.wait_for(lock, std::chrono::duration<double>(seconds),
+                                                [this] { return m_shared->cancelled; });
 }
 
 QVector<ProbeResult> StagedVerification::runAll(QVector<ProbeRequest> requests)
@@ -120,6 +153,7 @@ VerificationResult StagedVerification::run()
 {
     VerificationResult result;
     result.cluster = m_cluster;
+    result.keepAliveSkipped = !m_settings.keepAlive;
     result.startedAtMs = QDateTime::currentMSecsSinceEpoch();
     const Clock::time_point start = Clock::now();
     const inventory::Cluster *cluster = m_inventory.cluster(m_cluster);
@@ -127,7 +161,7 @@ VerificationResult StagedVerification::run()
         result.error = u"no cluster %1 in %2"_s.arg(m_cluster, m_inventory.path);
         return result;
     }
-    result.stages = plannedStages(*cluster, m_settings);
+    result.stages = plannedStages(m_inventory, *cluster, m_settings);
     const QVector<ProbePath> paths = probePaths(m_inventory, *cluster);
     const ProbePath *path = BatchCheck::defaultPath(paths);
     if (!m_settings.batch.pathName.isEmpty())
@@ -152,9 +186,14 @@ VerificationResult StagedVerification::run()
         stage.ran = true;
         stage.startedAtMs = QDateTime::currentMSecsSinceEpoch();
         const Clock::time_point stageStart = Clock::now();
-        stage.passed = index == 0   ? runHealth(*cluster, stage)
-                       : index == 1 ? runEndToEnd(*path, stage)
-                                    : runBatchCheck(stage, result);
+        if (stage.name == u"health")
+            stage.passed = runHealth(*cluster, stage);
+        else if (stage.name == u"end-to-end")
+            stage.passed = runEndToEnd(*path, stage);
+        else if (stage.name == u"keep-alive")
+            stage.passed = runKeepAlive(*clientPath(paths, path), stage);
+        else
+            stage.passed = runBatchCheck(stage, result);
         stage.ms = msSince(stageStart);
         if (m_callbacks.stageFinished)
             m_callbacks.stageFinished(index, stage);
@@ -233,6 +272,7 @@ bool StagedVerification::runEndToEnd(const ProbePath &path, VerificationStage &s
         factory.wipe();
         return false;
     }
+    m_model = model;
     const QVector<ProbeResult> chat = runAll({factory.chat(ConnectionMode::Fresh, model)});
     factory.wipe();
     if (chat.isEmpty()) {
@@ -264,7 +304,9 @@ bool StagedVerification::runBatchCheck(VerificationStage &stage, VerificationRes
         m_shared->batch = nullptr;
     }
     const BatchCheckResult &batch = result.batch;
-    stage.detail = batch.reason;
+    stage.detail = batch.verdict == BatchVerdict::None
+                       ? batch.reason
+                       : u"%1: %2"_s.arg(batchVerdictName(batch.verdict), batch.reason);
     return batch.verdict == BatchVerdict::Batched && batch.failures == 0;
 }
 

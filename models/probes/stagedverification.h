@@ -18,8 +18,15 @@ namespace opsdeck::probes {
 ///  2. "end-to-end": one chat completion through the router ("router direct",
 ///     else the batch check's default path) answers 200 with non-empty
 ///     `choices[0].message.content`;
-///  3. "batch-check": BatchCheck through the same path gives BATCHED with no
-///     failed request (PARTIAL and SERIALIZED fail).
+///  3. "keep-alive" (Settings::keepAlive, on by default): keep-alive through the
+///     client's path — "via proxy" when the cluster has a client-side proxy,
+///     else "router direct": a fresh chat (its time F), a warm-up chat on the
+///     kept connection, an idle gap (Settings::keepAliveIdleGapS), then a chat on
+///     the same kept connection, which must answer within max(3 x F, F + 1 s).
+///     The incident's verification passed health and one probe while every
+///     client on a kept connection hung: this stage is what would have failed;
+///  4. "batch-check": BatchCheck through the same path as stage 2 gives BATCHED
+///     with no failed request (PARTIAL and SERIALIZED fail).
 /// The sequence stops at the first failure; the later stages stay `ran == false`.
 ///
 /// Load safety: stage 3 loads the cluster, so a cluster with a production
@@ -43,11 +50,16 @@ public:
         BatchCheck::Settings batch;
         int healthTimeoutMs = 5'000; ///< bound of each health GET, ms
         int probeTimeoutMs = 30'000; ///< bound of stage 2's /v1/models and chat, ms
+        bool keepAlive = true;       ///< run the keep-alive stage (CLI: --skip-keepalive)
+        /// The keep-alive stage's idle gap before the reused chat, s (0..600); the
+        /// incident's clients thought 10 s and more between rounds.
+        double keepAliveIdleGapS = 10;
     };
 
     struct Callbacks
     {
-        /// Stage `index` (0..2) starts; `stage` has its name and criterion.
+        /// Stage `index` (0..3; 0..2 without keep-alive) starts; `stage` has its
+        /// name and criterion.
         std::function<void(int index, const VerificationStage &stage)> stageStarted;
         /// Stage `index` ended with `stage.passed`, `ms` and `detail`.
         std::function<void(int index, const VerificationStage &stage)> stageFinished;
@@ -64,10 +76,16 @@ public:
 
     void setCallbacks(Callbacks callbacks);
 
-    /// The three stages with their names and criteria, not run: what the
-    /// window shows before the button is pressed.
-    static QVector<VerificationStage> plannedStages(const inventory::Cluster &cluster,
+    /// The stages with their names and criteria, not run: what the window
+    /// shows before the button is pressed. `inventory` names the keep-alive
+    /// stage's path (the client-side proxy, else the router).
+    static QVector<VerificationStage> plannedStages(const inventory::Inventory &inventory,
+                                                    const inventory::Cluster &cluster,
                                                     const Settings &settings);
+
+    /// The path the keep-alive stage takes: "via proxy" when there is one, else
+    /// "router direct", else `fallback`.
+    static const ProbePath *clientPath(const QVector<ProbePath> &paths, const ProbePath *fallback);
 
     /// Runs the sequence (see above). Errors are in the result, never thrown.
     VerificationResult run();
@@ -78,6 +96,9 @@ private:
     struct Shared;
     bool runHealth(const inventory::Cluster &cluster, VerificationStage &stage);
     bool runEndToEnd(const ProbePath &path, VerificationStage &stage);
+    bool runKeepAlive(const ProbePath &path, VerificationStage &stage);
+    /// Waits `seconds` unless cancel() comes first; false when cancelled.
+    bool idle(double seconds);
     bool runBatchCheck(VerificationStage &stage, VerificationResult &result);
     /// Submits `requests` at once and waits for all (or for cancel()).
     QVector<ProbeResult> runAll(QVector<ProbeRequest> requests);
@@ -90,6 +111,7 @@ private:
     Settings m_settings;
     secrets::SecretStore *m_store = nullptr;
     Callbacks m_callbacks;
+    QString m_model; ///< the model stage 2 found, for the keep-alive stage's chats
     std::shared_ptr<Shared> m_shared;
 };
 

@@ -8,8 +8,23 @@ namespace opsdeck::probes {
 
 QString Diagnosis::headline() const
 {
-    return u"keep-alive stall at %1 (%2): reused connections stall, fresh ones answer"_s.arg(
-        hop, roleName());
+    if (poolingProxies.isEmpty())
+        return u"keep-alive stall at %1 (%2): reused connections stall, fresh ones answer"_s.arg(
+            hop, roleName());
+    return u"keep-alive stall at %1 (%2): reused connections stall; fresh ones answer there, but "
+           "through %3, which pools upstream connections, new ones stall too"_s.arg(
+               hop, roleName(), poolingProxies.join(u", "_s));
+}
+
+QString Diagnosis::stallLengthText() const
+{
+    if (stallS >= 0)
+        return u"stall measured: %1 s on a kept connection after the idle gap"_s.arg(stallS, 0, 'f',
+                                                                                     1);
+    if (stallLowerBoundS >= 0)
+        return u"stall lasts more than %1 s (the measuring probe timed out)"_s.arg(stallLowerBoundS,
+                                                                                   0, 'f', 0);
+    return {};
 }
 
 StallDiagnoser::StallDiagnoser(QVector<ProbePath> paths)
@@ -44,9 +59,9 @@ StallDiagnoser::Verdict StallDiagnoser::classify(const ProbeResult &fresh,
     if (!fresh.ok() || fresh.timedOut)
         return because(Verdict::Failed, u"fresh probe did not answer: %1"_s.arg(failureOf(fresh)));
     if (reused.timedOut)
-        return because(Verdict::Stalling, u"reused timed out after %1 ms, fresh answered in %2 ms"_s
-                                              .arg(qRound64(reused.totalMs))
-                                              .arg(fresh.totalMs, 0, 'f', 1));
+        return because(Verdict::Stalling,
+                       u"reused %1, fresh answered in %2 ms"_s.arg(totalTimeText(reused))
+                           .arg(fresh.totalMs, 0, 'f', 1));
     if (!reused.ok())
         return because(Verdict::Failed, u"reused probe failed: %1"_s.arg(failureOf(reused)));
     if (reused.totalMs >= settings.ratio * fresh.totalMs &&
@@ -185,13 +200,48 @@ std::optional<Diagnosis> StallDiagnoser::diagnosis() const
         engines += u" (decode running up to %1, waiting up to %2 in the stalled rounds)"_s
                        .arg(diagnosis.decodeRunningMax)
                        .arg(diagnosis.decodeWaitingMax);
+    diagnosis.poolingProxies = poolingProxies(chosen, chosenRun);
     diagnosis.caution =
         engine
             ? u"%1 answers fresh requests at once: this is the connection layer (keep-alive) "
               "of %1, not its compute; do not change engine knobs for it."_s.arg(path.entryService)
             : u"%1: this is the connection layer at %2; do not change engine knobs for it."_s.arg(
                   engines, path.entryService);
+    if (!diagnosis.poolingProxies.isEmpty())
+        diagnosis.caution +=
+            u" %1 pools its upstream connections: its clients see this stall even on new "
+            "connections, so %1 is not the cause; restarting it only hides the stall until its "
+            "pool fills again."_s.arg(diagnosis.poolingProxies.join(u", "_s));
     return diagnosis;
+}
+
+QStringList StallDiagnoser::poolingProxies(int pathIndex, const QVector<int> &run) const
+{
+    // The hop's own fresh probes are the baseline of "answers at once".
+    double baselineMs = 0;
+    QVector<int> rounds;
+    for (int index : run) {
+        const Sample &sample = m_samples.at(pathIndex).at(index);
+        rounds << sample.round;
+        baselineMs = std::max(baselineMs, sample.fresh.totalMs);
+    }
+    QStringList pooling;
+    const int depth = m_paths.at(pathIndex).depth;
+    for (int i = 0; i < m_paths.size(); ++i) {
+        if (m_paths.at(i).depth >= depth)
+            continue;
+        for (const Sample &sample : m_samples.at(i)) {
+            const ProbeResult &fresh = sample.fresh;
+            const bool slow =
+                fresh.timedOut || (fresh.ok() && fresh.totalMs >= m_settings.ratio * baselineMs &&
+                                   fresh.totalMs - baselineMs >= m_settings.minExtraMs);
+            if (rounds.contains(sample.round) && slow) {
+                pooling << m_paths.at(i).entryService;
+                break;
+            }
+        }
+    }
+    return pooling;
 }
 
 } // namespace opsdeck::probes

@@ -33,9 +33,11 @@ namespace opsdeck::probes {
 /// The implicated hop is the entry of the deepest path (highest
 /// ProbePath::depth; the first in path order on a tie) with a declared stall:
 /// a stall seen via the proxy while the router entered directly answers is the
-/// proxy's; one the router shows too is the router's. The evidence lists the
-/// deeper paths' numbers in the same rounds (and says when one did not answer
-/// normally, which weakens the placement).
+/// proxy's; one the router shows too is the router's. A proxy in front that
+/// pools its upstream connections (nginx) shows the router's stall on fresh
+/// connections too: its path is Failed, not Stalling, and the diagnosis names it
+/// in `poolingProxies`. The evidence lists every other path's numbers in the
+/// same rounds (and says when one did not answer normally).
 ///
 /// Thread: one thread at a time.
 class StallDiagnoser
@@ -101,6 +103,8 @@ private:
     /// Indexes into samples(path) of the first run that declared the stall; empty when none.
     QVector<int> stallRun(int pathIndex) const;
     QString evidence(int pathIndex, const QVector<int> &run) const;
+    /// Entries of shallower paths whose fresh probes stalled in the run's rounds.
+    QStringList poolingProxies(int pathIndex, const QVector<int> &run) const;
 
     QVector<ProbePath> m_paths;
     Settings m_settings;

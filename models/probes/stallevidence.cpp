@@ -35,8 +35,8 @@ QString totals(const QVector<const StallDiagnoser::Sample *> &samples, bool reus
     QStringList values;
     for (const StallDiagnoser::Sample *sample : samples) {
         const ProbeResult &result = reused ? sample->reused : sample->fresh;
-        values << (result.timedOut ? u"timeout at %1"_s.arg(ms(result.totalMs))
-                                   : ms(result.totalMs));
+        // A timeout is a lower bound, never the stall's length.
+        values << (result.timedOut ? totalTimeText(result) : ms(result.totalMs));
     }
     return values.join(u", "_s);
 }
@@ -63,10 +63,12 @@ QString StallDiagnoser::evidence(int pathIndex, const QVector<int> &run) const
         text += u" (timeouts at %1)"_s.arg(timeouts.join(u", "_s));
     text += u"; fresh %1: %2"_s.arg(path.name, totals(stalled, false));
 
+    // Every other path, in path order: what the hop's stall looks like from each
+    // entry (a pooling proxy in front shows it on fresh connections too).
     for (int i = 0; i < m_paths.size(); ++i) {
-        const ProbePath &deeper = m_paths.at(i);
-        if (deeper.depth <= path.depth)
+        if (i == pathIndex)
             continue;
+        const ProbePath &other = m_paths.at(i);
         QVector<const Sample *> same;
         QStringList abnormal;
         for (const Sample &sample : m_samples.at(i)) {
@@ -77,7 +79,7 @@ QString StallDiagnoser::evidence(int pathIndex, const QVector<int> &run) const
                 abnormal << u"round %1 %2: %3"_s.arg(sample.round)
                                 .arg(verdictName(sample.verdict), sample.reason);
         }
-        text += u"; %1 (%2): "_s.arg(deeper.name, deeper.entryService);
+        text += u"; %1 (%2): "_s.arg(other.name, other.entryService);
         if (same.isEmpty()) {
             text += u"no probe in those rounds"_s;
             continue;

@@ -8,11 +8,11 @@
 
 namespace opsdeck::probes {
 
-/// One stage of a staged verification (issue 4): health → one end-to-end
-/// probe → the batch check. Plain data, any thread.
+/// One stage of a staged verification: health → one end-to-end probe →
+/// keep-alive through the client's path → the batch check. Plain data, any thread.
 struct VerificationStage
 {
-    QString name; ///< "health", "end-to-end", "batch-check"
+    QString name; ///< "health", "end-to-end", "keep-alive", "batch-check"
     /// The pass criterion in words, shown before the stage runs, e.g.
     /// "every service of cluster pd answers GET its health path with 200".
     QString criterion;
@@ -32,7 +32,8 @@ struct VerificationResult
     qint64 startedAtMs = 0; ///< ms since the Unix epoch
     double ms = 0;          ///< the whole run, ms
     bool passed = false;    ///< every stage ran and passed
-    /// Always the three stages, in order; those after the first failure have ran == false.
+    /// Every planned stage, in order (four, or three when the keep-alive stage
+    /// was skipped); those after the first failure have ran == false.
     QVector<VerificationStage> stages;
     /// Why nothing ran (no such cluster, refused by the production guard); empty otherwise.
     QString error;
@@ -40,8 +41,25 @@ struct VerificationResult
     /// confirmation did not name the cluster (the batch check loads it).
     bool confirmationRequired = false;
     bool cancelled = false;
-    /// Stage 3's full result (verdict None when stage 3 did not run).
+    /// The keep-alive stage was left out on request (`--skip-keepalive`).
+    bool keepAliveSkipped = false;
+    /// The batch-check stage's full result (verdict None when stage 3 did not run).
     BatchCheckResult batch;
+
+    /// The stage named `name`; nullptr when it was not planned.
+    const VerificationStage *stage(const QString &name) const
+    {
+        for (const VerificationStage &s : stages)
+            if (s.name == name)
+                return &s;
+        return nullptr;
+    }
+    /// True when the batch-check stage ran (`batch` holds its result).
+    bool batchRan() const
+    {
+        const VerificationStage *batchStage = stage(QStringLiteral("batch-check"));
+        return batchStage && batchStage->ran;
+    }
 
     /// Index of the first stage that ran and failed; -1 when none did.
     int failedStage() const

@@ -38,7 +38,8 @@ inventory::Inventory InventoryTunnels::routed()
 
 void InventoryTunnels::explain(probes::ServiceStatus &status) const
 {
-    if (status.via.isEmpty() || status.state != probes::ServiceState::Down)
+    if (status.via.isEmpty() || (status.state != probes::ServiceState::Down &&
+                                 status.state != probes::ServiceState::Unresponsive))
         return;
     const remote::SshTunnel *tunnel = m_tunnels->tunnel(status.via, status.url);
     if (tunnel && tunnel->phase() == remote::SshTunnel::Phase::Ready)

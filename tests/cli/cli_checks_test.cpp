@@ -168,9 +168,10 @@ TEST(CliCancel, SigtermEndsVerifyAfterItsHealthStageWithExitThree)
     EXPECT_TRUE(json.value(u"cancelled"_s).toBool());
     EXPECT_FALSE(json.value(u"passed"_s).toBool());
     const QJsonArray stages = json.value(u"stages"_s).toArray();
-    ASSERT_EQ(stages.size(), 3);
+    ASSERT_EQ(stages.size(), 4);
     EXPECT_TRUE(stages[0].toObject().value(u"passed"_s).toBool());
     EXPECT_FALSE(stages[2].toObject().value(u"ran"_s).toBool());
+    EXPECT_FALSE(stages[3].toObject().value(u"ran"_s).toBool());
     const auto checks = savedChecks(dataDir);
     ASSERT_EQ(checks.size(), 1);
 }
@@ -282,15 +283,18 @@ TEST(CliDiagnoseUnanswered, APathThatNeverAnswersIsNamedBesideTheOthers)
                            u"0"_s,
                            u"--data-dir"_s,
                            dir.filePath(u"data"_s)};
+    // No stall seen, but one path never answered: inconclusive (exit 3), not "no stall".
     const auto text = runCli(args, dir.path());
-    EXPECT_EQ(text.exitCode, 0) << text.standardError.toStdString();
+    EXPECT_EQ(text.exitCode, 3) << text.standardError.toStdString();
     EXPECT_TRUE(text.standardOutput.contains("prefill direct (prefill): no probe answered: "))
         << text.standardOutput.toStdString();
-    EXPECT_TRUE(text.standardOutput.contains("paths never answered)"))
+    EXPECT_TRUE(text.standardOutput.contains("INCONCLUSIVE: no stall seen on the paths that "
+                                             "answered, but 1 of 3 never answered"))
         << text.standardOutput.toStdString();
 
     const auto json = runCli(args + QStringList{u"--json"_s}, dir.path());
-    EXPECT_EQ(json.exitCode, 0);
+    EXPECT_EQ(json.exitCode, 3);
+    EXPECT_TRUE(json.json().object().value(u"inconclusive"_s).toBool());
     for (const QJsonValue &value : json.json().object().value(u"paths"_s).toArray()) {
         const QJsonObject path = value.toObject();
         const QString problem = path.value(u"problem"_s).toString();

@@ -79,6 +79,46 @@ TEST(CliDiagnose, AProxyStallIsNamedInJsonAndMarkedInHistory)
     EXPECT_TRUE(markers.first().text.contains(u"proxy-0"_s));
 }
 
+TEST(CliDiagnose, MeasureStallReportsHowLongTheStallReallyLasts)
+{
+    StallCluster cluster;
+    // The proxy holds a reused connection 4 s; the rounds' probes time out at 2 s.
+    ASSERT_TRUE(cluster.start(4, 0)) << cluster.error.toStdString();
+    ASSERT_TRUE(cluster.waitReady(20s));
+    QTemporaryDir dir;
+    const QString inventory = opsdeck::test::writeInventory(dir, cluster.inventoryYaml());
+    auto run =
+        runCli(diagnoseArgs(inventory, dir.path()) + QStringList{u"--measure-stall"_s, u"30"_s},
+               dir.path(), 120s);
+    ASSERT_EQ(run.exitCode, 1) << run.standardError.toStdString();
+    QJsonObject stall = run.json().object().value(u"stall"_s).toObject();
+    EXPECT_EQ(stall.value(u"hop"_s).toString(), u"proxy-0"_s);
+    EXPECT_NEAR(stall.value(u"stall_s"_s).toDouble(), 4.0, 0.5) << run.standardOutput.toStdString();
+    EXPECT_TRUE(stall.value(u"stall_lower_bound_s"_s).isNull());
+    // The rounds' timeouts are shown as bounds, not as the stall's length.
+    EXPECT_TRUE(stall.value(u"evidence"_s).toString().contains(u"> 2.0 s (timed out)"_s))
+        << stall.value(u"evidence"_s).toString().toStdString();
+
+    // A deadline shorter than the stall gives a lower bound, never a length.
+    run = runCli(diagnoseArgs(inventory, dir.path()) + QStringList{u"--measure-stall"_s, u"2"_s},
+                 dir.path(), 120s);
+    ASSERT_EQ(run.exitCode, 1) << run.standardError.toStdString();
+    stall = run.json().object().value(u"stall"_s).toObject();
+    EXPECT_TRUE(stall.value(u"stall_s"_s).isNull());
+    EXPECT_EQ(stall.value(u"stall_lower_bound_s"_s).toDouble(), 2.0);
+
+    // Without the flag nothing is measured.
+    run = runCli(diagnoseArgs(inventory, dir.path()), dir.path(), 120s);
+    stall = run.json().object().value(u"stall"_s).toObject();
+    EXPECT_TRUE(stall.contains(u"stall_s"_s));
+    EXPECT_TRUE(stall.value(u"stall_s"_s).isNull());
+    EXPECT_EQ(runCli({u"diagnose"_s, u"--inventory"_s, inventory, u"--cluster"_s, u"pd"_s,
+                      u"--measure-stall"_s, u"0"_s},
+                     dir.path())
+                  .exitCode,
+              2);
+}
+
 TEST(CliDiagnose, NoFaultGivesANullStallAndExitZero)
 {
     StallCluster cluster;
@@ -93,6 +133,35 @@ TEST(CliDiagnose, NoFaultGivesANullStallAndExitZero)
     EXPECT_TRUE(json.value(u"stall"_s).isNull());
     EXPECT_EQ(json.value(u"paths"_s).toArray().size(), 4);
     EXPECT_TRUE(json.value(u"marker_id"_s).isNull());
+    EXPECT_FALSE(json.value(u"inconclusive"_s).toBool(true));
+    EXPECT_TRUE(json.value(u"inconclusive_reason"_s).isNull());
+}
+
+TEST(CliDiagnose, NoStallWhileAPathNeverAnsweredIsInconclusiveNotNoStall)
+{
+    StallCluster cluster;
+    ASSERT_TRUE(cluster.start(0, 0)) << cluster.error.toStdString();
+    ASSERT_TRUE(cluster.waitReady(20s));
+    cluster.decode.stop();
+    QTemporaryDir dir;
+    const QString inventory = opsdeck::test::writeInventory(dir, cluster.inventoryYaml());
+    const auto run = runCli(diagnoseArgs(inventory, dir.path()), dir.path(), 90s);
+    EXPECT_EQ(run.exitCode, 3) << run.standardError.toStdString();
+    const QJsonObject json = run.json().object();
+    EXPECT_TRUE(json.value(u"stall"_s).isNull());
+    EXPECT_TRUE(json.value(u"inconclusive"_s).toBool()) << run.standardOutput.toStdString();
+    const QString reason = json.value(u"inconclusive_reason"_s).toString();
+    EXPECT_TRUE(reason.contains(u"decode-0"_s)) << reason.toStdString();
+    EXPECT_FALSE(reason.contains(u"prefill-0"_s)) << "prefill answered: " << reason.toStdString();
+
+    // The same run for people says so instead of "no stall".
+    QStringList args = diagnoseArgs(inventory, dir.path());
+    args.removeAll(u"--json"_s);
+    const auto text = runCli(args, dir.path(), 90s);
+    EXPECT_EQ(text.exitCode, 3);
+    EXPECT_TRUE(text.standardOutput.contains("INCONCLUSIVE: "))
+        << text.standardOutput.toStdString();
+    EXPECT_FALSE(text.standardOutput.contains("no keep-alive stall found"));
 }
 
 TEST(CliDiagnose, BadInputExitsTwoNamingTheFileAndTheCluster)

@@ -119,6 +119,49 @@ TEST(CliProbe, ABareOriginWithStreamProbesTheChatPath)
     EXPECT_GT(lines[0].value(QLatin1String("ttft_ms")).toDouble(-1), 0);
 }
 
+TEST(CliProbe, ABareOriginWithoutChatProbesTheHealthPathAndSaysSo)
+{
+    SimProcess engine;
+    ASSERT_TRUE(engine.start(simArgs(QStringLiteral("engine"))));
+    SimProcess proxy;
+    ASSERT_TRUE(proxy.start(
+        simArgs(QStringLiteral("proxy"), {QStringLiteral("--upstream"), engine.url()})));
+    for (const QString &origin : QStringList{proxy.url(), proxy.url() + QStringLiteral("/")}) {
+        const CliRun run = runCli({QStringLiteral("probe"), origin, QStringLiteral("--json")});
+        ASSERT_EQ(run.exitCode, 0) << run.standardOutput.toStdString();
+        const auto lines = jsonLines(run);
+        ASSERT_EQ(lines.size(), 1);
+        EXPECT_EQ(lines[0].value(QLatin1String("status")).toInt(), 200);
+        EXPECT_TRUE(lines[0]
+                        .value(QLatin1String("note"))
+                        .toString()
+                        .contains(QStringLiteral("probed /health")))
+            << run.standardOutput.toStdString();
+    }
+}
+
+TEST(CliProbe, ATimedOutProbeIsShownAsALowerBound)
+{
+    SimProcess engine;
+    ASSERT_TRUE(engine.start(simArgs(QStringLiteral("engine"))));
+    SimProcess proxy;
+    ASSERT_TRUE(proxy.start(simArgs(
+        QStringLiteral("proxy"), {QStringLiteral("--upstream"), engine.url(),
+                                  QStringLiteral("--fault"), QStringLiteral("reused-stall=10")})));
+    const CliRun run =
+        runCli({QStringLiteral("probe"), proxy.url() + QStringLiteral("/v1/models"),
+                QStringLiteral("--reused"), QStringLiteral("--count"), QStringLiteral("2"),
+                QStringLiteral("--idle-gap"), QStringLiteral("0"), QStringLiteral("--timeout-ms"),
+                QStringLiteral("500")});
+    EXPECT_EQ(run.exitCode, 3);
+    // The second line: "> 0.5 s (timed out)", never a bare 500 ms that reads as measured.
+    const QList<QByteArray> lines = run.standardOutput.trimmed().split('\n');
+    ASSERT_EQ(lines.size(), 3) << run.standardOutput.toStdString();
+    EXPECT_TRUE(lines[2].contains("> 0.5 s (timed out)")) << lines[2].toStdString();
+    EXPECT_TRUE(lines[2].contains(" >50")) << lines[2].toStdString();
+    EXPECT_FALSE(lines[1].contains("timed out"));
+}
+
 TEST(CliProbe, ExitCodesForBadInputFailureAndTimeout)
 {
     for (const QStringList &bad :

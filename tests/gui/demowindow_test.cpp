@@ -56,6 +56,11 @@ TEST(DemoWindow, WatchesTheDemoClusterAndStopsItOnClose)
 
     ServicesPanel *panel = window->servicesPanel();
     ASSERT_EQ(panel->cardCount(), 4);
+    // The platform adds " — OpsDeck" (the display name): the title itself must not.
+    EXPECT_FALSE(window->windowTitle().contains(QStringLiteral("OpsDeck")))
+        << window->windowTitle().toStdString();
+    EXPECT_TRUE(window->windowTitle().endsWith(QStringLiteral("inventory.yaml")))
+        << window->windowTitle().toStdString();
     ASSERT_TRUE(waitUntil(
         [&] {
             for (int row = 0; row < panel->cardCount(); ++row)

@@ -257,7 +257,7 @@ TEST(ProbeLabWindow, NamesTheStallingProxyRecordsItAndCopiesProbesAsCurl)
     secrets::SecretStore::shared().removeBlocking(keyName);
 }
 
-TEST(ProbeLabWindow, VerifyPassesThreeStagesAndBatchCheckShowsItsVerdictAndChart)
+TEST(ProbeLabWindow, VerifyPassesFourStagesAndBatchCheckShowsItsVerdictAndChart)
 {
     test::StallCluster cluster;
     ASSERT_TRUE(cluster.start(0, 0)) << cluster.error.toStdString();
@@ -278,7 +278,8 @@ TEST(ProbeLabWindow, VerifyPassesThreeStagesAndBatchCheckShowsItsVerdictAndChart
     ASSERT_TRUE(lab->isChecking());
     ASSERT_TRUE(waitUntil([&] { return !lab->isChecking(); }, 120s));
     const QStringList stages = checks->stageTexts();
-    ASSERT_EQ(stages.size(), 3);
+    ASSERT_EQ(stages.size(), 4);
+    EXPECT_TRUE(stages[2].contains(QStringLiteral("keep-alive"))) << stages[2].toStdString();
     for (const QString &stage : stages)
         EXPECT_TRUE(stage.contains(QStringLiteral("✓ passed in"))) << stage.toStdString();
     EXPECT_TRUE(checks->statusText().contains(QStringLiteral("passed")))
@@ -331,7 +332,7 @@ TEST(ProbeLabWindow, ProductionClusterAsksForItsNameBeforeABatchCheck)
     dialog->setTextValue(QStringLiteral("prod"));
     dialog->accept();
     ASSERT_TRUE(waitUntil([&] { return !lab->isChecking(); }, 10s));
-    EXPECT_TRUE(checks->verdictText().contains(QStringLiteral("No verdict")))
+    EXPECT_TRUE(checks->verdictText().contains(QStringLiteral("Not measured")))
         << checks->verdictText().toStdString();
     // The guard's refusal names the service and the cluster to confirm.
     EXPECT_TRUE(checks->verdictText().contains(QStringLiteral("decode-0")))

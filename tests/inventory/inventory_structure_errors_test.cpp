@@ -108,8 +108,9 @@ colour: red
     ASSERT_EQ(result.errors.size(), 2) << dump(result);
     EXPECT_TRUE(isError(result, 0, 2, 1, "servics", "unknown key 'servics'"));
     EXPECT_TRUE(result.errors[0].message.contains(u"did you mean 'services'?"_s));
-    EXPECT_TRUE(isError(result, 1, 3, 1, "colour",
-                        "(expected armed, prometheus, hosts, services, clusters or alerts)"));
+    EXPECT_TRUE(
+        isError(result, 1, 3, 1, "colour",
+                "(expected armed, prometheus, hosts, services, clusters, alerts or watch)"));
 }
 
 TEST(InventoryStructureErrors, UnknownHostKey)

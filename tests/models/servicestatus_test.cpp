@@ -1,5 +1,6 @@
 // Health classification, /v1/loads parsing and the status table model.
 #include "loadsample.h"
+#include "probe.h"
 #include "servicestatusmodel.h"
 
 #include <QAbstractItemModelTester>
@@ -22,6 +23,23 @@ TEST(ClassifyHealth, FollowsTheObservedDefinitions)
     EXPECT_EQ(classifyHealth(ServiceState::Healthy, 503), ServiceState::Unhealthy);
     EXPECT_EQ(classifyHealth(ServiceState::Unknown, 500), ServiceState::Unhealthy);
     EXPECT_EQ(classifyHealth(ServiceState::Healthy, 404), ServiceState::Unhealthy);
+}
+
+TEST(ClassifyHealth, AnAcceptedConnectionWithoutAnAnswerIsUnresponsiveNotDown)
+{
+    EXPECT_EQ(classifyHealth(ServiceState::Healthy, 0, true), ServiceState::Unresponsive);
+    EXPECT_EQ(classifyHealth(ServiceState::Unknown, 0, false), ServiceState::Down);
+    EXPECT_EQ(stateName(ServiceState::Unresponsive), QStringLiteral("unresponsive"));
+    ProbeResult silent;
+    silent.timedOut = true;
+    silent.connectMs = 0.2; // connected, then nothing came
+    EXPECT_TRUE(acceptedWithoutAnswer(silent));
+    ProbeResult unreachable = silent;
+    unreachable.connectMs = 0; // the connect itself timed out
+    EXPECT_FALSE(acceptedWithoutAnswer(unreachable));
+    ProbeResult refused;
+    refused.error = QStringLiteral("Couldn't connect to server");
+    EXPECT_FALSE(acceptedWithoutAnswer(refused));
 }
 
 TEST(ParseLoads, SumsEveryDpRankWhateverTheWrapping)

@@ -15,54 +15,89 @@ using namespace opsdeck;
 using probes::BatchVerdict;
 using probes::batchVerdict;
 
-TEST(BatchVerdict, BatchedNeedsBothConditionsAndItsBoundsAreInclusive)
+TEST(BatchVerdict, AllRunningAtOnceAndFasterThanOneAfterAnotherIsBatched)
 {
-    // n 16, single 1 s: BATCHED needs peak >= 12 and wall <= 2 s.
-    EXPECT_EQ(batchVerdict(16, 12, 2.0, 1.0), BatchVerdict::Batched);
+    // The run people see: 64 of 64 at once, 4.19 s against a 1.33 s single,
+    // about 20x faster than one after another. Wall > 2 x single must not matter.
+    EXPECT_EQ(batchVerdict(64, 64, 4.19, 1.33), BatchVerdict::Batched);
+    EXPECT_NEAR(probes::batchSpeedUp(64, 4.19, 1.33), 20.3, 0.05);
+    // n 16, single 1 s: BATCHED needs peak >= 12 and a speed-up >= 2 (wall <= 8 s).
+    EXPECT_EQ(batchVerdict(16, 12, 8.0, 1.0), BatchVerdict::Batched);
     EXPECT_EQ(batchVerdict(16, 16, 0.5, 1.0), BatchVerdict::Batched);
     EXPECT_EQ(batchVerdict(16, 11.99, 2.0, 1.0), BatchVerdict::Partial) << "peak just below 0.75 N";
-    EXPECT_EQ(batchVerdict(16, 12, 2.01, 1.0), BatchVerdict::Partial)
-        << "wall just above 2 x single";
+    EXPECT_EQ(batchVerdict(16, 12, 8.01, 1.0), BatchVerdict::Partial) << "speed-up just below 2";
+    // A large batch whose step time grew a lot is still batched.
+    EXPECT_EQ(batchVerdict(256, 256, 30.0, 1.33), BatchVerdict::Batched);
 }
 
-TEST(BatchVerdict, SerializedWhenRunningStaysAtTwoOrWallReachesThreeQuartersOfNTimesSingle)
+TEST(BatchVerdict, SerializedWhenRunningStaysAtTwoOrNoFasterThanOneAfterAnother)
 {
     EXPECT_EQ(batchVerdict(16, 2, 1.5, 1.0), BatchVerdict::Serialized) << "peak <= 2";
     EXPECT_EQ(batchVerdict(16, 1, 16.0, 1.0), BatchVerdict::Serialized);
     EXPECT_EQ(batchVerdict(16, 2.01, 1.5, 1.0), BatchVerdict::Partial) << "peak just above 2";
-    // 0.75 x 16 x 1 s = 12 s.
+    // Speed-up 16 x 1 / 12 = 1.33: no faster than one after another.
     EXPECT_EQ(batchVerdict(16, 10, 12.0, 1.0), BatchVerdict::Serialized);
     EXPECT_EQ(batchVerdict(16, 10, 11.99, 1.0), BatchVerdict::Partial);
 }
 
+TEST(BatchVerdict, PartialAdmissionIsPartial)
+{
+    // --max-running-requests N/4: 16 of 64 at once, four waves.
+    EXPECT_EQ(batchVerdict(64, 16, 8.4, 1.33), BatchVerdict::Partial);
+}
+
 TEST(BatchVerdict, BatchedIsCheckedFirstWhereTheConditionsOverlap)
 {
-    // n 2: peak 2 satisfies both "peak >= 1.5" and "peak <= 2".
-    EXPECT_EQ(batchVerdict(2, 2, 1.5, 1.0), BatchVerdict::Batched);
+    // n 2: peak 2 satisfies both "peak >= 1.5" and "peak <= 2"; BATCHED needs 1.5x there.
+    EXPECT_EQ(batchVerdict(2, 2, 1.2, 1.0), BatchVerdict::Batched);
     EXPECT_EQ(batchVerdict(2, 2, 2.5, 1.0), BatchVerdict::Serialized);
     EXPECT_EQ(batchVerdict(1, 1, 1.0, 1.0), BatchVerdict::Batched);
     EXPECT_EQ(batchVerdict(1, 0, 1.0, 1.0), BatchVerdict::Serialized);
 }
 
-TEST(BatchVerdict, NoVerdictWithoutASingleTimeOrRequests)
+TEST(BatchVerdict, NoVerdictWithoutTimesOrRequests)
 {
     EXPECT_EQ(batchVerdict(16, 16, 1.0, 0.0), BatchVerdict::None);
+    EXPECT_EQ(batchVerdict(16, 16, 0.0, 1.0), BatchVerdict::None);
     EXPECT_EQ(batchVerdict(0, 0, 1.0, 1.0), BatchVerdict::None);
     EXPECT_EQ(probes::batchVerdictName(BatchVerdict::Batched), QStringLiteral("BATCHED"));
     EXPECT_EQ(probes::batchVerdictName(BatchVerdict::Serialized), QStringLiteral("SERIALIZED"));
     EXPECT_EQ(probes::batchVerdictName(BatchVerdict::Partial), QStringLiteral("PARTIAL"));
 }
 
-TEST(BatchVerdict, TheReasonQuotesTheNumbersThatDecided)
+TEST(BatchVerdict, TheReasonIsASentenceWithTheSpeedUp)
 {
-    EXPECT_EQ(probes::batchVerdictReason(16, 16, 2.1, 1.35),
-              QStringLiteral("BATCHED: peak running 16 >= 12 (0.75 x N 16) and wall 2.10 s <= "
-                             "2.70 s (2 x single 1.35 s)"));
+    EXPECT_EQ(probes::batchVerdictReason(64, 64, 4.19, 1.33),
+              QStringLiteral("peak 64 of 64 running; 64 requests in 4.19 s, 20× faster than one "
+                             "after another (single 1.33 s)"));
     EXPECT_EQ(probes::batchVerdictReason(16, 1, 21.6, 1.35),
-              QStringLiteral("SERIALIZED: peak running 1 <= 2 (wall 21.60 s)"));
-    EXPECT_TRUE(probes::batchVerdictReason(16, 8, 5.0, 1.0)
-                    .startsWith(QStringLiteral("PARTIAL: "
-                                               "peak running 8")));
+              QStringLiteral("peak 1 of 16 running; 16 requests in 21.60 s, 1.0× — no faster than "
+                             "one after another (single 1.35 s): the decode ran them one or two "
+                             "at a time"));
+    EXPECT_TRUE(probes::batchVerdictReason(64, 16, 8.4, 1.33)
+                    .contains(QStringLiteral("fewer than 48 ran at once")));
+}
+
+TEST(BatchCheckResult, WithoutAVerdictTheSummarySaysNotMeasuredAndShowsNoZeroTimes)
+{
+    probes::BatchCheckResult result;
+    result.cluster = QStringLiteral("pd");
+    result.n = 16;
+    result.error = QStringLiteral("the single request failed: Connection refused");
+    const QString summary = result.summary();
+    EXPECT_EQ(summary, QStringLiteral("batch check pd: not measured: the single request failed: "
+                                      "Connection refused"));
+    EXPECT_FALSE(summary.contains(QStringLiteral("0.00 s")));
+    result.error.clear();
+    result.verdict = BatchVerdict::Batched;
+    result.peakRunning = 16;
+    result.wallS = 2.1;
+    result.singleS = 1.35;
+    result.failures = 1;
+    EXPECT_EQ(result.summary(),
+              QStringLiteral("batch check pd: BATCHED, peak 16 of 16 running; 16 requests in 2.10 "
+                             "s, 10× faster than one after another (single 1.35 s); 1 of 16 "
+                             "requests failed"));
 }
 
 TEST(BatchCheckResult, TtftPercentilesAreNearestRankOverRequestsWithATtft)

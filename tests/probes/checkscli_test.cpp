@@ -115,14 +115,15 @@ TEST_F(ChecksCli, VerifyExitsZeroWhenEveryStagePassesAndOneWhenAServiceIsDown)
     const QString inventory = inventoryFile();
     const QStringList args =
         common(QStringLiteral("verify"), inventory) +
-        QStringList{QStringLiteral("-n"), QStringLiteral("8"), QStringLiteral("--json")};
+        QStringList{QStringLiteral("-n"), QStringLiteral("8"), QStringLiteral("--json"),
+                    QStringLiteral("--idle-gap"), QStringLiteral("0.5")};
     const auto good = runCli(args, m_dir.path(), std::chrono::seconds(120));
     ASSERT_EQ(good.exitCode, 0) << good.standardError.toStdString()
                                 << good.standardOutput.toStdString();
     const QJsonObject passed = good.json().object();
     EXPECT_TRUE(passed.value(QStringLiteral("passed")).toBool());
     const QJsonArray stages = passed.value(QStringLiteral("stages")).toArray();
-    ASSERT_EQ(stages.size(), 3);
+    ASSERT_EQ(stages.size(), 4);
     QStringList names;
     for (const auto &value : stages) {
         const QJsonObject stage = value.toObject();
@@ -133,13 +134,18 @@ TEST_F(ChecksCli, VerifyExitsZeroWhenEveryStagePassesAndOneWhenAServiceIsDown)
         EXPECT_FALSE(stage.value(QStringLiteral("detail")).toString().isEmpty());
     }
     EXPECT_EQ(names, (QStringList{QStringLiteral("health"), QStringLiteral("end-to-end"),
-                                  QStringLiteral("batch-check")}));
+                                  QStringLiteral("keep-alive"), QStringLiteral("batch-check")}));
+    EXPECT_TRUE(stages[2]
+                    .toObject()
+                    .value(QStringLiteral("criterion"))
+                    .toString()
+                    .contains(QStringLiteral("0.5 s idle")));
 
     m_cluster.prefill.stop();
     const auto bad = runCli(args, m_dir.path(), std::chrono::seconds(60));
     EXPECT_EQ(bad.exitCode, 1) << bad.standardError.toStdString();
     const QJsonArray failed = bad.json().object().value(QStringLiteral("stages")).toArray();
-    ASSERT_EQ(failed.size(), 3);
+    ASSERT_EQ(failed.size(), 4);
     EXPECT_FALSE(failed[0].toObject().value(QStringLiteral("passed")).toBool());
     EXPECT_TRUE(failed[0]
                     .toObject()
@@ -148,11 +154,20 @@ TEST_F(ChecksCli, VerifyExitsZeroWhenEveryStagePassesAndOneWhenAServiceIsDown)
                     .contains(QStringLiteral("prefill: ")));
     EXPECT_FALSE(failed[1].toObject().value(QStringLiteral("ran")).toBool());
     EXPECT_FALSE(failed[2].toObject().value(QStringLiteral("ran")).toBool());
+    EXPECT_FALSE(failed[3].toObject().value(QStringLiteral("ran")).toBool());
     EXPECT_FALSE(bad.json().object().value(QStringLiteral("passed")).toBool());
 
-    // Two verifications and the first one's batch check are in history.
+    // --skip-keepalive leaves the stage out and says so.
+    const auto skipped = runCli(common(QStringLiteral("verify"), inventory) +
+                                    QStringList{QStringLiteral("-n"), QStringLiteral("8"),
+                                                QStringLiteral("--skip-keepalive")},
+                                m_dir.path(), std::chrono::seconds(60));
+    EXPECT_TRUE(skipped.standardOutput.contains("keep-alive stage skipped"))
+        << skipped.standardOutput.toStdString();
+
+    // Three verifications and the first one's batch check are in history.
     const auto checks = savedChecks();
-    EXPECT_EQ(checks.size(), 3);
+    EXPECT_EQ(checks.size(), 4);
 }
 
 TEST_F(ChecksCli, AnUnknownClusterIsBadInputNamingIt)

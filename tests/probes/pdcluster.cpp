@@ -1,5 +1,6 @@
 #include "pdcluster.h"
 
+#include "batchcheck.h"
 #include "probeengine.h"
 #include "testsupport.h"
 
@@ -70,6 +71,25 @@ inventory::Inventory PdCluster::inventory(const QString &productionService) cons
     EXPECT_TRUE(result.errors.isEmpty())
         << (result.errors.isEmpty() ? std::string() : result.errors[0].toString().toStdString());
     return result.inventory.value_or(inventory::Inventory{});
+}
+
+probes::BatchCheckResult PdCluster::batchCheck(int n, const QStringList &engineExtra)
+{
+    PdCluster cluster;
+    if (!cluster.start(engineExtra)) {
+        ADD_FAILURE() << cluster.error.toStdString();
+        return {};
+    }
+    probes::ProbeEngine engine;
+    probes::BatchCheck::Settings settings;
+    settings.n = n;
+    probes::BatchCheck check(engine, cluster.inventory(), QStringLiteral("pd"), settings);
+    return check.run();
+}
+
+QStringList admissionLimit(int n)
+{
+    return {QStringLiteral("--max-running-requests"), QString::number(n)};
 }
 
 } // namespace opsdeck::test

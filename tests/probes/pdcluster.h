@@ -1,5 +1,6 @@
 #pragma once
 
+#include "batchcheckresult.h"
 #include "inventory.h"
 #include "simprocess.h"
 
@@ -29,6 +30,14 @@ struct PdCluster
     QString inventoryYaml(const QString &productionService = {}) const;
     /// The loaded inventory of inventoryYaml(); fails the test when it does not load.
     inventory::Inventory inventory(const QString &productionService = {}) const;
+
+    /// A batch check of `n` requests through the router of a cluster started
+    /// with `engineExtra` (e.g. an admission limit); the test fails when it does
+    /// not start. The verdict tests at several N share it.
+    static probes::BatchCheckResult batchCheck(int n, const QStringList &engineExtra = {});
 };
+
+/// `--max-running-requests N` for prefill and decode: the sim admits N at once.
+QStringList admissionLimit(int n);
 
 } // namespace opsdeck::test

@@ -158,7 +158,37 @@ TEST(StallDiagnoser, AStallTheRouterShowsTooIsTheRouters)
     EXPECT_FALSE(d.stallDeclared(0));
     EXPECT_TRUE(d.stallDeclared(1));
     EXPECT_TRUE(diagnosis->evidence.startsWith(u"reused router direct (router-0)"_s));
-    EXPECT_FALSE(diagnosis->evidence.contains(u"via proxy"_s)) << "only deeper paths are evidence";
+    // Every path is evidence, the pooling proxy's too, and nothing claims that
+    // fresh connections answer for its clients.
+    EXPECT_TRUE(diagnosis->evidence.contains(u"via proxy (proxy-0): reused 3004 ms"_s))
+        << diagnosis->evidence.toStdString();
+    EXPECT_EQ(diagnosis->poolingProxies, QStringList{u"proxy-0"_s});
+    EXPECT_EQ(diagnosis->headline(),
+              u"keep-alive stall at router-0 (router): reused connections stall; fresh ones "
+              "answer there, but through proxy-0, which pools upstream connections, new ones "
+              "stall too"_s);
+    EXPECT_TRUE(diagnosis->caution.contains(u"proxy-0 pools its upstream connections"_s));
+}
+
+TEST(StallDiagnoser, APoolingProxyWhoseFreshProbesTimeOutIsNamedWhateverItsReusedDid)
+{
+    StallDiagnoser d(pdPaths());
+    // nginx in front of a router that stalls kept connections: through nginx
+    // a fresh connection answers once (a new upstream connection), then times out.
+    for (int round = 1; round <= 3; ++round) {
+        ProbeResult viaNginx = round == 1 ? fresh(3, round) : reusedTimeout(15000, round);
+        viaNginx.mode = ConnectionMode::Fresh;
+        d.add(round, 0, viaNginx, reusedTimeout(15000, round));
+        d.add(round, 1, fresh(3, round), reusedTimeout(15000, round));
+        d.add(round, 2, fresh(2, round), reused(1, round));
+        d.add(round, 3, fresh(2, round), reused(1, round));
+    }
+    const auto diagnosis = d.diagnosis();
+    ASSERT_TRUE(diagnosis);
+    EXPECT_EQ(diagnosis->hop, u"router-0"_s);
+    EXPECT_EQ(diagnosis->poolingProxies, QStringList{u"proxy-0"_s});
+    EXPECT_FALSE(diagnosis->headline().endsWith(u"fresh ones answer"_s));
+    EXPECT_TRUE(diagnosis->evidence.contains(u"via proxy (proxy-0)"_s));
 }
 
 TEST(StallDiagnoser, TheProxyAndTheRouterBothStallingPointsAtTheRouter)
@@ -221,7 +251,8 @@ TEST(StallDiagnoser, ReusedTimeoutsCountAsStallsAndAreTimedInTheEvidence)
     EXPECT_EQ(diagnosis->hop, u"proxy-0"_s);
     const QString t1 = QDateTime::fromMSecsSinceEpoch(kT0 + 10'000).toString(u"HH:mm:ss"_s);
     const QString t3 = QDateTime::fromMSecsSinceEpoch(kT0 + 30'000).toString(u"HH:mm:ss"_s);
-    EXPECT_TRUE(diagnosis->evidence.contains(u"timeout at 2000 ms, timeout at 2000 ms"_s))
+    EXPECT_TRUE(diagnosis->evidence.contains(
+        u"> 2.0 s (timed out), > 2.0 s (timed out), > 2.0 s (timed out)"_s))
         << diagnosis->evidence.toStdString();
     EXPECT_TRUE(diagnosis->evidence.contains(u"(timeouts at %1, "_s.arg(t1)));
     EXPECT_TRUE(diagnosis->evidence.contains(u", %1)"_s.arg(t3)));
@@ -264,8 +295,9 @@ TEST(StallDiagnoser, AnEngineStallingDirectlyIsThatEngines)
     EXPECT_EQ(diagnosis->caution,
               u"decode-0 answers fresh requests at once: this is the connection layer "
               "(keep-alive) of decode-0, not its compute; do not change engine knobs for it."_s);
-    // Its sibling at the same depth is not deeper: not part of the evidence.
-    EXPECT_FALSE(diagnosis->evidence.contains(u"prefill direct"_s));
+    // Every path is evidence: its sibling at the same depth answers.
+    EXPECT_TRUE(diagnosis->evidence.contains(u"prefill direct (prefill-0): reused 1.0 ms"_s))
+        << diagnosis->evidence.toStdString();
 }
 
 TEST(StallDiagnoser, AFailingFreshProbeBreaksTheRunAndIsNoStall)

@@ -1,11 +1,14 @@
-// StagedVerification against a real PD cluster of opsdeck-sim: all three
-// stages pass on a healthy cluster and are recorded in history; a dead
-// decode stops the sequence at stage 1; a production cluster is refused.
+// StagedVerification against a real PD cluster of opsdeck-sim: all four
+// stages pass on a healthy cluster and are recorded in history; a proxy that
+// stalls kept connections fails the keep-alive stage (the incident's
+// verification passed there); a dead decode stops the sequence at stage 1; a
+// production cluster is refused.
 #include "checkhistory.h"
 #include "checkjson.h"
 #include "pdcluster.h"
 #include "probeengine.h"
 #include "stagedverification.h"
+#include "stallcluster.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -23,6 +26,7 @@ StagedVerification::Settings settingsFor(int n)
 {
     StagedVerification::Settings settings;
     settings.batch.n = n;
+    settings.keepAliveIdleGapS = 0.5;
     return settings;
 }
 
@@ -55,8 +59,9 @@ TEST(VerificationWithSim, AHealthyClusterPassesEveryStageAndHistoryRecordsIt)
     EXPECT_EQ(events,
               (QStringList{QStringLiteral("start 0 health"), QStringLiteral("end 0 1"),
                            QStringLiteral("start 1 end-to-end"), QStringLiteral("end 1 1"),
-                           QStringLiteral("start 2 batch-check"), QStringLiteral("end 2 1")}));
-    ASSERT_EQ(result.stages.size(), 3);
+                           QStringLiteral("start 2 keep-alive"), QStringLiteral("end 2 1"),
+                           QStringLiteral("start 3 batch-check"), QStringLiteral("end 3 1")}));
+    ASSERT_EQ(result.stages.size(), 4);
     for (const auto &stage : result.stages) {
         EXPECT_TRUE(stage.ran && stage.passed) << stage.name.toStdString();
         EXPECT_GT(stage.ms, 0);
@@ -68,7 +73,11 @@ TEST(VerificationWithSim, AHealthyClusterPassesEveryStageAndHistoryRecordsIt)
         QStringLiteral("router direct (router), model Qwen/Qwen3-8B: HTTP 200")))
         << result.stages[1].detail.toStdString();
     EXPECT_EQ(result.batch.verdict, probes::BatchVerdict::Batched);
-    EXPECT_GE(result.ms, result.stages[2].ms);
+    // Without a proxy, the clients' path is the router.
+    EXPECT_TRUE(
+        result.stages[2].detail.startsWith(QStringLiteral("router direct (router): fresh ")))
+        << result.stages[2].detail.toStdString();
+    EXPECT_GE(result.ms, result.stages[3].ms);
 
     // History: one verification row, the batch check's row, one marker.
     QTemporaryDir dataDir;
@@ -87,7 +96,8 @@ TEST(VerificationWithSim, AHealthyClusterPassesEveryStageAndHistoryRecordsIt)
     EXPECT_EQ(verificationRow.cluster, QStringLiteral("pd"));
     const QJsonObject json = QJsonDocument::fromJson(verificationRow.json).object();
     EXPECT_TRUE(json.value(QStringLiteral("passed")).toBool());
-    EXPECT_EQ(json.value(QStringLiteral("stages")).toArray().size(), 3);
+    EXPECT_EQ(json.value(QStringLiteral("stages")).toArray().size(), 4);
+    EXPECT_FALSE(json.value(QStringLiteral("keepalive_skipped")).toBool(true));
     EXPECT_EQ(json.value(QStringLiteral("batch")).toObject().value(QStringLiteral("verdict")),
               QStringLiteral("BATCHED"));
     const auto markers = store.markers(0, std::numeric_limits<qint64>::max());
@@ -97,6 +107,50 @@ TEST(VerificationWithSim, AHealthyClusterPassesEveryStageAndHistoryRecordsIt)
     EXPECT_EQ(markers[0].link, QStringLiteral("check:%1").arg(*id));
     EXPECT_TRUE(markers[0].text.startsWith(QStringLiteral("verification pd: passed in ")))
         << markers[0].text.toStdString();
+}
+
+TEST(VerificationWithSim, AProxyThatStallsKeptConnectionsFailsTheKeepAliveStage)
+{
+    test::StallCluster cluster;
+    ASSERT_TRUE(cluster.start(3, 0)) << cluster.error.toStdString();
+    ASSERT_TRUE(cluster.waitReady(std::chrono::seconds(20)));
+    const inventory::LoadResult loaded =
+        inventory::parseInventory(cluster.inventoryYaml().toUtf8(), QStringLiteral("stall.yaml"));
+    ASSERT_TRUE(loaded.inventory);
+    probes::ProbeEngine engine;
+    StagedVerification verification(engine, *loaded.inventory, QStringLiteral("pd"),
+                                    settingsFor(8));
+    const probes::VerificationResult result = verification.run();
+
+    EXPECT_FALSE(result.passed);
+    ASSERT_EQ(result.stages.size(), 4);
+    EXPECT_TRUE(result.stages[0].passed && result.stages[1].passed)
+        << "health and one probe pass, as in the incident";
+    const probes::VerificationStage &keepAlive = result.stages[2];
+    EXPECT_EQ(keepAlive.name, QStringLiteral("keep-alive"));
+    EXPECT_TRUE(keepAlive.criterion.contains(QStringLiteral("via proxy (proxy-0)")));
+    EXPECT_TRUE(keepAlive.ran);
+    EXPECT_FALSE(keepAlive.passed);
+    EXPECT_TRUE(keepAlive.detail.contains(QStringLiteral("a client on a kept connection stalls")))
+        << keepAlive.detail.toStdString();
+    EXPECT_FALSE(result.stages[3].ran) << "the batch check does not run after a failed stage";
+    EXPECT_EQ(result.failedStage(), 2);
+}
+
+TEST(VerificationWithSim, SkippingTheKeepAliveStageLeavesThreeStagesAndSaysSo)
+{
+    test::PdCluster cluster;
+    ASSERT_TRUE(cluster.start()) << cluster.error.toStdString();
+    probes::ProbeEngine engine;
+    StagedVerification::Settings settings = settingsFor(8);
+    settings.keepAlive = false;
+    StagedVerification verification(engine, cluster.inventory(), QStringLiteral("pd"), settings);
+    const probes::VerificationResult result = verification.run();
+    ASSERT_EQ(result.stages.size(), 3);
+    EXPECT_EQ(result.stage(QStringLiteral("keep-alive")), nullptr);
+    EXPECT_TRUE(result.keepAliveSkipped);
+    EXPECT_TRUE(
+        probes::verificationToJson(result).value(QStringLiteral("keepalive_skipped")).toBool());
 }
 
 TEST(VerificationWithSim, ADeadDecodeStopsTheSequenceAtTheHealthStage)
@@ -114,11 +168,11 @@ TEST(VerificationWithSim, ADeadDecodeStopsTheSequenceAtTheHealthStage)
     EXPECT_FALSE(result.passed);
     EXPECT_EQ(result.failedStage(), 0);
     EXPECT_EQ(started, 1) << "later stages never started";
-    ASSERT_EQ(result.stages.size(), 3);
+    ASSERT_EQ(result.stages.size(), 4);
     EXPECT_TRUE(result.stages[0].ran);
     EXPECT_FALSE(result.stages[0].passed);
-    EXPECT_FALSE(result.stages[1].ran);
-    EXPECT_FALSE(result.stages[2].ran);
+    for (int later = 1; later < 4; ++later)
+        EXPECT_FALSE(result.stages[later].ran) << later;
     EXPECT_TRUE(result.stages[0].detail.contains(QStringLiteral("router: HTTP 200")))
         << result.stages[0].detail.toStdString();
     EXPECT_FALSE(result.stages[0].detail.contains(QStringLiteral("decode: HTTP 200")))
