@@ -13,6 +13,7 @@
 #include "hostkeyauditor.h"
 #include "hoststab.h"
 #include "hotwindow.h"
+#include "keepalivewatch.h"
 #include "loadhistory.h"
 #include "logdock.h"
 #include "logrelay.h"
@@ -26,6 +27,7 @@
 #include "servicespanel.h"
 #include "servicestatusmodel.h"
 #include "sshsecrets.h"
+#include "stallbanner.h"
 
 #include <QCloseEvent>
 #include <QComboBox>
@@ -58,7 +60,8 @@ MainWindow::MainWindow(QWidget *parent)
       m_probeLab(new probes::ProbeLab(m_hotWindow, this)),
       m_probeLabPanel(new ProbeLabPanel(m_probeLab, m_hotWindow)),
       m_hosts(new workflows::HostConnections({}, this)), m_hostsTab(new HostsTab(m_hosts)),
-      m_secretPrompt(new SecretPrompt(this)), m_tabs(new QTabWidget), m_stallBanner(new QLabel),
+      m_secretPrompt(new SecretPrompt(this)), m_tabs(new QTabWidget),
+      m_stallBanner(new StallBanner), m_watch(new probes::KeepAliveWatch(this)),
       m_dashboards(new QStackedWidget), m_logDock(new LogDock(this)), m_banner(new QLabel),
       m_alertBanner(new QLabel), m_refreshLabel(new QLabel), m_historyLabel(new QLabel),
       m_markerTimer(new QTimer(this))
@@ -70,7 +73,7 @@ MainWindow::MainWindow(QWidget *parent)
     resize(std::clamp(screen.width() * 9 / 10, 1280, 1920),
            std::clamp(screen.height() * 9 / 10, 860, 1200));
 
-    for (QLabel *banner : {m_banner, m_alertBanner, m_stallBanner}) {
+    for (QLabel *banner : {m_banner, m_alertBanner}) {
         banner->setWordWrap(true);
         banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
         banner->setContentsMargins(10, 6, 10, 6);
@@ -83,13 +86,6 @@ MainWindow::MainWindow(QWidget *parent)
     alertPalette.setColor(QPalette::WindowText, QColor(0xb7, 0x1c, 0x1c));
     m_alertBanner->setPalette(alertPalette);
     m_alertBanner->setObjectName(QStringLiteral("alertBanner"));
-    // A stall is a warning about the connection layer, not an outage: amber.
-    QPalette stallPalette = m_stallBanner->palette();
-    stallPalette.setColor(QPalette::Window, QColor(0xff, 0xf3, 0xe0));
-    stallPalette.setColor(QPalette::WindowText, QColor(0x8a, 0x3b, 0x00));
-    m_stallBanner->setPalette(stallPalette);
-    m_stallBanner->setObjectName(QStringLiteral("stallBanner"));
-    m_stallBanner->setTextFormat(Qt::PlainText);
 
     m_dashboards->addWidget(m_dashboard);
     auto *central = new QWidget;
@@ -134,6 +130,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     connectPoller();
     connectProbeLab();
+    connectWatch();
     m_alerts->connectPoller(m_poller->poller());
     m_alerts->connectCenter(m_alertCenter);
     connect(m_alertCenter, &alerts::AlertCenter::changed, this, &MainWindow::showAlerts);
@@ -221,12 +218,28 @@ void MainWindow::connectProbeLab()
 {
     connect(m_probeLab, &probes::ProbeLab::stallDiagnosed, this,
             [this](const probes::Diagnosis &diagnosis) {
-                m_stallBanner->setText(probes::ProbeLab::bannerText(diagnosis));
-                m_stallBanner->show();
+                m_stallBanner->showStall(m_probeLab->cluster(), diagnosis);
                 spdlog::warn("probe lab: {}", diagnosis.headline().toStdString());
             });
-    connect(m_probeLab, &probes::ProbeLab::diagnosisCleared, m_stallBanner, &QLabel::hide);
+    connect(m_probeLab, &probes::ProbeLab::diagnosisCleared, this,
+            [this] { m_stallBanner->clearStall(m_probeLab->cluster()); });
     connect(m_probeLab, &probes::ProbeLab::markerAdded, this, &MainWindow::refreshMarkers);
+}
+
+void MainWindow::connectWatch()
+{
+    connect(m_watch, &probes::KeepAliveWatch::stallDiagnosed, this,
+            [this](const QString &cluster, const probes::Diagnosis &diagnosis) {
+                m_stallBanner->showStall(cluster, diagnosis);
+                spdlog::warn("watch: {}: {}", cluster.toStdString(),
+                             diagnosis.headline().toStdString());
+            });
+    connect(m_watch, &probes::KeepAliveWatch::stallCleared, this,
+            [this](const QString &cluster, const QString &why) {
+                m_stallBanner->clearStall(cluster);
+                spdlog::info("watch: {}: {}", cluster.toStdString(), why.toStdString());
+            });
+    connect(m_watch, &probes::KeepAliveWatch::markerAdded, this, &MainWindow::refreshMarkers);
 }
 
 void MainWindow::showProbeLab()
@@ -241,7 +254,7 @@ QString MainWindow::secretsBannerText() const
 
 QString MainWindow::stallBannerText() const
 {
-    return m_stallBanner->isHidden() ? QString() : m_stallBanner->text();
+    return m_stallBanner->plainText();
 }
 
 DecodeBatchPanel *MainWindow::decodePanel() const
@@ -347,6 +360,8 @@ bool MainWindow::openInventory(const QString &path)
     m_rangeLoader->setSources(*m_inventory, databasePath());
     m_dashboard->setInventory(*m_inventory);
     m_probeLab->setInventory(routed);
+    m_stallBanner->clearAll();
+    startOrFollowWatch(true);
     if (m_rangeDashboard)
         m_rangeDashboard->setInventory(*m_inventory);
     if (m_alerts)

@@ -23,6 +23,7 @@ class LogDock;
 class MetricsDashboard;
 class ProbeLabPanel;
 class ServicesPanel;
+class StallBanner;
 
 namespace opsdeck::alerts {
 class AlertCenter;
@@ -39,6 +40,7 @@ class HotWindow;
 namespace opsdeck::probes {
 class LoadHistory;
 class PollerThread;
+class KeepAliveWatch;
 class ProbeLab;
 class ServiceStatusModel;
 } // namespace opsdeck::probes
@@ -107,6 +109,8 @@ public:
     /// The probe lab (issue 4): its model, its tab, and the stall banner,
     /// which shows whichever tab is current.
     opsdeck::probes::ProbeLab *probeLab() const { return m_probeLab; }
+    /// The background keep-alive watch (runs while this window records history).
+    opsdeck::probes::KeepAliveWatch *keepAliveWatch() const { return m_watch; }
     ProbeLabPanel *probeLabPanel() const { return m_probeLabPanel; }
     QTabWidget *tabs() const { return m_tabs; }
     void showProbeLab();
@@ -160,6 +164,12 @@ private:
     void showBanner(const QString &text, bool error);
     void showAlerts();
     void connectProbeLab();
+    void connectWatch();
+    /// Runs the watch when this window records history (`restart`: anew, on
+    /// the current inventory); else shows the diagnoses the recording
+    /// process's watch wrote (`watch` check rows).
+    void startOrFollowWatch(bool restart);
+    void showRecordedDiagnoses();
     void reloadInventory();
     void chooseInventory();
     // History (mainwindowhistory.cpp).
@@ -191,7 +201,8 @@ private:
     opsdeck::workflows::HostConnections::Options m_hostOptions;
     SecretPrompt *m_secretPrompt;
     QTabWidget *m_tabs;
-    QLabel *m_stallBanner;
+    StallBanner *m_stallBanner;
+    opsdeck::probes::KeepAliveWatch *m_watch;
     QLabel *m_secretsBanner = nullptr;
     MetricsDashboard *m_rangeDashboard = nullptr;
     opsdeck::history::HotWindow *m_rangeWindow = nullptr;

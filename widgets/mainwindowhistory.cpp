@@ -2,22 +2,27 @@
 // past ranges. Views only: reading and writing are models/history's.
 #include "alertthread.h"
 #include "apppaths.h"
+#include "checkjson.h"
 #include "historyrangeloader.h"
 #include "historyrecorder.h"
 #include "historystore.h"
 #include "historywriter.h"
 #include "hotwindow.h"
+#include "keepalivewatch.h"
 #include "mainwindow.h"
 #include "metricsdashboard.h"
 #include "pollerthread.h"
 #include "probelab.h"
 #include "probelabpanel.h"
+#include "stallbanner.h"
 
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLockFile>
 #include <QStackedWidget>
@@ -109,6 +114,7 @@ void MainWindow::tryRecording()
         m_historyLabel->setText(QStringLiteral("Recording history"));
         m_historyLabel->setToolTip(m_writer->databasePath());
         spdlog::info("history: recording into {}", m_writer->databasePath().toStdString());
+        startOrFollowWatch(false); // taking over from a recorder that stopped: watch too
         return;
     }
     QLockFile lock(history::HistoryWriter::lockPath(m_writer->databasePath()));
@@ -124,10 +130,46 @@ void MainWindow::tryRecording()
     m_historyLabel->setToolTip(error);
 }
 
+void MainWindow::startOrFollowWatch(bool restart)
+{
+    if (!m_inventory)
+        return;
+    m_watch->setDatabasePath(databasePath());
+    if (isRecordingHistory()) {
+        if (restart || !m_watch->isRunning())
+            m_watch->start(m_hosts->routed());
+    } else {
+        // One watch per data dir: the recorder's; its diagnoses come from history.
+        m_watch->stop();
+        showRecordedDiagnoses();
+    }
+}
+
+void MainWindow::showRecordedDiagnoses()
+{
+    if (m_watch->isRunning() || !m_store || !m_store->isOpen() || !m_inventory)
+        return;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    // The newest `watch` row per cluster within the hour says whether a stall stands.
+    QHash<QString, QByteArray> newest;
+    for (const history::CheckRecord &check :
+         m_store->checks(now - 3'600'000, now + 60'000, QStringLiteral("watch")))
+        newest.insert(check.cluster, check.json);
+    for (auto it = newest.cbegin(); it != newest.cend(); ++it) {
+        const QJsonValue stall =
+            QJsonDocument::fromJson(it.value()).object().value(QStringLiteral("stall"));
+        if (stall.isObject())
+            m_stallBanner->showStall(it.key(), probes::diagnosisFromJson(stall.toObject()));
+        else
+            m_stallBanner->clearStall(it.key());
+    }
+}
+
 void MainWindow::refreshMarkers()
 {
     if (!m_store || !m_store->isOpen())
         return;
+    showRecordedDiagnoses();
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     const qint64 span = m_rangeMs > 0 ? m_rangeMs : m_hotWindow->settings().windowMs;
     // One indexed query (markers_by_time) of a small table: cheap on this thread.
@@ -218,6 +260,7 @@ void MainWindow::stopBackgroundWork()
 {
     // Probes and checks end before the processes they probe go away.
     m_probeLab->stop();
+    m_watch->stop();
     m_probeLab->cancelCheck();
     m_alerts.reset();
     m_poller.reset();

@@ -10,7 +10,6 @@
 #include "probeengine.h"
 #include "probepath.h"
 #include "proberounds.h"
-#include "secretstore.h"
 
 #include <QDateTime>
 #include <cmath>
@@ -21,9 +20,6 @@ using namespace Qt::StringLiterals;
 namespace opsdeck::cli {
 
 namespace {
-
-// Upper bound of one key lookup in the keychain.
-constexpr auto kSecretDeadline = std::chrono::seconds(10);
 
 std::optional<probes::ProbeRounds::Settings> settingsOf(const QCommandLineParser &parser)
 {
@@ -64,23 +60,6 @@ std::optional<probes::ProbeRounds::Settings> settingsOf(const QCommandLineParser
         return std::nullopt;
     }
     return settings;
-}
-
-QVector<probes::ProbeRequestFactory> factoriesFor(const QVector<probes::ProbePath> &paths)
-{
-    // The keychain is touched only when a path carries an API key.
-    std::unique_ptr<secrets::SecretStore> store;
-    QVector<probes::ProbeRequestFactory> factories;
-    for (const probes::ProbePath &path : paths) {
-        if (path.http.apiKeySecret.isEmpty()) {
-            factories << probes::ProbeRequestFactory::withoutSecrets(path);
-            continue;
-        }
-        if (!store)
-            store = std::make_unique<secrets::SecretStore>();
-        factories << probes::ProbeRequestFactory::resolve(path, *store, kSecretDeadline);
-    }
-    return factories;
 }
 
 /// Per path, whether any warm-up, fresh or reused probe was answered, and
@@ -211,7 +190,7 @@ int runDiagnose(const QStringList &arguments)
     }
 
     const QVector<probes::ProbePath> paths = probes::probePaths(loaded->inventory, *cluster);
-    QVector<probes::ProbeRequestFactory> factories = factoriesFor(paths);
+    QVector<probes::ProbeRequestFactory> factories = probes::ProbeRequestFactory::forPaths(paths);
     const bool anyProbed = std::any_of(factories.cbegin(), factories.cend(),
                                        [](const auto &f) { return f.problem().isEmpty(); });
     probes::ProbeEngine engine;

@@ -1,5 +1,7 @@
 #include "diagnosejson.h"
 
+#include "checkjson.h"
+
 #include <QJsonArray>
 #include <cmath>
 
@@ -12,12 +14,6 @@ namespace {
 double rounded(double ms)
 {
     return std::round(ms * 1000) / 1000;
-}
-
-// -1 means "not read": JSON null rather than a number that looks measured.
-QJsonValue nullIfNegative(double value)
-{
-    return value < 0 ? QJsonValue() : QJsonValue(value);
 }
 
 QJsonObject roundJson(const probes::StallDiagnoser::Sample &sample)
@@ -97,25 +93,8 @@ QJsonObject diagnoseJson(const QString &cluster, const probes::ProbeRounds &roun
                                  {u"stalling_rounds"_s, stalling},
                                  {u"rounds"_s, perRound}});
     }
-    QJsonValue stall;
-    if (diagnosis) {
-        QJsonArray stalledRounds;
-        for (int round : diagnosis->rounds)
-            stalledRounds.append(round);
-        stall = QJsonObject{
-            {u"hop"_s, diagnosis->hop},
-            {u"role"_s, diagnosis->roleName()},
-            {u"evidence"_s, diagnosis->evidence},
-            {u"caution"_s, diagnosis->caution},
-            {u"decode_running_max"_s, nullIfNegative(diagnosis->decodeRunningMax)},
-            {u"decode_waiting_max"_s, nullIfNegative(diagnosis->decodeWaitingMax)},
-            {u"headline"_s, diagnosis->headline()},
-            {u"path"_s, diagnosis->pathName},
-            {u"pooling_proxies"_s, QJsonArray::fromStringList(diagnosis->poolingProxies)},
-            {u"stall_s"_s, nullIfNegative(diagnosis->stallS)},
-            {u"stall_lower_bound_s"_s, nullIfNegative(diagnosis->stallLowerBoundS)},
-            {u"rounds"_s, stalledRounds}};
-    }
+    const QJsonValue stall =
+        diagnosis ? QJsonValue(probes::diagnosisToJson(*diagnosis)) : QJsonValue();
     return QJsonObject{
         {u"stall"_s, stall},
         {u"paths"_s, paths},

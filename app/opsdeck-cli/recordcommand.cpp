@@ -7,6 +7,7 @@
 #include "historystore.h"
 #include "historywriter.h"
 #include "inventory.h"
+#include "keepalivewatch.h"
 #include "pollerthread.h"
 
 #include <QCoreApplication>
@@ -117,6 +118,11 @@ int runRecord(const QStringList &arguments)
         {QStringLiteral("interval-ms"),
          QStringLiteral("Polling interval per service, 100 to 3600000 (default 1000)."),
          QStringLiteral("ms")});
+    parser.addOption(
+        {QStringLiteral("no-watch"),
+         QStringLiteral(
+             "Do not run the keep-alive watch (fresh and reused probes of every path "
+             "into each cluster, one round a minute; the inventory's watch: section).")});
     parser.addOption(dataDirOption());
     addTunnelOptions(parser);
     if (!parseArguments(parser, arguments))
@@ -195,6 +201,17 @@ int runRecord(const QStringList &arguments)
         history::HistoryRecorder recorder(poller.poller(), &writer, nullptr);
         poller.setServices(loaded->inventory.services);
         poller.start();
+        // The watch writes its diagnoses to the same database: a window on this
+        // data dir shows them without probing a second time.
+        probes::KeepAliveWatch watch;
+        watch.setDatabasePath(database);
+        QObject::connect(&watch, &probes::KeepAliveWatch::stallDiagnosed, &watch,
+                         [](const QString &cluster, const probes::Diagnosis &diagnosis) {
+                             spdlog::warn("watch: {}: {}", cluster.toStdString(),
+                                          diagnosis.headline().toStdString());
+                         });
+        if (!parser.isSet(QStringLiteral("no-watch")))
+            watch.start(loaded->inventory);
         std::fprintf(stderr, "opsdeck-cli: recording %lld services of %s into %s (pid %lld)\n",
                      static_cast<long long>(loaded->inventory.services.size()),
                      inventoryPath.toLocal8Bit().constData(), database.toLocal8Bit().constData(),

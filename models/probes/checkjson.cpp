@@ -100,4 +100,75 @@ QJsonObject verificationToJson(const VerificationResult &result)
     };
 }
 
+QJsonObject diagnosisToJson(const Diagnosis &diagnosis)
+{
+    QJsonArray rounds;
+    for (int round : diagnosis.rounds)
+        rounds.append(round);
+    QJsonArray rows;
+    for (const Diagnosis::EvidenceRow &row : diagnosis.evidenceRows)
+        rows.append(
+            QJsonObject{{QStringLiteral("path"), row.path},
+                        {QStringLiteral("entry"), row.entry},
+                        {QStringLiteral("fresh"), QJsonArray::fromStringList(row.fresh)},
+                        {QStringLiteral("reused"), QJsonArray::fromStringList(row.reused)}});
+    return QJsonObject{
+        {QStringLiteral("hop"), diagnosis.hop},
+        {QStringLiteral("role"), diagnosis.roleName()},
+        {QStringLiteral("evidence"), diagnosis.evidence},
+        {QStringLiteral("caution"), diagnosis.caution},
+        {QStringLiteral("decode_running_max"),
+         orNull(diagnosis.decodeRunningMax, diagnosis.decodeRunningMax >= 0)},
+        {QStringLiteral("decode_waiting_max"),
+         orNull(diagnosis.decodeWaitingMax, diagnosis.decodeWaitingMax >= 0)},
+        {QStringLiteral("headline"), diagnosis.headline()},
+        {QStringLiteral("path"), diagnosis.pathName},
+        {QStringLiteral("rounds"), rounds},
+        {QStringLiteral("pooling_proxies"), QJsonArray::fromStringList(diagnosis.poolingProxies)},
+        {QStringLiteral("stall_s"), orNull(rounded(diagnosis.stallS), diagnosis.stallS >= 0)},
+        {QStringLiteral("stall_lower_bound_s"),
+         orNull(diagnosis.stallLowerBoundS, diagnosis.stallLowerBoundS >= 0)},
+        {QStringLiteral("first_stall_ms"), diagnosis.firstStallMs},
+        {QStringLiteral("last_stall_ms"), diagnosis.lastStallMs},
+        {QStringLiteral("round_times"), QJsonArray::fromStringList(diagnosis.roundTimes)},
+        {QStringLiteral("evidence_rows"), rows},
+    };
+}
+
+Diagnosis diagnosisFromJson(const QJsonObject &json)
+{
+    const auto strings = [](const QJsonValue &value) {
+        QStringList list;
+        for (const QJsonValue &item : value.toArray())
+            list << item.toString();
+        return list;
+    };
+    Diagnosis diagnosis;
+    diagnosis.hop = json.value(QStringLiteral("hop")).toString();
+    diagnosis.role = inventory::roleFromName(json.value(QStringLiteral("role")).toString())
+                         .value_or(inventory::Role::Proxy);
+    diagnosis.evidence = json.value(QStringLiteral("evidence")).toString();
+    diagnosis.caution = json.value(QStringLiteral("caution")).toString();
+    diagnosis.decodeRunningMax = json.value(QStringLiteral("decode_running_max")).toDouble(-1);
+    diagnosis.decodeWaitingMax = json.value(QStringLiteral("decode_waiting_max")).toDouble(-1);
+    diagnosis.pathName = json.value(QStringLiteral("path")).toString();
+    for (const QJsonValue &round : json.value(QStringLiteral("rounds")).toArray())
+        diagnosis.rounds << round.toInt();
+    diagnosis.poolingProxies = strings(json.value(QStringLiteral("pooling_proxies")));
+    diagnosis.stallS = json.value(QStringLiteral("stall_s")).toDouble(-1);
+    diagnosis.stallLowerBoundS = json.value(QStringLiteral("stall_lower_bound_s")).toDouble(-1);
+    diagnosis.firstStallMs = json.value(QStringLiteral("first_stall_ms")).toInteger();
+    diagnosis.lastStallMs = json.value(QStringLiteral("last_stall_ms")).toInteger();
+    diagnosis.roundTimes = strings(json.value(QStringLiteral("round_times")));
+    for (const QJsonValue &value : json.value(QStringLiteral("evidence_rows")).toArray()) {
+        const QJsonObject row = value.toObject();
+        diagnosis.evidenceRows << Diagnosis::EvidenceRow{
+            row.value(QStringLiteral("path")).toString(),
+            row.value(QStringLiteral("entry")).toString(),
+            strings(row.value(QStringLiteral("fresh"))),
+            strings(row.value(QStringLiteral("reused")))};
+    }
+    return diagnosis;
+}
+
 } // namespace opsdeck::probes

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "batchcheckresult.h"
+#include "diagnosis.h"
 #include "verificationresult.h"
 
 #include <QJsonObject>
@@ -26,5 +27,15 @@ QJsonObject batchCheckToJson(const BatchCheckResult &result);
 /// batch-check; keep-alive absent when skipped), "keepalive_skipped" and
 /// "batch" (the batch check's JSON, null when that stage did not run).
 QJsonObject verificationToJson(const VerificationResult &result);
+
+/// A stall diagnosis as JSON (`opsdeck-cli diagnose --json`'s "stall", the
+/// watch's `checks` rows): "hop", "role", "evidence", "caution", "headline",
+/// "path", "rounds", "decode_running_max", "decode_waiting_max" (null when not
+/// read), "pooling_proxies", "stall_s", "stall_lower_bound_s" (null when not
+/// measured), "first_stall_ms", "last_stall_ms" (ms since the Unix epoch),
+/// "round_times" and "evidence_rows" ([{"path", "entry", "fresh", "reused"}]).
+QJsonObject diagnosisToJson(const Diagnosis &diagnosis);
+/// The inverse of diagnosisToJson (history readers); the role falls back to proxy.
+Diagnosis diagnosisFromJson(const QJsonObject &json);
 
 } // namespace opsdeck::probes

@@ -13,6 +13,17 @@ namespace opsdeck::probes {
 /// deeper answered fresh and reused at once. Plain data, any thread.
 struct Diagnosis
 {
+    /// One path's probes in the stalled rounds, for the banner's table: one
+    /// text per round, "3.0 ms" or "> 6.0 s (timed out)" (a bound), "—" when
+    /// the path sent nothing that round, or what failed.
+    struct EvidenceRow
+    {
+        QString path;  ///< ProbePath::name, "via proxy"
+        QString entry; ///< its entry service, "proxy-0"
+        QStringList fresh;
+        QStringList reused;
+    };
+
     QString hop; ///< the implicated service (inventory name), e.g. "proxy-0"
     inventory::Role role = inventory::Role::Proxy; ///< its role
     QString pathName;                              ///< the path that entered at it, "via proxy"
@@ -24,6 +35,10 @@ struct Diagnosis
     /// the hop per stalled round (timeouts with their clock times), then each
     /// deeper path's reused and fresh totals in the same rounds.
     QString evidence;
+    /// The same numbers as a table: the implicated path first, then every other path.
+    QVector<EvidenceRow> evidenceRows;
+    /// Clock time (HH:mm:ss) of each stalled round's reused probe, the table's columns.
+    QStringList roundTimes;
     /// The decode services' running and waiting requests (summed over decodes,
     /// from /v1/loads read just before each stalled round's probes), the
     /// largest seen in the stalled rounds; -1 when they could not be read.

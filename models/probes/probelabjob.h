@@ -8,17 +8,14 @@
 
 namespace opsdeck::probes {
 
-/// A worker's run as the GUI thread sees it: a stop request, and how to
-/// reach the running ProbeRounds / StagedVerification / BatchCheck, which
-/// live on the worker's stack (set while it runs, cleared before it goes).
-struct ProbeLab::Job
+/// A worker's run as its owner (the GUI thread) sees it: a stop request, and
+/// how to reach the running ProbeRounds / StagedVerification / BatchCheck,
+/// which live on the worker's stack (set while it runs, cleared before it goes).
+struct CancellableRun
 {
     std::mutex mutex;
     bool stopRequested = false;
     std::function<void()> cancel; ///< guarded by `mutex`
-    /// Wall clock of the batch's submission, ms since the Unix epoch; 0 until
-    /// the first running sample tells it (engine threads).
-    std::atomic<qint64> batchStartMs{0};
 
     /// From the GUI thread: stops the run now or as soon as it starts.
     void requestStop()
@@ -42,6 +39,19 @@ struct ProbeLab::Job
         const std::lock_guard lock(mutex);
         cancel = nullptr;
     }
+    bool stopped()
+    {
+        const std::lock_guard lock(mutex);
+        return stopRequested;
+    }
+};
+
+/// The probe lab's runs: a batch check also tells when its batch was submitted.
+struct ProbeLab::Job : CancellableRun
+{
+    /// Wall clock of the batch's submission, ms since the Unix epoch; 0 until
+    /// the first running sample tells it (engine threads).
+    std::atomic<qint64> batchStartMs{0};
 };
 
 } // namespace opsdeck::probes

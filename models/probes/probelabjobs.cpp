@@ -18,9 +18,6 @@ namespace opsdeck::probes {
 
 namespace {
 
-// Upper bound of one API-key lookup in the keychain.
-constexpr auto kSecretDeadline = std::chrono::seconds(10);
-
 /// The request that reproduces `result`, built from the path's settings.
 /// The API key is replaced by a placeholder: the GUI never holds a secret,
 /// and curlCommandFor() reads the key from $OPSDECK_API_KEY anyway.
@@ -37,18 +34,6 @@ ProbeRequest requestFor(const ProbeRequestFactory &factory, const ProbeResult &r
     if (!request.apiKey.isEmpty())
         request.apiKey = QByteArrayLiteral("(in the keychain)");
     return request;
-}
-
-/// The keychain is touched only when a path carries an API key.
-QVector<ProbeRequestFactory> factoriesFor(const QVector<ProbePath> &paths)
-{
-    QVector<ProbeRequestFactory> factories;
-    for (const ProbePath &path : paths)
-        factories << (path.http.apiKeySecret.isEmpty()
-                          ? ProbeRequestFactory::withoutSecrets(path)
-                          : ProbeRequestFactory::resolve(path, secrets::SecretStore::shared(),
-                                                         kSecretDeadline));
-    return factories;
 }
 
 /// Adds `marker` to the database at `databasePath` (opened on this thread).
@@ -81,7 +66,7 @@ secrets::SecretStore *storeFor(const inventory::Inventory &inventory, const QStr
 void ProbeLab::runRounds(const std::shared_ptr<Job> &job, const Settings &settings,
                          const QVector<ProbePath> &paths, const QString &databasePath)
 {
-    QVector<ProbeRequestFactory> factories = factoriesFor(paths);
+    QVector<ProbeRequestFactory> factories = ProbeRequestFactory::forPaths(paths);
     for (qsizetype i = 0; i < factories.size(); ++i)
         if (!factories[i].problem().isEmpty())
             QMetaObject::invokeMethod(

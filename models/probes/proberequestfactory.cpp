@@ -46,6 +46,18 @@ ProbeRequestFactory ProbeRequestFactory::withoutSecrets(const ProbePath &path)
     return ProbeRequestFactory(path, {}, settings.problem);
 }
 
+QVector<ProbeRequestFactory> ProbeRequestFactory::forPaths(const QVector<ProbePath> &paths)
+{
+    // Upper bound of one API-key lookup in the keychain.
+    constexpr auto secretDeadline = std::chrono::seconds(10);
+    QVector<ProbeRequestFactory> factories;
+    for (const ProbePath &path : paths)
+        factories << (path.http.apiKeySecret.isEmpty()
+                          ? withoutSecrets(path)
+                          : resolve(path, secrets::SecretStore::shared(), secretDeadline));
+    return factories;
+}
+
 int ProbeRequestFactory::timeoutMs() const
 {
     int ms = m_overrideTimeoutMs > 0     ? m_overrideTimeoutMs

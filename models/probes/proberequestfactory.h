@@ -46,6 +46,10 @@ public:
                                        std::chrono::milliseconds deadline);
     /// Without a secret store: problem() is set when the path needs an API key.
     static ProbeRequestFactory withoutSecrets(const ProbePath &path);
+    /// One factory per path, in order; the shared secret store (the keychain)
+    /// is asked only for paths that carry an API key, each at most 10 s.
+    /// Blocks like resolve(): call it on a worker thread.
+    static QVector<ProbeRequestFactory> forPaths(const QVector<ProbePath> &paths);
 
     const ProbePath &path() const { return m_path; }
     /// Why this path cannot be probed; empty when it can.

@@ -33,6 +33,7 @@ ProbeRounds::Settings bounded(ProbeRounds::Settings settings)
 {
     settings.rounds = std::clamp(settings.rounds, 1, ProbeRounds::kMaxRounds);
     settings.idleGapS = std::clamp(settings.idleGapS, 0.0, ProbeRounds::kMaxIdleGapS);
+    settings.pauseS = std::clamp(settings.pauseS, 0.0, 3600.0);
     if (settings.timeoutMs <= 0)
         settings.timeoutMs = ProbeRounds::defaultTimeoutMs(settings.idleGapS);
     settings.timeoutMs = std::clamp(settings.timeoutMs, 1, 600'000);
@@ -137,8 +138,13 @@ void ProbeRounds::warmUp(const QVector<int> &paths)
 
 bool ProbeRounds::waitIdleGap()
 {
+    return wait(m_settings.idleGapS);
+}
+
+bool ProbeRounds::wait(double seconds)
+{
     std::unique_lock lock(m_sync->mutex);
-    return !m_sync->changed.wait_for(lock, std::chrono::duration<double>(m_settings.idleGapS),
+    return !m_sync->changed.wait_for(lock, std::chrono::duration<double>(seconds),
                                      [this] { return m_stop.load(); });
 }
 
@@ -182,6 +188,11 @@ std::optional<Diagnosis> ProbeRounds::run()
     if (!m_stop)
         warmUp(probed);
     for (int round = 1; round <= m_settings.rounds && !m_stop; ++round) {
+        if (round > 1 && m_settings.pauseS > 0) {
+            if (!wait(m_settings.pauseS))
+                break;
+            warmUp(probed);
+        }
         if (!waitIdleGap())
             break;
         sampleDecodeLoad(round, probed);
@@ -208,7 +219,7 @@ std::optional<Diagnosis> ProbeRounds::run()
         m_roundsRun = round;
         if (m_onRound)
             m_onRound(round, m_diagnoser);
-        if (!rewarm.isEmpty() && round < m_settings.rounds)
+        if (!rewarm.isEmpty() && round < m_settings.rounds && m_settings.pauseS <= 0)
             warmUp(rewarm);
     }
     return m_diagnoser.diagnosis();

@@ -62,6 +62,11 @@ public:
         int rounds = 3;       ///< 1..kMaxRounds
         double idleGapS = 10; ///< before each round's reused probe, s, 0..kMaxIdleGapS
         int timeoutMs = 0;    ///< per probe, ms; 0: defaultTimeoutMs(idleGapS)
+        /// Before each round after the first, s (0..3600): the keep-alive watch's
+        /// low rate. With a pause, every round first warms up its kept
+        /// connections again, so they idle exactly idleGapS before the reused
+        /// probe (a minute-long idle would be closed by many servers).
+        double pauseS = 0;
         Probe probe = Probe::Auto;
         StallDiagnoser::Settings stall;
     };
@@ -119,6 +124,8 @@ private:
     void lookUpModel();
     void warmUp(const QVector<int> &paths);
     bool waitIdleGap();
+    /// Waits `seconds` unless stop() comes first; false when stopped.
+    bool wait(double seconds);
     void sampleDecodeLoad(int round, const QVector<int> &probed);
 
     ProbeGroup m_group;

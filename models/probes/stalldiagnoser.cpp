@@ -181,6 +181,7 @@ std::optional<Diagnosis> StallDiagnoser::diagnosis() const
     diagnosis.firstStallMs = all.at(chosenRun.first()).reused.startedAtMs;
     diagnosis.lastStallMs = all.at(chosenRun.last()).reused.startedAtMs;
     diagnosis.evidence = evidence(chosen, chosenRun);
+    evidenceTable(chosen, chosenRun, diagnosis);
     const bool engine = path.entryRole == inventory::Role::Prefill ||
                         path.entryRole == inventory::Role::Decode ||
                         path.entryRole == inventory::Role::Engine;

@@ -103,6 +103,8 @@ private:
     /// Indexes into samples(path) of the first run that declared the stall; empty when none.
     QVector<int> stallRun(int pathIndex) const;
     QString evidence(int pathIndex, const QVector<int> &run) const;
+    /// The evidence as rows (implicated path first) and the rounds' clock times.
+    void evidenceTable(int pathIndex, const QVector<int> &run, Diagnosis &diagnosis) const;
     /// Entries of shallower paths whose fresh probes stalled in the run's rounds.
     QStringList poolingProxies(int pathIndex, const QVector<int> &run) const;
 

@@ -2,6 +2,7 @@
 #include "stalldiagnoser.h"
 
 #include <QDateTime>
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -89,6 +90,36 @@ QString StallDiagnoser::evidence(int pathIndex, const QVector<int> &run) const
             text += u" (not normal: %1)"_s.arg(abnormal.join(u"; "_s));
     }
     return text;
+}
+
+void StallDiagnoser::evidenceTable(int pathIndex, const QVector<int> &run,
+                                   Diagnosis &diagnosis) const
+{
+    QVector<int> rounds;
+    for (int index : run) {
+        const Sample &sample = m_samples.at(pathIndex).at(index);
+        rounds << sample.round;
+        diagnosis.roundTimes << clock(sample.reused.startedAtMs);
+    }
+    const auto cell = [](const ProbeResult &result) {
+        if (result.timedOut || result.ok())
+            return result.timedOut ? totalTimeText(result) : ms(result.totalMs);
+        return failureOf(result);
+    };
+    QVector<int> order{pathIndex};
+    for (int i = 0; i < m_paths.size(); ++i)
+        if (i != pathIndex)
+            order << i;
+    for (int i : order) {
+        Diagnosis::EvidenceRow row{m_paths.at(i).name, m_paths.at(i).entryService, {}, {}};
+        for (int round : rounds) {
+            const auto sample = std::find_if(m_samples.at(i).cbegin(), m_samples.at(i).cend(),
+                                             [round](const Sample &s) { return s.round == round; });
+            row.fresh << (sample == m_samples.at(i).cend() ? u"—"_s : cell(sample->fresh));
+            row.reused << (sample == m_samples.at(i).cend() ? u"—"_s : cell(sample->reused));
+        }
+        diagnosis.evidenceRows << row;
+    }
 }
 
 } // namespace opsdeck::probes

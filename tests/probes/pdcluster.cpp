@@ -59,7 +59,8 @@ QString PdCluster::inventoryYaml(const QString &productionService) const
                           "  - {name: router, role: router, host: local, url: '%3'%6}\n"
                           "clusters:\n"
                           "  - {name: pd, prefill: [prefill], decode: [decode], router: router}\n"
-                          "alerts: {e2e_interval_s: 0}\n")
+                          "alerts: {e2e_interval_s: 0}\n"
+                          "watch: {enabled: false}\n")
         .arg(prefill.url(), decode.url(), router.url(), tags(QStringLiteral("prefill")),
              tags(QStringLiteral("decode")), tags(QStringLiteral("router")));
 }

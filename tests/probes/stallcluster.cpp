@@ -87,7 +87,7 @@ QString StallCluster::logs()
         proxy.errorText(), router.errorText(), prefill.errorText(), decode.errorText());
 }
 
-QString StallCluster::inventoryYaml() const
+QString StallCluster::inventoryYaml(bool watch) const
 {
     return u"hosts: [{name: local, kind: local}]\n"
            "services:\n"
@@ -98,8 +98,9 @@ QString StallCluster::inventoryYaml() const
            "clusters:\n"
            "  - {name: pd, prefill: [prefill-0], decode: [decode-0], router: router-0, "
            "proxy: proxy-0}\n"
-           "alerts: {e2e_interval_s: 0}\n"_s.arg(prefill.url(), decode.url(), router.url(),
-                                                 proxy.url());
+           "alerts: {e2e_interval_s: 0}\n"
+           "watch: {enabled: %5}\n"_s.arg(prefill.url(), decode.url(), router.url(), proxy.url(),
+                                          watch ? u"true"_s : u"false"_s);
 }
 
 } // namespace opsdeck::test

@@ -32,8 +32,9 @@ struct StallCluster
     bool waitReady(std::chrono::milliseconds deadline);
 
     /// Inventory YAML: host `local`, services prefill-0, decode-0, router-0,
-    /// proxy-0, cluster `pd` with all four.
-    QString inventoryYaml() const;
+    /// proxy-0, cluster `pd` with all four; the keep-alive watch off unless
+    /// `watch` (tests that count requests or expect quiet engines).
+    QString inventoryYaml(bool watch = false) const;
 
     /// Every request each sim served, with its status (`--log-requests`), and
     /// its warnings: what a failed test prints to say which hop refused.
