@@ -52,7 +52,9 @@ void ChartLiveBar::showMode(Mode mode, qint64 windowMs)
     m_liveButton->setEnabled(mode != Mode::Live);
     switch (mode) {
     case Mode::Live:
-        m_status->setText(QStringLiteral("Live, up to the last %1").arg(spanText(windowMs)));
+        m_status->setText(m_rangeText.isEmpty()
+                              ? QStringLiteral("Live, up to the last %1").arg(spanText(windowMs))
+                              : m_rangeText);
         break;
     case Mode::Paused:
         m_status->setText(QStringLiteral("Paused: new data is still recorded"));
@@ -61,6 +63,11 @@ void ChartLiveBar::showMode(Mode mode, qint64 windowMs)
         m_status->setText(QStringLiteral("Zoomed: double-click or Live to follow"));
         break;
     }
+}
+
+QString ChartLiveBar::statusText() const
+{
+    return m_status->text();
 }
 
 void ChartLiveBar::setStatusToolTip(const QString &text)

@@ -26,12 +26,18 @@ public:
     void showMode(Mode mode, qint64 windowMs);
     /// Tooltip of the status text (the chart's source tooltip).
     void setStatusToolTip(const QString &text);
+    QString statusText() const;
+    /// What the chart shows when it is not live data: "last 1 h from
+    /// Prometheus at 10:02"; shown instead of "Live, up to the last …" (the next
+    /// showMode() uses it). Empty: live data.
+    void setRangeText(const QString &text) { m_rangeText = text; }
 
 Q_SIGNALS:
     void pauseToggled(bool paused);
     void liveClicked();
 
 private:
+    QString m_rangeText;
     QLabel *m_status;
     QToolButton *m_pauseButton;
     QToolButton *m_liveButton;

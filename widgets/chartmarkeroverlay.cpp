@@ -6,7 +6,6 @@
 
 namespace {
 constexpr qreal padding = 4;
-constexpr qreal maxLabelWidth = 360; // fits a knob name and a verb
 constexpr int maxRows = 3;
 } // namespace
 
@@ -37,6 +36,34 @@ void ChartMarkerOverlay::setFont(const QFont &font)
     m_font = font;
 }
 
+QStringList ChartMarkerOverlay::wrapped(const QString &text, const QFontMetricsF &metrics,
+                                        qreal width)
+{
+    QStringList lines;
+    QString line;
+    const QStringList words = text.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    for (const QString &word : words) {
+        const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+        if (line.isEmpty() || metrics.horizontalAdvance(longer) <= width) {
+            line = longer;
+            continue;
+        }
+        lines << line;
+        line = word;
+    }
+    if (!line.isEmpty())
+        lines << line;
+    if (lines.size() > maxRows) {
+        // The last line carries the rest, elided.
+        QStringList rest = lines.mid(maxRows - 1);
+        lines = lines.mid(0, maxRows - 1);
+        lines << rest.join(QLatin1Char(' '));
+    }
+    for (QString &l : lines)
+        l = metrics.elidedText(l, Qt::ElideRight, width);
+    return lines;
+}
+
 void ChartMarkerOverlay::layout(const QRectF &plotArea, qint64 startMs, qint64 endMs)
 {
     prepareGeometryChange();
@@ -56,27 +83,39 @@ void ChartMarkerOverlay::layout(const QRectF &plotArea, qint64 startMs, qint64 e
                                               double(endMs - startMs);
         const QString full =
             marker.kind.isEmpty() ? marker.text : marker.kind + QStringLiteral(": ") + marker.text;
-        const QString text = metrics.elidedText(full, Qt::ElideRight, maxLabelWidth);
-        const qreal width = metrics.horizontalAdvance(text) + 2 * padding;
+        // Whole: a cut label hides what was done. Wider than the plot, it
+        // wraps onto up to three lines; only past those is it elided (the
+        // crosshair names it whole).
+        const QStringList lines =
+            wrapped(full, metrics, std::max<qreal>(60, plotArea.width() - 2 * padding));
+        qreal textWidth = 0;
+        for (const QString &line : lines)
+            textWidth = std::max(textWidth, metrics.horizontalAdvance(line));
+        const qreal width = textWidth + 2 * padding;
+        const int span = int(lines.size());
         qreal left = x + 3;
         if (left + width > plotArea.right())
             left = x - 3 - width;
         left = std::max(left, plotArea.left());
-        // The first row where the label does not overlap the previous one;
-        // when all are taken, the row that frees up first.
+        // The first rows where the label does not overlap earlier ones; when
+        // all are taken, the rows that free up first.
         int row = 0;
-        for (int r = 0; r < maxRows; ++r) {
-            if (rowRight[r] + 4 <= left) {
+        qreal bestRight = 1e18;
+        for (int r = 0; r + span <= maxRows; ++r) {
+            const qreal right = *std::max_element(rowRight + r, rowRight + r + span);
+            if (right + 4 <= left) {
                 row = r;
                 break;
             }
-            if (rowRight[r] < rowRight[row])
+            if (right < bestRight) {
+                bestRight = right;
                 row = r;
+            }
         }
-        rowRight[row] = left + width;
+        std::fill(rowRight + row, rowRight + row + span, left + width);
         const QRectF label(left, plotArea.top() + 2 + row * rowHeight, width,
-                           metrics.height() + 2 * padding);
-        m_placed.append({i, x, label, text});
+                           span * metrics.height() + 2 * padding);
+        m_placed.append({i, x, label, lines});
     }
     update();
 }
@@ -85,7 +124,7 @@ QStringList ChartMarkerOverlay::visibleLabels() const
 {
     QStringList labels;
     for (const Placed &placed : m_placed)
-        labels.append(placed.text);
+        labels.append(placed.lines.join(QLatin1Char(' ')));
     return labels;
 }
 
@@ -119,9 +158,11 @@ void ChartMarkerOverlay::paint(QPainter *painter, const QStyleOptionGraphicsItem
         painter->setPen(QPen(m_color, 1));
         painter->setBrush(m_labelBackground);
         painter->drawRoundedRect(placed.label, 3, 3);
-        painter->drawText(
-            QPointF(placed.label.left() + padding, placed.label.top() + padding + metrics.ascent()),
-            placed.text);
+        for (int line = 0; line < placed.lines.size(); ++line)
+            painter->drawText(
+                QPointF(placed.label.left() + padding,
+                        placed.label.top() + padding + metrics.ascent() + line * metrics.height()),
+                placed.lines.at(line));
     }
     painter->restore();
 }

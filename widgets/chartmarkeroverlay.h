@@ -9,6 +9,8 @@
 #include <QStringList>
 #include <QVector>
 
+class QFontMetricsF;
+
 /// Draws a TimeSeriesChart's markers: a dashed vertical line across the plot
 /// at each marker's time and a boxed label "kind: text" at the top of the
 /// plot. Labels stay inside the plot area (flipped to the left of their line
@@ -40,8 +42,11 @@ private:
         int index; ///< into m_markers
         qreal x;
         QRectF label;
-        QString text;
+        QStringList lines; ///< the label, wrapped to the plot's width
     };
+    /// `text` in lines no wider than `width` (at most the rows there are; the
+    /// last one elided when the text needs more).
+    static QStringList wrapped(const QString &text, const QFontMetricsF &metrics, qreal width);
 
     QVector<ChartMarker> m_markers;
     QList<Placed> m_placed;

@@ -193,14 +193,18 @@ QString DecodeBatchPanel::latestLine() const
         const QString running = gaugeKey("running", liveRunning, m_rank, live);
         const QString waiting = gaugeKey("waiting", liveWaiting, m_rank, live);
         QString line = gaugeLine(service, running, waiting);
+        const auto problem = m_problems.constFind(service);
+        const auto last = latest(service, running);
+        // A failed read after the last sample: the old numbers are not today's.
+        if (problem != m_problems.constEnd() && (!last || last->timeMs < problem->timeMs))
+            line = QStringLiteral("running — · waiting — — no reading: %1%2")
+                       .arg(problem->reason, last ? QStringLiteral(" (last read %1 ago)")
+                                                        .arg(formatAge(nowMs() - last->timeMs))
+                                                  : QString());
         if (line.isEmpty())
             line = QStringLiteral("no sample yet");
         if (m_rank >= 0)
             line = QStringLiteral("dp %1: ").arg(m_rank) + line;
-        const auto problem = m_problems.constFind(service);
-        const auto last = latest(service, running);
-        if (problem != m_problems.constEnd() && (!last || last->timeMs < problem->timeMs))
-            line += QStringLiteral(" — no reading: ") + problem->reason;
         lines << (m_services.size() > 1 ? service + QStringLiteral(": ") + line : line);
     }
     return lines.isEmpty() ? QStringLiteral("no decode service") : lines.join(QLatin1Char('\n'));

@@ -25,6 +25,9 @@ HostsTable::HostsTable(opsdeck::workflows::HostConnections *hosts, QWidget *pare
     horizontalHeader()->setSectionResizeMode(NameColumn, QHeaderView::ResizeToContents);
     horizontalHeader()->setSectionResizeMode(ReachColumn, QHeaderView::ResizeToContents);
     horizontalHeader()->setStretchLastSection(true);
+    // Short names ("local") must not squeeze their headers against each other.
+    horizontalHeader()->setMinimumSectionSize(
+        fontMetrics().horizontalAdvance(QStringLiteral("Reached as")) + 32);
     verticalHeader()->hide();
     setSelectionBehavior(QAbstractItemView::SelectRows);
     setSelectionMode(QAbstractItemView::SingleSelection);

@@ -1,5 +1,7 @@
 #include "latencypanel.h"
 
+#include "seriessources.h"
+
 #include <QComboBox>
 #include <QDateTime>
 #include <QHBoxLayout>
@@ -81,6 +83,22 @@ void LatencyPanel::chooseSeries()
         setSeries(wanted);
 }
 
+QString LatencyPanel::quantileText(const PanelSeries &series,
+                                   const std::optional<opsdeck::history::Sample> &sample) const
+{
+    if (!sample)
+        return QStringLiteral("–");
+    const QString ms = formatValue(sample->value * 1000) + QStringLiteral(" ms");
+    // In the first or last bucket only one edge is known: say "below" or "above" it.
+    const SeriesSources::Entry *entry = sources()->find(series.service, series.key);
+    const QString bound = entry ? entry->value.bound : QString();
+    if (bound == u"upper")
+        return QStringLiteral("< ") + ms;
+    if (bound == u"lower")
+        return QStringLiteral("> ") + ms;
+    return ms;
+}
+
 QString LatencyPanel::latestLine() const
 {
     QStringList parts;
@@ -93,16 +111,18 @@ QString LatencyPanel::latestLine() const
             continue;
         const qint64 newest = std::max(median ? median->timeMs : 0, tail ? tail->timeMs : 0);
         if (now - newest > staleAfterMs) {
-            parts << QStringLiteral("%1: no %2 observations in the last minute (last at %3)")
-                         .arg(p50.service, name(),
-                              QDateTime::fromMSecsSinceEpoch(newest).toString(
-                                  QStringLiteral("HH:mm:ss")));
+            const QString clock =
+                QDateTime::fromMSecsSinceEpoch(newest).toString(QStringLiteral("HH:mm:ss"));
+            // "In the last minute" only when it is true of the clock time shown.
+            parts << (now - newest > 60'000
+                          ? QStringLiteral("%1: no %2 observations in the last minute (last at %3)")
+                          : QStringLiteral("%1: no new %2 reading since %3"))
+                         .arg(p50.service, name(), clock);
             continue;
         }
-        parts << QStringLiteral("%1 %2: p50 %3 ms · p99 %4 ms")
-                     .arg(name(), p50.service,
-                          median ? formatValue(median->value * 1000) : QStringLiteral("–"),
-                          tail ? formatValue(tail->value * 1000) : QStringLiteral("–"));
+        parts << QStringLiteral("%1 %2: p50 %3 · p99 %4")
+                     .arg(name(), p50.service, quantileText(p50, median),
+                          quantileText(series()[i + 1], tail));
     }
     return parts.isEmpty() ? QStringLiteral("no %1 observations yet").arg(name())
                            : parts.join(QStringLiteral("  ·  "));

@@ -38,6 +38,10 @@ private:
     QString prefix() const;
     QString name() const;
     QVector<PanelSeries> seriesFor(const QStringList &services) const;
+    /// "53 ms", or "< 100 ms" / "> 30000 ms" when the quantile fell in the
+    /// first or last bucket (SeriesValue::bound).
+    QString quantileText(const PanelSeries &series,
+                         const std::optional<opsdeck::history::Sample> &sample) const;
 
     QComboBox *m_selector;
     QStringList m_services;

@@ -12,7 +12,9 @@ LogDock::LogDock(QWidget *parent)
     setObjectName(QStringLiteral("logDock"));
     m_text->setReadOnly(true);
     m_text->setMaximumBlockCount(5000);
-    m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
+    // Wrapped: the end of a long line (a command, an error) stays readable.
+    m_text->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_text->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     setWidget(m_text);
     // Follow new lines until the reader scrolls up; scrolling back down resumes.

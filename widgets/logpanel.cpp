@@ -19,10 +19,16 @@
 using opsdeck::remote::LogStartBanner;
 using opsdeck::remote::LogTail;
 
+bool LogPanel::wrapsLines() const
+{
+    return m_text->lineWrapMode() != QPlainTextEdit::NoWrap;
+}
+
 LogPanel::LogPanel(QWidget *parent)
     : QWidget(parent), m_banners(LogStartBanner::patterns(LogStartBanner::defaults())),
       m_follow(new QCheckBox(tr("Follow"), this)),
-      m_sinceRestart(new QCheckBox(tr("Since restart"), this)), m_search(new QLineEdit(this)),
+      m_sinceRestart(new QCheckBox(tr("Since restart"), this)),
+      m_wrap(new QCheckBox(tr("Wrap"), this)), m_search(new QLineEdit(this)),
       m_previous(new QToolButton(this)), m_next(new QToolButton(this)),
       m_matchLabel(new QLabel(this)), m_restartLabel(new QLabel(this)),
       m_text(new QPlainTextEdit(this)), m_status(new QLabel(this)), m_error(new QLabel(this))
@@ -40,7 +46,11 @@ LogPanel::LogPanel(QWidget *parent)
         fontMetrics().horizontalAdvance(QStringLiteral("00000 of 00000")));
 
     m_text->setReadOnly(true);
-    m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
+    // Wrapped by default: a line cut at the right edge hides the end of an error.
+    m_wrap->setChecked(true);
+    m_wrap->setToolTip(tr("Wrap long lines; off: one line per row, scroll sideways"));
+    m_text->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_text->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_text->setPlaceholderText(tr("No log selected"));
     m_text->setMaximumBlockCount(opsdeck::remote::LogBuffer::defaultMaxLines);
@@ -55,6 +65,7 @@ LogPanel::LogPanel(QWidget *parent)
     auto *toolbar = new QHBoxLayout;
     toolbar->addWidget(m_follow);
     toolbar->addWidget(m_sinceRestart);
+    toolbar->addWidget(m_wrap);
     toolbar->addStretch(1);
     toolbar->addWidget(m_search, 2);
     toolbar->addWidget(m_previous);
@@ -72,6 +83,9 @@ LogPanel::LogPanel(QWidget *parent)
         updateStatus();
     });
     connect(m_sinceRestart, &QCheckBox::toggled, this, &LogPanel::rebuild);
+    connect(m_wrap, &QCheckBox::toggled, this, [this](bool wrap) {
+        m_text->setLineWrapMode(wrap ? QPlainTextEdit::WidgetWidth : QPlainTextEdit::NoWrap);
+    });
     connect(m_search, &QLineEdit::textChanged, this, [this] { updateSearch(false); });
     connect(m_search, &QLineEdit::returnPressed, this, &LogPanel::findNext);
     connect(m_next, &QToolButton::clicked, this, &LogPanel::findNext);

@@ -36,6 +36,9 @@ public:
 
     QCheckBox *followBox() const { return m_follow; }
     QCheckBox *sinceRestartBox() const { return m_sinceRestart; }
+    /// Long lines wrap (on by default) so that every line can be read whole.
+    QCheckBox *wrapBox() const { return m_wrap; }
+    bool wrapsLines() const;
     QLineEdit *searchField() const { return m_search; }
     QPlainTextEdit *textView() const { return m_text; }
 
@@ -78,6 +81,7 @@ private:
     QList<QRegularExpression> m_banners;
     QCheckBox *m_follow;
     QCheckBox *m_sinceRestart;
+    QCheckBox *m_wrap;
     QLineEdit *m_search;
     QToolButton *m_previous;
     QToolButton *m_next;

@@ -68,10 +68,12 @@ MainWindow::MainWindow(QWidget *parent)
 {
     setWindowTitle(QStringLiteral("OpsDeck"));
     // Room for the dashboard's two columns and three rows of panels when the
-    // screen has it; never smaller than a laptop's 1280 × 860.
+    // screen has it, and never more than the screen: on a 1280 × 800 laptop
+    // the cards, the banners and the decode batch are the first screen, the
+    // rest scrolls.
     const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
-    resize(std::clamp(screen.width() * 9 / 10, 1280, 1920),
-           std::clamp(screen.height() * 9 / 10, 860, 1200));
+    resize(std::min(screen.width(), std::clamp(screen.width() * 9 / 10, 1280, 1920)),
+           std::min(screen.height(), std::clamp(screen.height() * 9 / 10, 860, 1200)));
 
     for (QLabel *banner : {m_banner, m_alertBanner}) {
         banner->setWordWrap(true);
@@ -401,11 +403,14 @@ void MainWindow::startDemo(const workflows::DemoOptions &options)
         connect(m_demo, &workflows::DemoCluster::upFinished, this,
                 [this](bool ok, const QString &detail) {
                     m_demoState = ok ? DemoState::Running : DemoState::Stopped;
-                    if (ok)
+                    if (ok) {
                         showBanner({}, false);
-                    else
+                        // Every service answers now: the watch's startup rounds again.
+                        startOrFollowWatch(true);
+                    } else {
                         showBanner(QStringLiteral("The demo cluster did not start: ") + detail,
                                    true);
+                    }
                     Q_EMIT demoStarted(ok, detail);
                     if (m_closeRequested)
                         close();

@@ -252,6 +252,11 @@ void MainWindow::rangeLoaded(const history::RangeResult &result)
                               .arg(spanText(span), result.source)
                               .arg(result.series.size())
                               .arg(points));
+    dashboard->setRangeText(
+        QStringLiteral("last %1 to %2 from %3")
+            .arg(spanText(span),
+                 QDateTime::fromMSecsSinceEpoch(result.toMs).toString(QStringLiteral("HH:mm")),
+                 result.source));
     refreshMarkers();
     Q_EMIT historyRangeLoaded(true, QString());
 }

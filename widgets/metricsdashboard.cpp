@@ -7,6 +7,7 @@
 #include "routerhealthpanel.h"
 #include "seriessources.h"
 #include "throughputpanel.h"
+#include "timeserieschart.h"
 
 #include <QGridLayout>
 #include <QResizeEvent>
@@ -95,6 +96,12 @@ QList<SeriesPanel *> MetricsDashboard::panels() const
     return {m_decode,      m_throughput,         m_kvUsage,
             m_latency,     m_pdQueues->queues(), m_pdQueues->failures(),
             m_routerHealth};
+}
+
+void MetricsDashboard::setRangeText(const QString &text)
+{
+    for (SeriesPanel *panel : panels())
+        panel->chart()->setRangeText(text);
 }
 
 void MetricsDashboard::arrange(int columns)

@@ -58,6 +58,8 @@ public:
     RouterHealthPanel *routerHealthPanel() const { return m_routerHealth; }
     /// Every chart panel (PD queues counts as its two charts).
     QList<SeriesPanel *> panels() const;
+    /// Every chart's subtitle: the range shown ("last 1 h from Prometheus at 10:02").
+    void setRangeText(const QString &text);
     const SeriesSources &sources() const { return *m_sources; }
 
 public Q_SLOTS:

@@ -200,9 +200,12 @@ void ProbeChecksPanel::showStage(int index, const VerificationStage &stage, bool
         result = QStringLiteral("not run");
     else {
         result = QStringLiteral("%1 in %2: %3")
-                     .arg(stage.passed ? QStringLiteral("✓ passed") : QStringLiteral("✗ failed"),
+                     .arg(stage.passed      ? QStringLiteral("✓ passed")
+                          : stage.cancelled ? QStringLiteral("■ cancelled")
+                                            : QStringLiteral("✗ failed"),
                           msText(stage.ms), stage.detail);
-        tone = stage.passed ? passColor : failColor;
+        if (!stage.cancelled)
+            tone = stage.passed ? passColor : failColor;
     }
     label->setText(QStringLiteral("%1. %2 — passes when %3\n    %4")
                        .arg(index + 1)

@@ -29,9 +29,18 @@ ProbeLatencyPanel::ProbeLatencyPanel(const opsdeck::probes::ProbePath &path,
 QString ProbeLatencyPanel::latestLine() const
 {
     QStringList parts;
-    for (const PanelSeries &s : series())
-        if (const auto last = latest(s))
-            parts << QStringLiteral("%1 %2").arg(s.label, formatValue(last->value));
+    for (const PanelSeries &s : series()) {
+        const auto last = latest(s);
+        if (!last)
+            continue;
+        // A timed-out probe's deadline is how long we waited, not the latency.
+        PanelSeries bound = s;
+        bound.key = ProbeLab::lowerBoundKey(s.key);
+        const auto timedOut = latest(bound);
+        parts << QStringLiteral("%1 %2%3").arg(
+            s.label, timedOut && timedOut->value > 0 ? QStringLiteral("> ") : QString(),
+            formatValue(last->value));
+    }
     return parts.isEmpty()
                ? QStringLiteral("no sample yet")
                : parts.join(QStringLiteral(" · ")) + QStringLiteral(" ms (last minute)");
@@ -40,7 +49,8 @@ QString ProbeLatencyPanel::latestLine() const
 QString ProbeLatencyPanel::sourceLine(const PanelSeries &series) const
 {
     return QStringLiteral("%1: total time (curl time_total) of %2 probes entering at %3, "
-                          "over the last minute")
+                          "over the last minute; a timed-out probe counts as its deadline, a "
+                          "lower bound (\"> 6000\")")
         .arg(series.label,
              series.label.startsWith(QStringLiteral("fresh")) ? QStringLiteral("fresh-connection")
                                                               : QStringLiteral("kept-alive"),

@@ -152,6 +152,8 @@ void SeriesPanel::tick()
     if (m_dirty || dataDue)
         redraw();
     else if (m_ticks % 4 == 0) {
+        // Once a second the axis follows the other series' clock, drawn or not.
+        m_chart->setDataClockMs(m_window->newestMs());
         chooseSeries();
         if (m_dirty)
             redraw();
@@ -230,6 +232,7 @@ QString SeriesPanel::latestLine() const
     // "prefill-0: bootstrap 0 · inflight 1 requests   decode-0: prealloc 0 …".
     QStringList services;
     QHash<QString, QStringList> values;
+    QHash<QString, bool> measured; // a group of "—" only gets no unit
     const qint64 now = nowMs();
     for (const PanelSeries &s : std::as_const(m_series)) {
         const auto last = latest(s);
@@ -237,17 +240,22 @@ QString SeriesPanel::latestLine() const
             continue;
         const QString suffix = QStringLiteral(" · ") + s.service;
         const QString what = s.label.endsWith(suffix) ? s.label.chopped(suffix.size()) : s.label;
-        QString part = QStringLiteral("%1 %2").arg(what, formatValue(last->value * s.scale));
-        if (now - last->timeMs > staleAfterMs)
-            part += QStringLiteral(" (%1 ago)").arg(formatAge(now - last->timeMs));
+        // A stale value is not today's reading: "—" and its age, never the old number.
+        const bool stale = now - last->timeMs > staleAfterMs;
+        QString part = QStringLiteral("%1 %2").arg(
+            what, stale ? QStringLiteral("—") : formatValue(last->value * s.scale));
+        if (stale)
+            part += QStringLiteral(" (no reading for %1)").arg(formatAge(now - last->timeMs));
         if (!services.contains(s.service))
             services << s.service;
         values[s.service] << part;
+        measured[s.service] = measured.value(s.service) || !stale;
     }
     QStringList groups;
     for (const QString &service : std::as_const(services))
-        groups << QStringLiteral("%1: %2 %3")
-                      .arg(service, values[service].join(QStringLiteral(" · ")), m_unit);
+        groups << QStringLiteral("%1: %2%3")
+                      .arg(service, values[service].join(QStringLiteral(" · ")),
+                           measured.value(service) ? u' ' + m_unit : QString());
     return groups.isEmpty() ? QStringLiteral("no sample yet") : groups.join(QStringLiteral("    "));
 }
 
@@ -261,6 +269,13 @@ QString SeriesPanel::sourceLine(const PanelSeries &series) const
         QStringLiteral("%1: %2 of %3").arg(series.label, entry->value.source, series.service);
     if (!entry->value.refresh.isEmpty())
         line += QStringLiteral(", refreshed ") + entry->value.refresh;
+    if (!entry->value.bound.isEmpty())
+        line += entry->value.bound == u"upper"
+                    ? QStringLiteral(" (in the first bucket: at most this, not a measured value; ")
+                    : QStringLiteral(" (in the last bucket: above this, not a measured value; ");
+    if (!entry->value.edges.isEmpty())
+        line += (entry->value.bound.isEmpty() ? QStringLiteral(" (") : QString()) +
+                entry->value.edges + u')';
     return line;
 }
 

@@ -13,11 +13,11 @@ void SeriesSources::noteLoad(const opsdeck::probes::LoadSample &sample)
     const QString unit = QStringLiteral("requests");
     m_entries.insert({sample.service, QStringLiteral("live_running")},
                      Entry{{QStringLiteral("live_running"), unit, sample.running, sample.timeMs,
-                            sample.source, QString()},
+                            sample.source, QString(), QString(), QString()},
                            sample.timeMs});
     m_entries.insert({sample.service, QStringLiteral("live_waiting")},
                      Entry{{QStringLiteral("live_waiting"), unit, sample.waiting, sample.timeMs,
-                            sample.source, QString()},
+                            sample.source, QString(), QString(), QString()},
                            sample.timeMs});
 }
 

@@ -78,24 +78,22 @@ void StallBanner::render()
             html += QStringLiteral("<br>%1").arg(d.stallLengthText().toHtmlEscaped());
         html += QStringLiteral("</p>");
         if (!d.evidenceRows.isEmpty()) {
-            html += QStringLiteral("<table cellspacing=0 cellpadding=2><tr><th align=left>path</th>"
-                                   "<th align=left>connection</th>");
+            // One row per path, one column per stalled round: "reused / fresh".
+            html += QStringLiteral("<table cellspacing=0 cellpadding=1><tr><th align=left>path"
+                                   "</th><th align=left>&nbsp;reused / fresh at</th>");
             for (const QString &time : d.roundTimes)
-                html += QStringLiteral("<th align=right>%1</th>").arg(time.toHtmlEscaped());
+                html +=
+                    QStringLiteral("<th align=right>&nbsp;&nbsp;%1</th>").arg(time.toHtmlEscaped());
             html += QStringLiteral("</tr>");
             for (const Diagnosis::EvidenceRow &row : d.evidenceRows) {
-                for (const bool reused : {true, false}) {
-                    html += QStringLiteral("<tr><td>%1</td><td>%2</td>")
-                                .arg(reused ? QStringLiteral("%1 (%2)")
-                                                  .arg(row.path, row.entry)
-                                                  .toHtmlEscaped()
-                                            : QString(),
-                                     reused ? QStringLiteral("reused") : QStringLiteral("fresh"));
-                    for (const QString &cell : reused ? row.reused : row.fresh)
-                        html += QStringLiteral("<td align=right>&nbsp;%1</td>")
-                                    .arg(cell.toHtmlEscaped());
-                    html += QStringLiteral("</tr>");
-                }
+                html +=
+                    QStringLiteral("<tr><td>%1</td><td></td>")
+                        .arg(QStringLiteral("%1 (%2)").arg(row.path, row.entry).toHtmlEscaped());
+                for (qsizetype i = 0; i < row.reused.size(); ++i)
+                    html += QStringLiteral("<td align=right>&nbsp;&nbsp;%1 / %2</td>")
+                                .arg(row.reused.at(i).toHtmlEscaped(),
+                                     row.fresh.value(i).toHtmlEscaped());
+                html += QStringLiteral("</tr>");
             }
             html += QStringLiteral("</table>");
         }

@@ -431,6 +431,25 @@ void TimeSeriesChart::updateValueAxis()
                                                                     : QStringLiteral("%.0f"));
 }
 
+void TimeSeriesChart::setRangeText(const QString &text)
+{
+    m_liveBar->setRangeText(text);
+    m_liveBar->showMode(m_mode, m_windowMs);
+}
+
+void TimeSeriesChart::setDataClockMs(qint64 ms)
+{
+    if (ms <= m_newestMs)
+        return;
+    m_newestMs = ms;
+    scheduleFrame();
+}
+
+QString TimeSeriesChart::statusText() const
+{
+    return m_liveBar->statusText();
+}
+
 void TimeSeriesChart::setMode(Mode mode)
 {
     m_mode = mode;

@@ -121,6 +121,14 @@ public:
     void setPaused(bool paused);
     /// Follows live data again (what double-click and "Live" do).
     void followLive();
+    /// The range a chart of history shows, for its subtitle ("last 1 h from
+    /// Prometheus at 10:02"); empty: live data ("Live, up to the last 5 min").
+    void setRangeText(const QString &text);
+    /// The live edge from the data source (HotWindow::newestMs): in live mode
+    /// the axis ends at the newest of this and the chart's own points.
+    void setDataClockMs(qint64 ms);
+    /// The subtitle as shown: the mode, or the range of a chart of history.
+    QString statusText() const;
     /// Scales the visible span by `factor` (< 1 zooms in) keeping `anchorMs`
     /// at the same place on screen; stops following. Span kept within
     /// 5 s .. 31 days.

@@ -4,6 +4,7 @@
 #include "cliinventory.h"
 #include "clioutput.h"
 #include "historystore.h"
+#include "numberoption.h"
 #include "secretstore.h"
 
 #include <QCoreApplication>
@@ -37,15 +38,11 @@ std::optional<ClusterCheck> ClusterCheck::load(const QCommandLineParser &parser,
         return std::nullopt;
     }
     ClusterCheck check;
-    if (parser.isSet(u"n"_s)) {
-        bool ok = false;
-        check.n = parser.value(u"n"_s).toInt(&ok);
-        if (!ok || check.n < 1 || check.n > 256) {
-            printError(
-                u"bad -n '%1': concurrent requests from 1 to 256"_s.arg(parser.value(u"n"_s)));
-            return std::nullopt;
-        }
-    }
+    const std::optional<int> n =
+        wholeNumberOption(parser, u"n"_s, 1, 256, check.n, u"concurrent requests"_s);
+    if (!n)
+        return std::nullopt;
+    check.n = *n;
     auto loaded = loadServedInventory(parser, parser.value(u"inventory"_s));
     if (!loaded)
         return std::nullopt;

@@ -3,6 +3,7 @@
 #include "apppaths.h"
 #include "clioutput.h"
 #include "democluster.h"
+#include "numberoption.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
@@ -25,14 +26,12 @@ int up(workflows::DemoCluster &demo, const QCommandLineParser &parser)
     workflows::DemoOptions options;
     options.dir = demoDir(parser);
     options.simBinary = workflows::AppPaths::simBinary();
-    bool numberOk = true;
-    if (parser.isSet(QStringLiteral("traffic")))
-        options.trafficClients = parser.value(QStringLiteral("traffic")).toInt(&numberOk);
-    if (!numberOk || options.trafficClients < 0 || options.trafficClients > 256) {
-        printError(QStringLiteral("bad --traffic '%1': a number of clients from 0 to 256")
-                       .arg(parser.value(QStringLiteral("traffic"))));
+    const std::optional<int> traffic =
+        wholeNumberOption(parser, QStringLiteral("traffic"), 0, 256, options.trafficClients,
+                          QStringLiteral("a number of clients"));
+    if (!traffic)
         return ExitBadInput;
-    }
+    options.trafficClients = *traffic;
     if (parser.isSet(QStringLiteral("fault"))) {
         QString error;
         options.fault = workflows::DemoFault::parse(parser.value(QStringLiteral("fault")), &error);

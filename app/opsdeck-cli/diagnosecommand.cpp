@@ -7,6 +7,7 @@
 #include "diagnosejson.h"
 #include "historystore.h"
 #include "inventory.h"
+#include "numberoption.h"
 #include "probeengine.h"
 #include "probepath.h"
 #include "proberounds.h"
@@ -24,34 +25,18 @@ namespace {
 std::optional<probes::ProbeRounds::Settings> settingsOf(const QCommandLineParser &parser)
 {
     probes::ProbeRounds::Settings settings;
-    bool ok = true;
-    if (parser.isSet(u"rounds"_s)) {
-        settings.rounds = parser.value(u"rounds"_s).toInt(&ok);
-        if (!ok || settings.rounds < 1 || settings.rounds > probes::ProbeRounds::kMaxRounds) {
-            printError(
-                u"bad --rounds '%1': a whole number from 1 to %2"_s.arg(parser.value(u"rounds"_s))
-                    .arg(probes::ProbeRounds::kMaxRounds));
-            return std::nullopt;
-        }
-    }
-    if (parser.isSet(u"idle-gap"_s)) {
-        settings.idleGapS = parser.value(u"idle-gap"_s).toDouble(&ok);
-        if (!ok || !std::isfinite(settings.idleGapS) || settings.idleGapS < 0 ||
-            settings.idleGapS > probes::ProbeRounds::kMaxIdleGapS) {
-            printError(
-                u"bad --idle-gap '%1': seconds from 0 to %2"_s.arg(parser.value(u"idle-gap"_s))
-                    .arg(probes::ProbeRounds::kMaxIdleGapS));
-            return std::nullopt;
-        }
-    }
-    if (parser.isSet(u"timeout-ms"_s)) {
-        settings.timeoutMs = parser.value(u"timeout-ms"_s).toInt(&ok);
-        if (!ok || settings.timeoutMs < 1 || settings.timeoutMs > 600'000) {
-            printError(u"bad --timeout-ms '%1': milliseconds from 1 to 600000"_s.arg(
-                parser.value(u"timeout-ms"_s)));
-            return std::nullopt;
-        }
-    }
+    const std::optional<int> rounds = wholeNumberOption(
+        parser, u"rounds"_s, 1, probes::ProbeRounds::kMaxRounds, settings.rounds, u"rounds"_s);
+    const std::optional<double> idleGapS =
+        numberOption(parser, u"idle-gap"_s, 0, probes::ProbeRounds::kMaxIdleGapS, settings.idleGapS,
+                     u"seconds"_s);
+    const std::optional<int> timeoutMs = wholeNumberOption(parser, u"timeout-ms"_s, 1, 600'000,
+                                                           settings.timeoutMs, u"milliseconds"_s);
+    if (!rounds || !idleGapS || !timeoutMs)
+        return std::nullopt;
+    settings.rounds = *rounds;
+    settings.idleGapS = *idleGapS;
+    settings.timeoutMs = *timeoutMs;
     const QString probe = parser.value(u"probe"_s);
     if (probe == u"health")
         settings.probe = probes::ProbeRounds::Probe::Health;
@@ -111,9 +96,7 @@ std::optional<qint64> recordMarker(const QString &dataDir, const probes::Diagnos
     marker.timeMs =
         diagnosis.lastStallMs > 0 ? diagnosis.lastStallMs : QDateTime::currentMSecsSinceEpoch();
     marker.kind = u"diagnosis"_s;
-    marker.text = diagnosis.stallLengthText().isEmpty()
-                      ? diagnosis.headline()
-                      : u"%1 (%2)"_s.arg(diagnosis.headline(), diagnosis.stallLengthText());
+    marker.text = diagnosis.markerText();
     marker.service = diagnosis.hop;
     std::optional<qint64> id = store.open() ? store.addMarker(marker) : std::nullopt;
     if (!id)
@@ -156,16 +139,14 @@ int runDiagnose(const QStringList &arguments)
     addTunnelOptions(parser);
     if (!parseArguments(parser, arguments))
         return ExitBadInput;
-    double measureStallS = 0;
-    if (parser.isSet(u"measure-stall"_s)) {
-        bool ok = false;
-        measureStallS = parser.value(u"measure-stall"_s).toDouble(&ok);
-        if (!ok || !(measureStallS >= 1) || measureStallS > 3600) {
-            printError(u"bad --measure-stall '%1': seconds from 1 to 3600"_s.arg(
-                parser.value(u"measure-stall"_s)));
-            return ExitBadInput;
-        }
-    }
+    // Absent: not measured (0).
+    const std::optional<double> measureStall =
+        parser.isSet(u"measure-stall"_s)
+            ? numberOption(parser, u"measure-stall"_s, 1, 3600, 0, u"seconds"_s)
+            : std::optional<double>(0);
+    if (!measureStall)
+        return ExitBadInput;
+    const double measureStallS = *measureStall;
     if (!parser.isSet(u"inventory"_s) || !parser.isSet(u"cluster"_s)) {
         printError(u"diagnose needs --inventory FILE --cluster NAME"_s);
         return ExitBadInput;
@@ -206,14 +187,20 @@ int runDiagnose(const QStringList &arguments)
     });
     std::optional<probes::Diagnosis> diagnosis;
     bool cancelled = false;
+    QString notMeasured; // why a requested measurement gave no length
     if (anyProbed) {
         const CancelOnSignal onSignal([&rounds] { rounds.stop(); });
         diagnosis = rounds.run();
-        if (diagnosis && measureStallS > 0 && !rounds.stopped()) {
-            if (!json)
+        if (diagnosis && measureStallS > 0) {
+            if (!json && !rounds.stopped())
                 std::fprintf(stderr, "opsdeck-cli: measuring the stall (up to %.0f s)\n",
                              measureStallS);
-            rounds.measureStall(*diagnosis, measureStallS);
+            const std::optional<probes::ProbeResult> probe =
+                rounds.stopped() ? std::nullopt : rounds.measureStall(*diagnosis, measureStallS);
+            if (rounds.stopped())
+                notMeasured = u"cancelled before the measuring probe answered"_s;
+            else if (diagnosis->stallS < 0 && diagnosis->stallLowerBoundS < 0)
+                notMeasured = probe ? probes::failureOf(*probe) : u"no probe was sent"_s;
         }
         cancelled = rounds.stopped();
     }
@@ -228,10 +215,16 @@ int runDiagnose(const QStringList &arguments)
     if (json) {
         QJsonObject document = diagnoseJson(clusterName, rounds, diagnosis, unanswered, cancelled);
         document.insert(u"marker_id"_s, markerId ? QJsonValue(*markerId) : QJsonValue());
+        // Why --measure-stall gave no length (null when measured or not asked).
+        document.insert(u"stall_not_measured"_s, diagnosis && !notMeasured.isEmpty()
+                                                     ? QJsonValue(notMeasured)
+                                                     : QJsonValue());
         printJson(QJsonDocument(document));
     } else {
         for (const QString &line : diagnoseText(rounds, diagnosis, unanswered, cancelled))
             printLine(line);
+        if (diagnosis && !notMeasured.isEmpty())
+            printLine(u"the stall's length was not measured: "_s + notMeasured);
     }
     if (cancelled)
         return ExitUnknown;

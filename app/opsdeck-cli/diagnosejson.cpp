@@ -3,6 +3,7 @@
 #include "checkjson.h"
 
 #include <QJsonArray>
+#include <algorithm>
 #include <cmath>
 
 using namespace Qt::StringLiterals;
@@ -51,19 +52,51 @@ QString inconclusiveReason(const probes::ProbeRounds &rounds,
 {
     if (diagnosis)
         return {};
-    const QVector<probes::ProbePath> &paths = rounds.diagnoser().paths();
-    QStringList silent;
+    using Verdict = probes::StallDiagnoser::Verdict;
+    const probes::StallDiagnoser &diagnoser = rounds.diagnoser();
+    const QVector<probes::ProbePath> &paths = diagnoser.paths();
+    const int needed = diagnoser.settings().consecutiveRounds;
+    QStringList silent;    // never answered: a stall there cannot be ruled out
+    QStringList unsettled; // answered, but the last rounds stalled or failed
     for (int i = 0; i < paths.size(); ++i) {
+        const QString where = u"%1 (%2)"_s.arg(paths.at(i).name, paths.at(i).entryService);
         const QString problem = problemOf(rounds, unanswered, i);
-        if (!problem.isEmpty())
-            silent << u"%1 (%2): %3"_s.arg(paths.at(i).name, paths.at(i).entryService, problem);
+        if (!problem.isEmpty()) {
+            silent << u"%1: %2"_s.arg(where, problem);
+            continue;
+        }
+        const int streak = diagnoser.currentStreak(i);
+        if (streak > 0) {
+            unsettled << u"%1 stalled in its last %2 of %3 rounds, fewer than the %4 in a row "
+                         "that name a stall (run more --rounds)"_s.arg(where)
+                             .arg(streak)
+                             .arg(diagnoser.samples(i).size())
+                             .arg(needed);
+            continue;
+        }
+        const QVector<probes::StallDiagnoser::Sample> &samples = diagnoser.samples(i);
+        const auto last = std::find_if(samples.crbegin(), samples.crend(), [](const auto &s) {
+            return s.verdict != Verdict::Inconclusive;
+        });
+        if (last != samples.crend() && last->verdict == Verdict::Failed)
+            unsettled << u"%1 stopped answering in round %2: %3"_s.arg(where)
+                             .arg(last->round)
+                             .arg(last->reason);
     }
-    if (silent.isEmpty() || silent.size() == paths.size())
+    QStringList why;
+    if (!silent.isEmpty())
+        why << (silent.size() == paths.size()
+                    ? u"no path answered: %1"_s.arg(silent.join(u"; "_s))
+                    : u"%1 of %2 never answered, so a stall there cannot be ruled out: %3"_s
+                          .arg(silent.size())
+                          .arg(paths.size())
+                          .arg(silent.join(u"; "_s)));
+    why += unsettled;
+    if (why.isEmpty())
         return {};
-    return u"no stall seen on the paths that answered, but %1 of %2 never answered, so a stall "
-           "there cannot be ruled out: %3"_s.arg(silent.size())
-               .arg(paths.size())
-               .arg(silent.join(u"; "_s));
+    return silent.size() == paths.size()
+               ? why.join(u"; "_s)
+               : u"no stall seen on the paths that answered, but "_s + why.join(u"; "_s);
 }
 
 QJsonObject diagnoseJson(const QString &cluster, const probes::ProbeRounds &rounds,

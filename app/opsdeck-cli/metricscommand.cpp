@@ -4,6 +4,7 @@
 #include "clioutput.h"
 #include "engineprofile.h"
 #include "expositionparser.h"
+#include "numberoption.h"
 #include "pagesummary.h"
 #include "profileoption.h"
 
@@ -151,14 +152,11 @@ int runMetrics(const QStringList &arguments)
                     .arg(withoutUserInfo(source)));
             return ExitBadInput;
         }
-        const int timeoutMs = parser.isSet(QStringLiteral("timeout"))
-                                  ? parser.value(QStringLiteral("timeout")).toInt()
-                                  : 10000;
-        if (timeoutMs <= 0) {
-            printError(
-                QStringLiteral("bad --timeout '%1'").arg(parser.value(QStringLiteral("timeout"))));
+        const std::optional<int> timeout = wholeNumberOption(
+            parser, QStringLiteral("timeout"), 1, 600000, 10000, QStringLiteral("milliseconds"));
+        if (!timeout)
             return ExitBadInput;
-        }
+        const int timeoutMs = *timeout;
         const Fetched fetched =
             fetchUrl(QUrl(source), timeoutMs, static_cast<qint64>(options.maxPageBytes));
         if (fetched.exitCode != ExitOk)

@@ -2,6 +2,7 @@
 
 #include "cancelonsignal.h"
 #include "clioutput.h"
+#include "numberoption.h"
 #include "probeengine.h"
 #include "probeoutput.h"
 #include "secretstore.h"
@@ -58,23 +59,6 @@ ProbeResult runInterruptibly(probes::ProbeEngine &engine, const ProbeRequest &re
         }
     }
     return future.get();
-}
-
-std::optional<double> number(const QCommandLineParser &parser, const QString &name, double min,
-                             double max, double fallback)
-{
-    if (!parser.isSet(name))
-        return fallback;
-    bool ok = false;
-    const double value = parser.value(name).toDouble(&ok);
-    if (!ok || !std::isfinite(value) || !(value >= min && value <= max)) {
-        printError(QStringLiteral("bad --%1 '%2': expected a number in [%3, %4]")
-                       .arg(name, parser.value(name))
-                       .arg(min)
-                       .arg(max));
-        return std::nullopt;
-    }
-    return value;
 }
 
 /// The model to ask for: the first id of GET <origin>/v1/models (the path
@@ -166,10 +150,14 @@ int runProbe(const QStringList &arguments)
         printError(QStringLiteral("--fresh and --reused exclude each other"));
         return ExitBadInput;
     }
-    const auto idleGapS = number(parser, QStringLiteral("idle-gap"), 0, kMaxIdleGapS, 10);
-    const auto count = number(parser, QStringLiteral("count"), 1, kMaxCount, 1);
-    const auto timeoutMs = number(parser, QStringLiteral("timeout-ms"), 1, 600'000, 10'000);
-    const auto maxTokens = number(parser, QStringLiteral("max-tokens"), 1, 4096, 8);
+    const auto idleGapS = numberOption(parser, QStringLiteral("idle-gap"), 0, kMaxIdleGapS, 10,
+                                       QStringLiteral("seconds"));
+    const auto count = wholeNumberOption(parser, QStringLiteral("count"), 1, kMaxCount, 1,
+                                         QStringLiteral("probes"));
+    const auto timeoutMs = wholeNumberOption(parser, QStringLiteral("timeout-ms"), 1, 600'000,
+                                             10'000, QStringLiteral("milliseconds"));
+    const auto maxTokens = wholeNumberOption(parser, QStringLiteral("max-tokens"), 1, 4096, 8,
+                                             QStringLiteral("tokens"));
     if (!idleGapS || !count || !timeoutMs || !maxTokens)
         return ExitBadInput;
 
@@ -262,13 +250,14 @@ int runProbe(const QStringList &arguments)
         if (i > 0 && request.mode == ConnectionMode::Reused && !idleGap(*idleGapS))
             break;
         ProbeResult result = runInterruptibly(engine, request);
-        if (!pathNote.isEmpty())
-            result.note =
-                result.note.isEmpty() ? pathNote : pathNote + QStringLiteral("; ") + result.note;
-        if (json)
+        if (json) {
+            if (!pathNote.isEmpty())
+                result.note = result.note.isEmpty() ? pathNote
+                                                    : pathNote + QStringLiteral("; ") + result.note;
             printJson(QJsonDocument(probeJson(result)));
-        else
-            printLine(probeTableLine(i + 1, result));
+        } else {
+            printLine(probeTableLine(i + 1, result, pathNote));
+        }
         failed = failed || !result.ok();
         unknown = unknown || result.timedOut || result.cancelled;
     }

@@ -61,7 +61,7 @@ QString probeTableHeader()
         .arg(QStringLiteral("note"));
 }
 
-QString probeTableLine(int number, const probes::ProbeResult &r)
+QString probeTableLine(int number, const probes::ProbeResult &r, const QString &context)
 {
     QString note = r.note;
     // The engine's "timed out after N ms" reads as a measured length: a bound instead.
@@ -69,6 +69,8 @@ QString probeTableLine(int number, const probes::ProbeResult &r)
         note = totalTimeText(r);
     if (!r.error.isEmpty() && !note.contains(r.error))
         note = note.isEmpty() ? r.error : note + QStringLiteral(" (") + r.error + u')';
+    if (!context.isEmpty())
+        note = note.isEmpty() ? context : context + QStringLiteral("; ") + note;
     return QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10")
         .arg(number, 4)
         .arg(probes::connectionModeName(r.mode), -6)

@@ -19,7 +19,9 @@ QJsonObject probeJson(const probes::ProbeResult &result);
 
 /// The column titles of the readable table.
 QString probeTableHeader();
-/// One readable line per probe, numbered from 1.
-QString probeTableLine(int number, const probes::ProbeResult &result);
+/// One readable line per probe, numbered from 1. Its note: `context` (what
+/// was probed, e.g. "probed /health (...)"), then the result's own note — a
+/// timed-out probe's as a lower bound ("> 6.0 s (timed out)") — and its error.
+QString probeTableLine(int number, const probes::ProbeResult &result, const QString &context = {});
 
 } // namespace opsdeck::cli

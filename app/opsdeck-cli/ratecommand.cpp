@@ -192,15 +192,29 @@ int runMetricsRate(const QStringList &arguments)
         if (!window.present)
             continue;
         const QString key = fromStd(metrics::EngineProfile::key(which));
+        // A quantile in the first or last bucket is a bound: its own key says which.
+        const auto bound = [](metrics::QuantileBound b) {
+            return b == metrics::QuantileBound::None
+                       ? QJsonValue()
+                       : QJsonValue(QString::fromLatin1(metrics::quantileBoundName(b)));
+        };
+        const auto text = [](double value, metrics::QuantileBound b) {
+            const QString number = QString::number(value, 'g', 6);
+            return b == metrics::QuantileBound::Upper   ? QStringLiteral("< ") + number
+                   : b == metrics::QuantileBound::Lower ? QStringLiteral("> ") + number
+                                                        : number;
+        };
         quantiles.insert(key, QJsonObject{{QStringLiteral("p50"), jsonNumber(window.p50)},
                                           {QStringLiteral("p95"), jsonNumber(window.p95)},
                                           {QStringLiteral("p99"), jsonNumber(window.p99)},
+                                          {QStringLiteral("p50_bound"), bound(window.p50Bound)},
+                                          {QStringLiteral("p95_bound"), bound(window.p95Bound)},
+                                          {QStringLiteral("p99_bound"), bound(window.p99Bound)},
                                           {QStringLiteral("observations"), window.observations},
                                           {QStringLiteral("reset"), window.reset}});
         lines.append(QStringLiteral("%1: p50 %2 s, p95 %3 s, p99 %4 s (%5 observations)")
-                         .arg(key, QString::number(window.p50, 'g', 6),
-                              QString::number(window.p95, 'g', 6),
-                              QString::number(window.p99, 'g', 6))
+                         .arg(key, text(window.p50, window.p50Bound),
+                              text(window.p95, window.p95Bound), text(window.p99, window.p99Bound))
                          .arg(window.observations));
     }
 

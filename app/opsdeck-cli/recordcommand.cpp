@@ -8,6 +8,7 @@
 #include "historywriter.h"
 #include "inventory.h"
 #include "keepalivewatch.h"
+#include "numberoption.h"
 #include "pollerthread.h"
 
 #include <QCoreApplication>
@@ -88,17 +89,6 @@ bool writePidFile(const QString &pidFile, QString *error)
     return true;
 }
 
-std::optional<int> intervalOf(const QCommandLineParser &parser)
-{
-    if (!parser.isSet(QStringLiteral("interval-ms")))
-        return 1000;
-    bool ok = false;
-    const int ms = parser.value(QStringLiteral("interval-ms")).toInt(&ok);
-    if (!ok || ms < 100 || ms > 3600000)
-        return std::nullopt;
-    return ms;
-}
-
 } // namespace
 
 int runRecord(const QStringList &arguments)
@@ -131,10 +121,9 @@ int runRecord(const QStringList &arguments)
         printError(QStringLiteral("record needs --inventory FILE"));
         return ExitBadInput;
     }
-    const auto intervalMs = intervalOf(parser);
+    const auto intervalMs = wholeNumberOption(parser, QStringLiteral("interval-ms"), 100, 3600000,
+                                              1000, QStringLiteral("milliseconds"));
     if (!intervalMs) {
-        printError(QStringLiteral("bad --interval-ms '%1': milliseconds from 100 to 3600000")
-                       .arg(parser.value(QStringLiteral("interval-ms"))));
         return ExitBadInput;
     }
     const QString inventoryPath = parser.value(QStringLiteral("inventory"));

@@ -5,6 +5,7 @@
 #include "hostconnections.h"
 #include "hostkeyauditor.h"
 #include "inventory.h"
+#include "numberoption.h"
 #include "sshsecrets.h"
 #include "sshtransport.h"
 #include "synchronousrun.h"
@@ -240,16 +241,12 @@ int runSsh(const QStringList &arguments)
     CommandRequest request;
     request.argv = positional;
     if (parser.isSet(QStringLiteral("timeout"))) {
-        bool ok = false;
-        const double seconds = parser.value(QStringLiteral("timeout")).toDouble(&ok);
-        // `nan` parses (ok) and fails every comparison, and below 1 ms the
-        // deadline would be 0: both are refused, not run as a 0 ms deadline.
-        if (!ok || !(seconds >= 0.001 && seconds <= 86400)) {
-            printError(QStringLiteral("bad --timeout '%1': seconds from 0.001 to 86400")
-                           .arg(parser.value(QStringLiteral("timeout"))));
+        // Below 1 ms the deadline would be 0: refused, not run as a 0 ms deadline.
+        const std::optional<double> timeout = numberOption(parser, QStringLiteral("timeout"), 0.001,
+                                                           86400, 0, QStringLiteral("seconds"));
+        if (!timeout)
             return ExitBadInput;
-        }
-        request.deadline = std::chrono::milliseconds(static_cast<qint64>(seconds * 1000));
+        request.deadline = std::chrono::milliseconds(static_cast<qint64>(*timeout * 1000));
         // TCP and key exchange against a port that never speaks SSH would
         // otherwise take the full default connect limit.
         settings.connectTimeout =

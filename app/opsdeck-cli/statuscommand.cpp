@@ -5,6 +5,7 @@
 #include "healthwait.h"
 #include "inventory.h"
 #include "inventorytunnels.h"
+#include "numberoption.h"
 #include "servicestatusmodel.h"
 
 #include <QEventLoop>
@@ -35,15 +36,11 @@ int runStatus(const QStringList &arguments)
     const auto loaded = loadServedInventory(parser, parser.value(QStringLiteral("inventory")));
     if (!loaded)
         return ExitBadInput;
-    bool timeoutOk = true;
-    const int timeoutMs = parser.isSet(QStringLiteral("timeout"))
-                              ? parser.value(QStringLiteral("timeout")).toInt(&timeoutOk)
-                              : 2000;
-    if (!timeoutOk || timeoutMs <= 0 || timeoutMs > 600000) {
-        printError(QStringLiteral("bad --timeout '%1': milliseconds from 1 to 600000")
-                       .arg(parser.value(QStringLiteral("timeout"))));
+    const std::optional<int> timeout = wholeNumberOption(
+        parser, QStringLiteral("timeout"), 1, 600000, 2000, QStringLiteral("milliseconds"));
+    if (!timeout)
         return ExitBadInput;
-    }
+    const int timeoutMs = *timeout;
 
     probes::HealthWait health;
     QEventLoop loop;

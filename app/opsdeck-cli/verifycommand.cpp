@@ -5,6 +5,7 @@
 #include "checkjson.h"
 #include "clioutput.h"
 #include "clustercheck.h"
+#include "numberoption.h"
 #include "probeengine.h"
 #include "stagedverification.h"
 
@@ -33,15 +34,11 @@ int runVerify(const QStringList &arguments)
 
     probes::StagedVerification::Settings settings;
     settings.keepAlive = !parser.isSet(u"skip-keepalive"_s);
-    if (parser.isSet(u"idle-gap"_s)) {
-        bool ok = false;
-        settings.keepAliveIdleGapS = parser.value(u"idle-gap"_s).toDouble(&ok);
-        if (!ok || !(settings.keepAliveIdleGapS >= 0) || settings.keepAliveIdleGapS > 600) {
-            printError(
-                u"bad --idle-gap '%1': seconds from 0 to 600"_s.arg(parser.value(u"idle-gap"_s)));
-            return ExitBadInput;
-        }
-    }
+    const std::optional<double> idleGapS =
+        numberOption(parser, u"idle-gap"_s, 0, 600, settings.keepAliveIdleGapS, u"seconds"_s);
+    if (!idleGapS)
+        return ExitBadInput;
+    settings.keepAliveIdleGapS = *idleGapS;
     if (!settings.keepAlive && !check->json)
         printLine(u"keep-alive stage skipped (--skip-keepalive): a stall on kept connections "
                   "would not be seen"_s);
@@ -59,7 +56,9 @@ int runVerify(const QStringList &arguments)
                 {{},
                  [](int index, const probes::VerificationStage &stage) {
                      printLine(u"%1. %2: %3 (%4 ms)\n   criterion: %5\n   %6"_s.arg(index + 1)
-                                   .arg(stage.name, stage.passed ? u"passed"_s : u"FAILED"_s)
+                                   .arg(stage.name, stage.passed      ? u"passed"_s
+                                                    : stage.cancelled ? u"CANCELLED"_s
+                                                                      : u"FAILED"_s)
                                    .arg(stage.ms, 0, 'f', 0)
                                    .arg(stage.criterion, stage.detail));
                  },
@@ -83,8 +82,12 @@ int runVerify(const QStringList &arguments)
     } else if (!result.error.isEmpty()) {
         printError(result.error);
     } else {
-        printLine(u"verification %1: %2 in %3 s"_s
-                      .arg(result.cluster, result.passed ? u"passed"_s : u"FAILED"_s)
+        // Cancelled is not failed: the stages left did not run, nothing was judged.
+        const QString outcome = result.cancelled ? u"CANCELLED (nothing judged after the "
+                                                   "cancel)"_s
+                                : result.passed ? u"passed"_s
+                                                : u"FAILED"_s;
+        printLine(u"verification %1: %2 in %3 s"_s.arg(result.cluster, outcome)
                       .arg(result.ms / 1000.0, 0, 'f', 1));
     }
     if (result.cancelled)

@@ -28,6 +28,7 @@ bool HotWindow::push(const SeriesKey &series, const Sample &sample)
         it->samples.resize(static_cast<size_t>(capacity()));
     }
     Ring &ring = *it;
+    m_newestMs = std::max(m_newestMs, sample.timeMs);
     ring.samples[static_cast<size_t>(ring.next)] = sample;
     ring.next = (ring.next + 1) % capacity();
     ring.size = std::min(ring.size + 1, capacity());

@@ -48,6 +48,10 @@ public:
     /// the ring; nullopt when it has none.
     std::optional<Sample> latest(const QString &service, const QString &key) const;
     QVector<SeriesKey> seriesKeys() const;
+    /// The newest sample time of any series, ms since the Unix epoch; 0 when
+    /// empty. Charts' live edge: a series that stopped (a killed decode) keeps
+    /// moving left with the others instead of freezing its own axis.
+    qint64 newestMs() const { return m_newestMs; }
     /// Memory held by the rings, bytes (capacity × sizeof(Sample) per series).
     qint64 bytesUsed() const;
 
@@ -70,6 +74,7 @@ private:
 
     Settings m_settings;
     QHash<SeriesKey, Ring> m_rings;
+    qint64 m_newestMs = 0;
 };
 
 } // namespace opsdeck::history

@@ -1,30 +1,20 @@
 #include "duration.h"
 
-#include <cmath>
-#include <utility>
+#include <QRegularExpression>
 
 namespace opsdeck::inventory {
 
 std::optional<double> parseDurationS(const QString &text)
 {
-    const QString trimmed = text.trimmed();
-    // Longest suffix first: "ms" before "s".
-    static const std::pair<const char *, double> units[] = {
-        {"ms", 0.001}, {"s", 1}, {"m", 60}, {"h", 3600}};
-    QString number = trimmed;
-    double scale = 1;
-    for (const auto &[suffix, factor] : units) {
-        if (trimmed.endsWith(QLatin1String(suffix))) {
-            number = trimmed.chopped(int(qstrlen(suffix)));
-            scale = factor;
-            break;
-        }
-    }
-    bool ok = false;
-    const double value = number.toDouble(&ok);
-    if (!ok || number.isEmpty() || !std::isfinite(value) || value < 0)
+    // Digits, an optional fraction with digits, an optional unit: nothing a
+    // reader could take two ways ("+60s", "6 0s", "60.s", "1e3").
+    static const QRegularExpression form(QStringLiteral("^([0-9]+(?:\\.[0-9]+)?)(ms|s|m|h)?$"));
+    const QRegularExpressionMatch match = form.match(text.trimmed());
+    if (!match.hasMatch())
         return std::nullopt;
-    return value * scale;
+    const QString unit = match.captured(2);
+    const double scale = unit == u"ms" ? 0.001 : unit == u"m" ? 60.0 : unit == u"h" ? 3600.0 : 1.0;
+    return match.captured(1).toDouble() * scale;
 }
 
 } // namespace opsdeck::inventory

@@ -97,6 +97,13 @@ Inventory InventoryReader::read(const YAML::Node &root)
         inventory.watch.enabled = fields.boolean(u"enabled"_s).value_or(true);
         inventory.watch.intervalS = fields.duration(u"interval"_s, 10, 3600).value_or(60);
         inventory.watch.idleGapS = fields.duration(u"idle_gap"_s, 1, 600).value_or(10);
+        // A round is the idle gap plus its probes: a gap as long as the interval
+        // would leave no pause and silently stretch the interval.
+        if (inventory.watch.idleGapS >= inventory.watch.intervalS)
+            fields.error(fields.has(u"idle_gap"_s) ? u"idle_gap"_s : u"interval"_s,
+                         u"idle_gap (%1 s) must be shorter than interval (%2 s)"_s
+                             .arg(inventory.watch.idleGapS)
+                             .arg(inventory.watch.intervalS));
     }
     return inventory;
 }
@@ -180,6 +187,15 @@ Service InventoryReader::readService(YamlMapping &fields)
     service.pidFile = readFilePath(fields, u"pid_file"_s);
     service.log = readFilePath(fields, u"log"_s);
     service.tags = fields.textList(u"tags"_s).value_or(QStringList());
+    // Tags are free labels, but two of them change what OpsDeck does: a near
+    // miss ("Production", "nowatch") would silently do nothing.
+    static const QStringList meaningful{u"production"_s, u"no-watch"_s};
+    for (const QString &tag : std::as_const(service.tags)) {
+        const QString meant = nearest(tag, meaningful);
+        if (!meant.isEmpty() && meant != tag)
+            fields.error(u"tags"_s, u"tag '%1' is not '%2' (did you mean it? tags are exact and "
+                                    "lower case)"_s.arg(tag, meant));
+    }
     service.http = readHttp(fields, service.name);
     return service;
 }

@@ -34,21 +34,27 @@ int editDistance(const QString &a, const QString &b)
 // A near miss is almost always a typo of a known key; naming it saves a trip to the docs.
 QString unknownKeyMessage(const QString &key, const QStringList &known)
 {
-    QString best;
-    int bestDistance = 3;
-    for (const QString &candidate : known) {
-        const int distance = editDistance(key, candidate);
-        if (distance < bestDistance) {
-            best = candidate;
-            bestDistance = distance;
-        }
-    }
+    const QString best = nearest(key, known);
     if (!best.isEmpty())
         return u"unknown key '%1' (did you mean '%2'?)"_s.arg(key, best);
     return u"unknown key '%1' (expected %2)"_s.arg(key, alternatives(known));
 }
 
 } // namespace
+
+QString nearest(const QString &word, const QStringList &known)
+{
+    QString best;
+    int bestDistance = 3;
+    for (const QString &candidate : known) {
+        const int distance = editDistance(word, candidate);
+        if (distance < bestDistance) {
+            best = candidate;
+            bestDistance = distance;
+        }
+    }
+    return best;
+}
 
 QString alternatives(const QStringList &words)
 {

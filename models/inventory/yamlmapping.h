@@ -18,6 +18,10 @@ enum class Need
 
 /// "a, b or c": the expected values in a message.
 QString alternatives(const QStringList &words);
+
+/// The word of `known` at most two edits from `word` (case ignored), the
+/// closest first; empty when none is that close.
+QString nearest(const QString &word, const QStringList &known);
 /// How a node looks, for "expected X, found Y": `'text'`, "a list", "a mapping", "nothing".
 QString describe(const YAML::Node &node);
 

@@ -56,8 +56,23 @@ std::span<const Concept> HistogramQuantile::latencyConcepts()
     return latencies;
 }
 
-double HistogramQuantile::quantile(double q, std::vector<Bucket> buckets)
+const char *quantileBoundName(QuantileBound bound)
 {
+    switch (bound) {
+    case QuantileBound::Upper:
+        return "upper";
+    case QuantileBound::Lower:
+        return "lower";
+    case QuantileBound::None:
+        break;
+    }
+    return "";
+}
+
+double HistogramQuantile::quantile(double q, std::vector<Bucket> buckets, QuantileBound *bound)
+{
+    if (bound)
+        *bound = QuantileBound::None;
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
     if (std::isnan(q))
         return nan;
@@ -103,10 +118,17 @@ double HistogramQuantile::quantile(double q, std::vector<Bucket> buckets)
         std::partition_point(merged.begin(), last,
                              [rank](const Bucket &x) { return x.second < rank; }) -
         merged.begin());
-    if (b == merged.size() - 1)
+    if (b == merged.size() - 1) {
+        if (bound)
+            *bound = QuantileBound::Lower;
         return merged[merged.size() - 2].first;
+    }
     if (b == 0 && merged[0].first <= 0)
         return merged[0].first;
+    if (b == 0 && bound) {
+        *bound = QuantileBound::Upper;
+        return merged[0].first;
+    }
     double bucketStart = 0;
     const double bucketEnd = merged[b].first;
     double count = merged[b].second;
@@ -196,9 +218,16 @@ WindowQuantiles HistogramQuantile::forConcept(Concept which, const MetricPage &b
     result.present = true;
     if (std::isinf(buckets.back().first))
         result.observations = buckets.back().second;
-    result.p50 = quantile(0.5, buckets);
-    result.p95 = quantile(0.95, buckets);
-    result.p99 = quantile(0.99, buckets);
+    result.p50 = quantile(0.5, buckets, &result.p50Bound);
+    result.p95 = quantile(0.95, buckets, &result.p95Bound);
+    result.p99 = quantile(0.99, buckets, &result.p99Bound);
+    for (const Bucket &bucket : buckets) {
+        if (std::isinf(bucket.first))
+            continue;
+        if (std::isnan(result.firstEdge))
+            result.firstEdge = bucket.first;
+        result.lastFiniteEdge = bucket.first;
+    }
     return result;
 }
 

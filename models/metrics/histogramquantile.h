@@ -43,6 +43,19 @@
 
 namespace opsdeck::metrics {
 
+/// Where a quantile fell: inside a bucket with two edges (a number worth
+/// its interpolation), or in the first or last bucket, where only one edge is
+/// known: then the value is that edge and says "below" or "above" it.
+enum class QuantileBound
+{
+    None,  ///< interpolated between two known edges
+    Upper, ///< in the first bucket: the quantile is at most the value (its `le`)
+    Lower, ///< in the +Inf bucket: the quantile is above the value (the largest finite `le`)
+};
+
+/// "upper", "lower" or empty (the CLI's JSON values).
+const char *quantileBoundName(QuantileBound bound);
+
 /// The window's quantiles of one histogram concept, in its unit.
 struct WindowQuantiles
 {
@@ -55,6 +68,14 @@ struct WindowQuantiles
     double p50 = std::numeric_limits<double>::quiet_NaN();
     double p95 = std::numeric_limits<double>::quiet_NaN();
     double p99 = std::numeric_limits<double>::quiet_NaN();
+    /// Per quantile: a bound, not an interpolated value (the value is then the edge).
+    QuantileBound p50Bound = QuantileBound::None;
+    QuantileBound p95Bound = QuantileBound::None;
+    QuantileBound p99Bound = QuantileBound::None;
+    /// The first bucket's upper edge and the largest finite edge, in the unit;
+    /// NaN when unknown. A tooltip's "bucket edges".
+    double firstEdge = std::numeric_limits<double>::quiet_NaN();
+    double lastFiniteEdge = std::numeric_limits<double>::quiet_NaN();
 };
 
 class HistogramQuantile
@@ -66,8 +87,11 @@ public:
     /// The concepts that are latency histograms here: TTFT, ITL, E2E.
     static std::span<const Concept> latencyConcepts();
 
-    /// Prometheus' bucketQuantile of `q` over `buckets` (any order).
-    static double quantile(double q, std::vector<Bucket> buckets);
+    /// Prometheus' bucketQuantile of `q` over `buckets` (any order). With
+    /// `bound`: where the rank fell; in the first bucket the value returned is
+    /// that bucket's edge (not Prometheus' interpolation from 0, which looks
+    /// exact and is not), in the +Inf bucket the largest finite edge as before.
+    static double quantile(double q, std::vector<Bucket> buckets, QuantileBound *bound = nullptr);
 
     /// Bucket deltas of `family` (without `_bucket`) between the pages,
     /// summed per bound, ascending. `reset` (may be null) is set when any

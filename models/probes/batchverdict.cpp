@@ -1,6 +1,7 @@
 #include "batchverdict.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace opsdeck::probes {
 
@@ -40,11 +41,12 @@ QString number(double value)
     return QString::number(value, 'g', 4);
 }
 
+// Cut, not rounded: 1.96x shown as "2.0x" would read as meeting the 2x criterion it missed.
 QString speedUpText(double speedUp)
 {
     if (speedUp >= 10)
-        return QString::number(speedUp, 'f', 0);
-    return QString::number(speedUp, 'f', 1);
+        return QString::number(std::floor(speedUp), 'f', 0);
+    return QString::number(std::floor(speedUp * 10) / 10, 'f', 1);
 }
 
 } // namespace

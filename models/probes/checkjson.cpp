@@ -81,6 +81,7 @@ QJsonObject verificationToJson(const VerificationResult &result)
                                   {QStringLiteral("criterion"), stage.criterion},
                                   {QStringLiteral("ran"), stage.ran},
                                   {QStringLiteral("passed"), stage.passed},
+                                  {QStringLiteral("cancelled"), stage.cancelled},
                                   {QStringLiteral("ms"), rounded(stage.ms)},
                                   {QStringLiteral("detail"), stage.detail}});
     }

@@ -23,7 +23,7 @@ QJsonObject batchCheckToJson(const BatchCheckResult &result);
 /// The JSON of a staged verification (`opsdeck-cli verify --json`, history):
 /// "cluster", "passed", "ms", "started_at_ms", "error" (null when none),
 /// "confirmation_required", "cancelled", "stages" ([{"name", "criterion",
-/// "ran", "passed", "ms", "detail"}]: health, end-to-end, keep-alive,
+/// "ran", "passed", "cancelled", "ms", "detail"}]: health, end-to-end, keep-alive,
 /// batch-check; keep-alive absent when skipped), "keepalive_skipped" and
 /// "batch" (the batch check's JSON, null when that stage did not run).
 QJsonObject verificationToJson(const VerificationResult &result);

@@ -1,5 +1,7 @@
 #include "curlcommand.h"
 
+#include "shellquote.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStringList>
@@ -30,24 +32,17 @@ QByteArray commandBody(const ProbeRequest &request)
 
 } // namespace
 
-QString shellQuote(const QString &text)
-{
-    QString quoted = text;
-    quoted.replace(QLatin1String("'"), QLatin1String("'\\''"));
-    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
-}
-
 QString curlCommandFor(const ProbeRequest &request)
 {
     QStringList words = {QStringLiteral("curl"), QStringLiteral("-sS"),
                          QStringLiteral("--http1.1")};
     if (request.proxy.isEmpty())
-        words << QStringLiteral("--noproxy") << shellQuote(QStringLiteral("*"));
+        words << QStringLiteral("--noproxy") << shell::singleQuoted(QStringLiteral("*"));
     else
         words << QStringLiteral("--proxy")
-              << shellQuote(request.proxy.toString(QUrl::FullyEncoded));
+              << shell::singleQuoted(request.proxy.toString(QUrl::FullyEncoded));
     if (!request.caFile.isEmpty())
-        words << QStringLiteral("--cacert") << shellQuote(request.caFile);
+        words << QStringLiteral("--cacert") << shell::singleQuoted(request.caFile);
     if (!request.verifyTls)
         words << QStringLiteral("-k");
     const int timeoutMs = std::max(1, request.timeoutMs);
@@ -57,13 +52,13 @@ QString curlCommandFor(const ProbeRequest &request)
               << QStringLiteral("\"Authorization: Bearer $OPSDECK_API_KEY\"");
     if (request.kind != ProbeKind::Get) {
         words << QStringLiteral("-H")
-              << shellQuote(QStringLiteral("Content-Type: application/json"))
+              << shell::singleQuoted(QStringLiteral("Content-Type: application/json"))
               << QStringLiteral("--data-raw")
-              << shellQuote(QString::fromUtf8(commandBody(request)));
+              << shell::singleQuoted(QString::fromUtf8(commandBody(request)));
     }
-    words << QStringLiteral("-w") << shellQuote(QString::fromLatin1(writeOutFormat));
-    const QString url =
-        shellQuote(request.url.adjusted(QUrl::RemoveUserInfo).toString(QUrl::FullyEncoded));
+    words << QStringLiteral("-w") << shell::singleQuoted(QString::fromLatin1(writeOutFormat));
+    const QString url = shell::singleQuoted(
+        request.url.adjusted(QUrl::RemoveUserInfo).toString(QUrl::FullyEncoded));
     const int transfers = request.mode == ConnectionMode::Reused ? 2 : 1;
     for (int i = 0; i < transfers; ++i)
         words << QStringLiteral("-o") << QStringLiteral("/dev/null");

@@ -29,7 +29,4 @@ namespace opsdeck::probes {
 /// variable; time_starttransfer is the first byte.
 QString curlCommandFor(const ProbeRequest &request);
 
-/// `text` as one single-quoted shell word ('it'\''s').
-QString shellQuote(const QString &text);
-
 } // namespace opsdeck::probes

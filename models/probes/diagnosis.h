@@ -74,6 +74,10 @@ struct Diagnosis
     /// stall at router-0 (router): reused connections stall; fresh ones answer there,
     /// but through nginx-0, which pools upstream connections, new ones stall too".
     QString headline() const;
+    /// A history marker's text: the headline, or once the stall was measured
+    /// the short "keep-alive stall at proxy-0 (proxy) measured: 20.4 s on a kept
+    /// connection" / "... lasts more than 300 s" (a chart label, read at a glance).
+    QString markerText() const;
 };
 
 } // namespace opsdeck::probes

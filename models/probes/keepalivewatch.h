@@ -27,8 +27,10 @@ struct CancellableRun;
 /// Phases per cluster (one worker thread each, so clusters do not wait on
 /// each other's timeouts):
 /// - startup, on start() and restart() (after a workflow or a restart):
-///   `startupRounds` rounds back to back with a short idle gap and deadline,
-///   so a stall already present is on screen within about a minute;
+///   rounds back to back with a short idle gap and deadline until a stall is
+///   declared or `startupRounds` rounds passed in which every path answered
+///   (at most 4 x that many: services still starting say nothing), so a stall
+///   already present is on screen within about a minute;
 /// - steady: one round per `intervalS` (default 60 s), the kept connection
 ///   warmed and left idle `idleGapS` (default 10 s) before the reused probe;
 ///   probes time out at 3 x the idle gap (2..60 s).

@@ -64,10 +64,17 @@ bool clearAgain(const StallDiagnoser &diagnoser, const QString &pathName, int ro
     return false;
 }
 
-QString withLength(const Diagnosis &diagnosis)
+/// True when every path's sample of `round` is clear or stalling: each answered.
+bool everyPathAnswered(const StallDiagnoser &diagnoser, int round)
 {
-    const QString length = diagnosis.stallLengthText();
-    return length.isEmpty() ? diagnosis.headline() : u"%1 (%2)"_s.arg(diagnosis.headline(), length);
+    for (int i = 0; i < diagnoser.paths().size(); ++i) {
+        const auto &samples = diagnoser.samples(i);
+        if (samples.isEmpty() || samples.last().round != round ||
+            (samples.last().verdict != StallDiagnoser::Verdict::Clear &&
+             samples.last().verdict != StallDiagnoser::Verdict::Stalling))
+            return false;
+    }
+    return true;
 }
 
 } // namespace
@@ -85,7 +92,9 @@ void KeepAliveWatch::watchCluster(const std::shared_ptr<CancellableRun> &run,
     while (!run->stopped()) {
         ProbeRounds::Settings roundSettings;
         if (startup) {
-            roundSettings.rounds = settings.startupRounds;
+            // Rounds in which a path did not answer (a service still starting)
+            // say nothing: up to four times as many rounds to get enough that do.
+            roundSettings.rounds = 4 * settings.startupRounds;
             roundSettings.idleGapS = settings.startupIdleGapS;
             roundSettings.timeoutMs = settings.startupTimeoutMs;
         } else {
@@ -96,9 +105,16 @@ void KeepAliveWatch::watchCluster(const std::shared_ptr<CancellableRun> &run,
         ProbeRounds rounds(*m_engine, factories, roundSettings);
         bool reportedThisPhase = false;
         bool clearedThisPhase = false;
+        int answeredRounds = 0;
         rounds.setRoundCallback([&](int round, const StallDiagnoser &diagnoser) {
             post(
                 [this, cluster, round, startup] { Q_EMIT roundFinished(cluster, round, startup); });
+            answeredRounds += everyPathAnswered(diagnoser, round) ? 1 : 0;
+            if (startup && !diagnoser.diagnosis() && !standing &&
+                answeredRounds >= settings.startupRounds) {
+                rounds.stop(); // enough clear rounds: on to the low rate
+                return;
+            }
             if (standing && clearAgain(diagnoser, standing->pathName,
                                        rounds.settings().stall.consecutiveRounds)) {
                 const QString why = u"keep-alive stall at %1 cleared: reused connections answer "
@@ -137,7 +153,7 @@ void KeepAliveWatch::watchCluster(const std::shared_ptr<CancellableRun> &run,
                 return;
             standing = found;
             const bool written =
-                record(databasePath, cluster, withLength(*found), found->hop, found);
+                record(databasePath, cluster, found->markerText(), found->hop, found);
             post([this, cluster, d = *found, written] {
                 noteDiagnosis(cluster, d);
                 if (written)
@@ -150,8 +166,10 @@ void KeepAliveWatch::watchCluster(const std::shared_ptr<CancellableRun> &run,
         run->detach();
         if (run->stopped())
             break;
-        if (startup && !standing && !clearedThisPhase) {
-            const QString why = u"no keep-alive stall seen in %1 rounds"_s.arg(rounds.roundsRun());
+        if (startup && !standing && !clearedThisPhase && answeredRounds >= settings.startupRounds) {
+            const QString why =
+                u"no keep-alive stall seen in %1 rounds in which every path answered"_s.arg(
+                    answeredRounds);
             post([this, cluster, why] { noteCleared(cluster, why); });
         }
         startup = false;

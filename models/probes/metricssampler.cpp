@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -190,7 +191,7 @@ void MetricsSampler::addRates(const Kept &current, MetricsSnapshot &out)
             continue;
         const std::string family = resolver.resolve(which).family;
         out.values.append(SeriesValue{QLatin1String(key), unit, *rate.perSecond, current.timeMs,
-                                      familyText(family), QString()});
+                                      familyText(family), QString(), QString(), QString()});
         if (rate.reset)
             out.warnings.append(
                 QStringLiteral("%1: counter reset between scrapes (restart); counted from 0%2")
@@ -221,13 +222,18 @@ void MetricsSampler::addQuantiles(const Kept &current, MetricsSnapshot &out)
         if (!q.present)
             continue;
         const QString family = familyText(resolver.resolve(which).family);
-        for (const auto &[value, name] :
-             {std::pair{q.p50, "p50"}, std::pair{q.p95, "p95"}, std::pair{q.p99, "p99"}}) {
+        const QString edges = QStringLiteral("first bucket up to %1 s, largest finite edge %2 s")
+                                  .arg(q.firstEdge)
+                                  .arg(q.lastFiniteEdge);
+        for (const auto &[value, bound, name] :
+             {std::tuple{q.p50, q.p50Bound, "p50"}, std::tuple{q.p95, q.p95Bound, "p95"},
+              std::tuple{q.p99, q.p99Bound, "p99"}}) {
             if (std::isnan(value))
                 continue; // no observation in the window: nothing to chart
             out.values.append(SeriesValue{
                 QStringLiteral("%1_%2_s").arg(QLatin1String(prefix), QLatin1String(name)),
-                QStringLiteral("s"), value, current.timeMs, family, QString()});
+                QStringLiteral("s"), value, current.timeMs, family, QString(),
+                QString::fromLatin1(metrics::quantileBoundName(bound)), edges});
         }
     }
 }

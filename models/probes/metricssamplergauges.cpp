@@ -55,7 +55,7 @@ SeriesValue MetricsSampler::gauge(const QString &key, const QString &unit, doubl
                                   const std::string &family, bool schedulerGauge,
                                   std::optional<qint64> pageTimeMs, qint64 scrapeMs)
 {
-    SeriesValue v{key, unit, value, scrapeMs, familyText(family), QString()};
+    SeriesValue v{key, unit, value, scrapeMs, familyText(family), QString(), QString(), QString()};
     if (pageTimeMs) {
         v.sampledAtMs = *pageTimeMs;
     } else if (schedulerGauge) {

@@ -34,6 +34,14 @@ struct SeriesValue
     /// How often the engine refreshes it, in words, when that is not "every
     /// scrape" ("every 40 decode steps, 30 s when idle"); empty for live values.
     QString refresh;
+    /// A histogram quantile that fell in the first or last bucket is a bound,
+    /// not a measured number: "upper" (the quantile is at most `value`, the
+    /// first bucket's edge) or "lower" (above `value`, the largest finite
+    /// edge); empty for every other value.
+    QString bound;
+    /// The histogram's bucket edges in words, for the tooltip ("first bucket
+    /// up to 0.1 s, largest finite edge 30 s"); empty when not a quantile.
+    QString edges;
 };
 
 /// Everything one /metrics scrape of one service yields, after profiles,

@@ -104,6 +104,7 @@ ProbeGroup::Outcome ProbeGroup::runAll(QVector<ProbeRequest> requests, Options o
 
     std::unique_lock lock(m_state->mutex);
     m_state->inFlight.clear();
+    int submitted = 0; // a group cancelled before this call submits nothing
     const Clock::time_point start = Clock::now();
     if (!m_state->cancelled) {
         const std::weak_ptr<State> weak = m_state;
@@ -136,6 +137,7 @@ ProbeGroup::Outcome ProbeGroup::runAll(QVector<ProbeRequest> requests, Options o
                                     state->changed.notify_all();
                                 });
             lock.lock();
+            ++submitted;
             m_state->inFlight.append(id);
             if (m_state->cancelled) { // cancel() came between submit and here: it missed the id
                 lock.unlock();
@@ -174,7 +176,8 @@ ProbeGroup::Outcome ProbeGroup::runAll(QVector<ProbeRequest> requests, Options o
         for (const quint64 id : unfinished)
             m_engine.cancel(id);
         lock.lock();
-        m_state->changed.wait_for(lock, cancelGrace, [&] { return batch->finished >= n; });
+        // Only what reached the engine can report back: never wait for the rest.
+        m_state->changed.wait_for(lock, cancelGrace, [&] { return batch->finished >= submitted; });
     }
     m_state->inFlight.clear();
     const QString why = outcome.cancelled  ? u"cancelled"_s

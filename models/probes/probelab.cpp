@@ -93,6 +93,11 @@ QString ProbeLab::seriesKey(const QString &pathName, bool reused, int percentile
         .arg(percentile);
 }
 
+QString ProbeLab::lowerBoundKey(const QString &seriesKey)
+{
+    return seriesKey + QStringLiteral("_lower_bound");
+}
+
 QString ProbeLab::curlCommand(int row) const
 {
     if (row < 0 || row >= m_table->rowCount())
@@ -149,9 +154,9 @@ void ProbeLab::noteResult(int round, int pathIndex, const ProbeRow &row)
         return;
     ProbeLatencyWindow &window = m_pathStates[pathIndex].window;
     if (r.mode == ConnectionMode::Fresh)
-        window.addFresh(r.startedAtMs, r.totalMs);
+        window.addFresh(r.startedAtMs, r.totalMs, r.timedOut);
     else if (!r.staleKeepAlive && (r.connectionReused || r.timedOut))
-        window.addReused(r.startedAtMs, r.totalMs);
+        window.addReused(r.startedAtMs, r.totalMs, r.timedOut);
     else
         return;
     publish(pathIndex, r.startedAtMs + qint64(r.totalMs));
@@ -169,8 +174,12 @@ void ProbeLab::publish(int pathIndex, qint64 timeMs)
             if (ms < 0)
                 continue;
             const QString key = seriesKey(path.name, reused, percentile);
-            if (m_hotWindow)
+            const bool bound = reused ? window.reusedPercentileIsLowerBound(q)
+                                      : window.freshPercentileIsLowerBound(q);
+            if (m_hotWindow) {
                 m_hotWindow->append(path.entryService, key, timeMs, ms);
+                m_hotWindow->append(path.entryService, lowerBoundKey(key), timeMs, bound ? 1 : 0);
+            }
             if (m_writer)
                 m_writer->append(path.entryService, key, QStringLiteral("ms"), timeMs, ms);
         }

@@ -39,7 +39,8 @@ class ProbeEngine;
 /// its p50 and p99 are appended to the HotWindow (charts) and the
 /// HistoryWriter (disk) as `(entry service, seriesKey(path, ...))` in ms.
 /// When the diagnoser declares a stall, a "diagnosis" marker is added to the
-/// history database (on the worker) and stallDiagnosed() is emitted once per start.
+/// history database (on the worker) and stallDiagnosed() is emitted; then the stall is
+/// measured (Settings::measureStallS) and stallDiagnosed() comes again with its length.
 ///
 /// Checks (runVerification / runBatchCheck): StagedVerification or BatchCheck
 /// on a worker thread, their progress forwarded; the result is saved with
@@ -60,6 +61,9 @@ public:
         int rounds = 30;      ///< 1..ProbeRounds::kMaxRounds
         double idleGapS = 10; ///< before each round's reused probes, s, 0..600
         int timeoutMs = 0;    ///< per probe, ms; 0: ProbeRounds::defaultTimeoutMs(idleGapS)
+        /// Once a stall is diagnosed, one reused probe with this deadline, s,
+        /// measures how long it lasts (stallDiagnosed() again with stallS).
+        double measureStallS = 300;
     };
 
     /// `hotWindow` receives the latency percentiles (it outlives the lab).
@@ -84,6 +88,9 @@ public:
     /// `probe.<path>.<fresh|reused>_p<50|99>_ms`, the path's name in lower
     /// case with '_' for spaces ("probe.via_proxy.reused_p99_ms").
     static QString seriesKey(const QString &pathName, bool reused, int percentile);
+    /// Beside each seriesKey in the hot window (not on disk): 1 when that
+    /// percentile is a timed-out probe's deadline (a lower bound), else 0.
+    static QString lowerBoundKey(const QString &seriesKey);
 
     ProbeTableModel *table() const { return m_table; }
     /// "Copy as curl" of table row `row` (curlCommandFor: no API key, ever);

@@ -14,6 +14,8 @@
 #include <QDateTime>
 #include <spdlog/spdlog.h>
 
+using namespace Qt::StringLiterals;
+
 namespace opsdeck::probes {
 
 namespace {
@@ -113,6 +115,18 @@ void ProbeLab::runRounds(const std::shared_ptr<Job> &job, const Settings &settin
         const bool recorded = addMarker(databasePath, marker);
         QMetaObject::invokeMethod(
             this, [this, d = *diagnosis, recorded] { noteDiagnosis(d, recorded); },
+            Qt::QueuedConnection);
+        // How long the stall really lasts: one reused probe with a long
+        // deadline (Stop cancels it); the rounds go on after it.
+        Diagnosis measured = *diagnosis;
+        rounds.measureStall(measured, settings.measureStallS);
+        if (measured.stallS < 0 && measured.stallLowerBoundS < 0)
+            return;
+        marker.timeMs = QDateTime::currentMSecsSinceEpoch();
+        marker.text = measured.markerText();
+        const bool measuredRecorded = addMarker(databasePath, marker);
+        QMetaObject::invokeMethod(
+            this, [this, measured, measuredRecorded] { noteDiagnosis(measured, measuredRecorded); },
             Qt::QueuedConnection);
     });
     if (job->attach([&rounds] { rounds.stop(); })) {

@@ -5,10 +5,10 @@
 
 namespace opsdeck::probes {
 
-void ProbeLatencyWindow::add(std::deque<Point> &points, qint64 timeMs, double ms)
+void ProbeLatencyWindow::add(std::deque<Point> &points, qint64 timeMs, double ms, bool timedOut)
 {
     m_newestMs = std::max(m_newestMs, timeMs);
-    points.push_back({timeMs, ms});
+    points.push_back({timeMs, ms, timedOut});
     // Both series age against the newest probe of either: a path whose reused
     // probes stopped answering must not keep an old p50 forever.
     const qint64 oldest = m_newestMs - m_windowMs;
@@ -18,13 +18,21 @@ void ProbeLatencyWindow::add(std::deque<Point> &points, qint64 timeMs, double ms
                       series->end());
 }
 
-double ProbeLatencyWindow::percentile(const std::deque<Point> &points, double q) const
+ProbeLatencyWindow::Rank ProbeLatencyWindow::percentile(const std::deque<Point> &points,
+                                                        double q) const
 {
     QVector<double> values;
     values.reserve(qsizetype(points.size()));
     for (const Point &p : points)
         values.append(p.ms);
-    return percentileOf(std::move(values), q);
+    Rank rank;
+    rank.ms = percentileOf(std::move(values), q);
+    // The chosen value is a bound when a timed-out probe has it: at equal
+    // times a deadline and an answer are the same number, the bound is the
+    // honest reading.
+    rank.timedOut = std::any_of(points.cbegin(), points.cend(),
+                                [&](const Point &p) { return p.timedOut && p.ms == rank.ms; });
+    return rank;
 }
 
 double ProbeLatencyWindow::percentileOf(QVector<double> values, double q)

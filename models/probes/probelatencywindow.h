@@ -18,13 +18,24 @@ public:
     /// One probe's total time, ms (curl time_total; a timed-out probe adds
     /// its timeout, so a stall shows as at least that), at `timeMs` (ms since
     /// the Unix epoch, the probe's start).
-    void addFresh(qint64 timeMs, double totalMs) { add(m_fresh, timeMs, totalMs); }
-    void addReused(qint64 timeMs, double totalMs) { add(m_reused, timeMs, totalMs); }
+    /// `timedOut`: the probe hit its deadline, so `totalMs` is a lower bound.
+    void addFresh(qint64 timeMs, double totalMs, bool timedOut = false)
+    {
+        add(m_fresh, timeMs, totalMs, timedOut);
+    }
+    void addReused(qint64 timeMs, double totalMs, bool timedOut = false)
+    {
+        add(m_reused, timeMs, totalMs, timedOut);
+    }
 
     /// The q-quantile (0..1, nearest rank) of the samples in the window, ms;
     /// -1 when there is none.
-    double freshPercentile(double q) const { return percentile(m_fresh, q); }
-    double reusedPercentile(double q) const { return percentile(m_reused, q); }
+    double freshPercentile(double q) const { return percentile(m_fresh, q).ms; }
+    double reusedPercentile(double q) const { return percentile(m_reused, q).ms; }
+    /// True when that quantile is a timed-out probe's deadline: the latency
+    /// is at least this, not this (shown as "> 6000 ms").
+    bool freshPercentileIsLowerBound(double q) const { return percentile(m_fresh, q).timedOut; }
+    bool reusedPercentileIsLowerBound(double q) const { return percentile(m_reused, q).timedOut; }
     qsizetype freshCount() const { return qsizetype(m_fresh.size()); }
     qsizetype reusedCount() const { return qsizetype(m_reused.size()); }
     qint64 windowMs() const { return m_windowMs; }
@@ -37,9 +48,15 @@ private:
     {
         qint64 timeMs;
         double ms;
+        bool timedOut;
     };
-    void add(std::deque<Point> &points, qint64 timeMs, double ms);
-    double percentile(const std::deque<Point> &points, double q) const;
+    struct Rank
+    {
+        double ms = -1;
+        bool timedOut = false;
+    };
+    void add(std::deque<Point> &points, qint64 timeMs, double ms, bool timedOut);
+    Rank percentile(const std::deque<Point> &points, double q) const;
 
     qint64 m_windowMs;
     qint64 m_newestMs = 0;

@@ -102,7 +102,8 @@ QVector<VerificationStage> StagedVerification::plannedStages(const inventory::In
     keepAlive.name = u"keep-alive"_s;
     keepAlive.criterion =
         u"through %1 (%2), the clients' path: a warm-up chat, %3 s idle, then a chat on the same "
-        "kept-alive connection answers within 3 x a fresh chat's time (at least 1 s more)"_s
+        "kept-alive connection, and a fresh chat on this path, answer within 3 x the fastest fresh "
+        "chat (this path's or the end-to-end stage's; at least 1 s more)"_s
             .arg(client ? client->name : u"the router"_s, client ? client->entryService : QString())
             .arg(settings.keepAliveIdleGapS, 0, 'g', 3);
     return {health, endToEnd, keepAlive, batch};
@@ -195,12 +196,13 @@ VerificationResult StagedVerification::run()
         else
             stage.passed = runBatchCheck(stage, result);
         stage.ms = msSince(stageStart);
-        if (m_callbacks.stageFinished)
-            m_callbacks.stageFinished(index, stage);
         {
             std::lock_guard lock(m_shared->mutex);
             result.cancelled = m_shared->cancelled;
         }
+        stage.cancelled = result.cancelled && !stage.passed;
+        if (m_callbacks.stageFinished)
+            m_callbacks.stageFinished(index, stage);
         if (!stage.passed || result.cancelled)
             break;
     }
@@ -280,6 +282,7 @@ bool StagedVerification::runEndToEnd(const ProbePath &path, VerificationStage &s
         return false;
     }
     const QString content = chatContent(chat.first().body);
+    m_endToEndMs = chat.first().totalMs;
     stage.detail = u"%1 (%2), model %3: %4, %5 characters of content"_s
                        .arg(path.name, path.entryService, model, outcomeOf(chat.first()))
                        .arg(content.size());

@@ -112,6 +112,10 @@ private:
     secrets::SecretStore *m_store = nullptr;
     Callbacks m_callbacks;
     QString m_model; ///< the model stage 2 found, for the keep-alive stage's chats
+    /// Stage 2's chat time (ms) on the path it used (the router, when there is
+    /// one): the keep-alive stage's reference for "fast", since a pooling proxy
+    /// makes even a new client connection stall behind a stalling router.
+    double m_endToEndMs = -1;
     std::shared_ptr<Shared> m_shared;
 };
 

@@ -27,6 +27,16 @@ QString Diagnosis::stallLengthText() const
     return {};
 }
 
+QString Diagnosis::markerText() const
+{
+    const QString where = u"keep-alive stall at %1 (%2)"_s.arg(hop, roleName());
+    if (stallS >= 0)
+        return u"%1 measured: %2 s on a kept connection"_s.arg(where).arg(stallS, 0, 'f', 1);
+    if (stallLowerBoundS >= 0)
+        return u"%1 lasts more than %2 s"_s.arg(where).arg(stallLowerBoundS, 0, 'f', 0);
+    return headline();
+}
+
 StallDiagnoser::StallDiagnoser(QVector<ProbePath> paths)
     : StallDiagnoser(std::move(paths), Settings())
 {

@@ -18,6 +18,7 @@ struct VerificationStage
     QString criterion;
     bool ran = false;       ///< false: not run, an earlier stage failed (or the run was refused)
     bool passed = false;    ///< the criterion held
+    bool cancelled = false; ///< the run was cancelled during this stage: not judged
     qint64 startedAtMs = 0; ///< ms since the Unix epoch; 0 when not run
     double ms = 0;          ///< how long the stage took, ms
     /// What was seen, one line: per-service statuses and times, the probe's

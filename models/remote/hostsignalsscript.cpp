@@ -2,6 +2,7 @@
 
 #include "logchunk.h"
 #include "nvidiasmicsv.h"
+#include "shellquote.h"
 
 #include <QHash>
 
@@ -98,13 +99,6 @@ svc() {
 }
 )BASH";
 
-QString singleQuoted(const QString &text)
-{
-    QString quoted = text;
-    quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
-    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
-}
-
 // The inventory keeps `~`, `~user`, `$NAME` and `${NAME}` paths for the
 // host's shell to expand, exactly as for logs (LogChunk::shellWord). Anything
 // else after a `$` (a `$(...)`) would run on the host: such a path is taken
@@ -114,7 +108,7 @@ QString shellPath(const QString &path)
     QString error;
     const QByteArray word = LogChunk::shellWord(path, &error);
     if (word.isEmpty())
-        return singleQuoted(path);
+        return shell::singleQuoted(path);
     return QString::fromUtf8(word);
 }
 
@@ -131,7 +125,7 @@ QString HostSignalsScript::script(const QVector<ServiceProcessQuery> &services,
                               .arg(gpuFields.join(QLatin1Char(',')));
     QString text = QStringLiteral("smi_timeout=%1\nsmi_query=%2\nports=' %3 '\n")
                        .arg(nvidiaSmiTimeoutS)
-                       .arg(singleQuoted(query), ports.join(QLatin1Char(' ')));
+                       .arg(shell::singleQuoted(query), ports.join(QLatin1Char(' ')));
     text += QString::fromUtf8(scriptBody);
     for (int i = 0; i < services.size(); ++i)
         text += QStringLiteral("svc %1 %2 %3\n")

@@ -1,5 +1,6 @@
 #include "logchunk.h"
 
+#include "shellquote.h"
 #include "sshcommandline.h"
 
 #include <QRegularExpression>
@@ -62,9 +63,9 @@ QByteArray LogChunk::shellWord(const QString &path, QString *error)
         // would turn the expansion off.
         word += '/';
         if (rest.size() > 1)
-            word += shellQuote(rest.mid(1));
+            word += shell::singleQuoted(rest.mid(1).toUtf8());
     } else if (!rest.isEmpty()) {
-        word += shellQuote(rest);
+        word += shell::singleQuoted(rest.toUtf8());
     }
     return word;
 }

@@ -1,6 +1,7 @@
 #include "sftpoperations.h"
 
 #include "remotepath.h"
+#include "shellquote.h"
 
 #include <algorithm>
 #include <fcntl.h>
@@ -36,15 +37,6 @@ RemoteFileInfo infoOf(const QByteArray &name, const sftp_attributes_struct &a)
     info.gid = a.gid;
     info.modifiedMsecs = qint64(a.mtime) * 1000; // SFTP v3 carries whole seconds
     return info;
-}
-
-// POSIX shell single quotes, byte for byte: the name may not be UTF-8.
-QByteArray quoted(const QByteArray &bytes)
-{
-    QByteArray out = "'";
-    for (char c : bytes)
-        out += c == '\'' ? QByteArrayLiteral("'\\''") : QByteArray(1, c);
-    return out + '\'';
 }
 
 } // namespace
@@ -297,7 +289,8 @@ bool SftpOperations::renameOver(const QByteArray &from, const QByteArray &to, QS
             ssh_channel_free(channel);
         return false;
     }
-    const QByteArray command = "mv -f -T -- " + quoted(from) + ' ' + quoted(to);
+    const QByteArray command =
+        "mv -f -T -- " + shell::singleQuoted(from) + ' ' + shell::singleQuoted(to);
     QByteArray stderrText;
     int status = -1;
     if (ssh_channel_request_exec(channel, command.constData()) == SSH_OK) {

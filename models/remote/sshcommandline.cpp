@@ -1,13 +1,7 @@
 #include "sshcommandline.h"
 
+#include "shellquote.h"
 namespace opsdeck::remote {
-
-QByteArray shellQuote(const QString &text)
-{
-    QByteArray quoted = text.toUtf8();
-    quoted.replace('\'', "'\\''");
-    return '\'' + quoted + '\'';
-}
 
 QByteArray remoteCommandLine(const CommandRequest &request, QString *error,
                              const QByteArray &pidTag)
@@ -20,7 +14,7 @@ QByteArray remoteCommandLine(const CommandRequest &request, QString *error,
     if (!pidTag.isEmpty())
         line += "printf '%s %s\\n' '" + pidTag + "' \"$$\" >&2; ";
     if (!request.workingDirectory.isEmpty())
-        line += "cd " + shellQuote(request.workingDirectory) + " && ";
+        line += "cd " + shell::singleQuoted(request.workingDirectory.toUtf8()) + " && ";
     line += "exec ";
     const QStringList keys = request.environment.keys();
     if (!keys.isEmpty()) {
@@ -30,7 +24,8 @@ QByteArray remoteCommandLine(const CommandRequest &request, QString *error,
                 *error = QStringLiteral("bad environment name '%1'").arg(key);
                 return {};
             }
-            line += shellQuote(key + u'=' + request.environment.value(key)) + ' ';
+            line +=
+                shell::singleQuoted((key + u'=' + request.environment.value(key)).toUtf8()) + ' ';
         }
     }
     if (request.argv.isEmpty()) {
@@ -38,7 +33,7 @@ QByteArray remoteCommandLine(const CommandRequest &request, QString *error,
     } else {
         // env would take a program named "A=B" for an assignment; such names do not occur.
         for (qsizetype i = 0; i < request.argv.size(); ++i)
-            line += (i ? " " : "") + shellQuote(request.argv.at(i));
+            line += (i ? " " : "") + shell::singleQuoted(request.argv.at(i).toUtf8());
     }
     if (line.size() > maxCommandLineBytes) {
         *error = QStringLiteral("command of %1 bytes (quoted) is over the %2-byte limit of one "

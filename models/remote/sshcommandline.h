@@ -7,9 +7,6 @@
 
 namespace opsdeck::remote {
 
-/// `'text'` for a POSIX shell: single quotes, each `'` written as `'\''`.
-QByteArray shellQuote(const QString &text);
-
 /// The exec request's command string for `request`. sshd hands it to the
 /// login shell as `$SHELL -c "<string>"`, so the user's shell must be a
 /// POSIX shell (bash, dash, zsh in sh mode); fish or csh accounts are not supported.

@@ -3,6 +3,7 @@
 #include "apppaths.h"
 #include "healthwait.h"
 #include "inventory.h"
+#include "shellquote.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -129,9 +130,9 @@ ManagedProcess DemoCluster::recorderProcess(const QString &dir, const QString &p
     process.start =
         QStringLiteral("setsid %1 record --inventory %2 --data-dir %3 --pid-file %4 </dev/null "
                        ">>%5 2>&1 & echo $! >%4")
-            .arg(shellQuote(program), shellQuote(DemoSetup::inventoryPath(dir)), shellQuote(dir),
-                 shellQuote(process.pidFile),
-                 shellQuote(dir + QStringLiteral("/logs/recorder.log")));
+            .arg(shell::singleQuoted(program), shell::singleQuoted(DemoSetup::inventoryPath(dir)),
+                 shell::singleQuoted(dir), shell::singleQuoted(process.pidFile),
+                 shell::singleQuoted(dir + QStringLiteral("/logs/recorder.log")));
     process.deriveMissingCommands();
     return process;
 }

@@ -1,5 +1,7 @@
 #include "demosetup.h"
 
+#include "shellquote.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -142,9 +144,9 @@ ManagedProcess DemoSetup::trafficProcess(const QString &dir, const QString &prog
     process.host = QStringLiteral("local");
     process.pidFile = dir + QStringLiteral("/run/traffic.pid");
     process.start = QStringLiteral("setsid bash %1 </dev/null >>%2 2>&1 & echo $! >%3")
-                        .arg(shellQuote(dir + QStringLiteral("/traffic.sh")),
-                             shellQuote(dir + QStringLiteral("/logs/traffic.log")),
-                             shellQuote(process.pidFile));
+                        .arg(shell::singleQuoted(dir + QStringLiteral("/traffic.sh")),
+                             shell::singleQuoted(dir + QStringLiteral("/logs/traffic.log")),
+                             shell::singleQuoted(process.pidFile));
     process.deriveMissingCommands();
     return process;
 }

@@ -1,13 +1,7 @@
 #include "managedprocess.h"
 
+#include "shellquote.h"
 namespace opsdeck::workflows {
-
-QString shellQuote(const QString &text)
-{
-    QString quoted = text;
-    quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
-    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
-}
 
 ManagedProcess ManagedProcess::fromService(const inventory::Service &service,
                                            const QString &program)
@@ -28,13 +22,14 @@ void ManagedProcess::deriveMissingCommands()
 {
     if (pidFile.isEmpty())
         return;
-    const QString pid = QStringLiteral("\"$(cat %1 2>/dev/null)\"").arg(shellQuote(pidFile));
+    const QString pid =
+        QStringLiteral("\"$(cat %1 2>/dev/null)\"").arg(shell::singleQuoted(pidFile));
     if (stop.isEmpty())
         stop = QStringLiteral("kill -TERM %1").arg(pid);
     if (kill.isEmpty())
         kill = QStringLiteral("kill -KILL %1").arg(pid);
     if (forget.isEmpty())
-        forget = QStringLiteral("rm -f %1").arg(shellQuote(pidFile));
+        forget = QStringLiteral("rm -f %1").arg(shell::singleQuoted(pidFile));
     if (status.isEmpty()) {
         // kill -0 alone also succeeds for a zombie that no parent has reaped
         // yet, and a container's init may never reap it: read its state too.
@@ -43,7 +38,7 @@ void ManagedProcess::deriveMissingCommands()
                      .arg(pid);
         if (!program.isEmpty())
             status += QStringLiteral(" && tr '\\0' ' ' </proc/$p/cmdline | grep -qF -- %1")
-                          .arg(shellQuote(program));
+                          .arg(shell::singleQuoted(program));
     }
 }
 

@@ -32,7 +32,4 @@ struct ManagedProcess
     void deriveMissingCommands();
 };
 
-/// `'text'` quoted for bash (single quotes, embedded quotes escaped).
-QString shellQuote(const QString &text);
-
 } // namespace opsdeck::workflows

@@ -30,7 +30,8 @@ snapshot(const QString &service, qint64 timeMs,
     s.timeMs = timeMs;
     s.profile = QStringLiteral("sglang");
     for (const auto &[key, value] : values)
-        s.values.append({QString::fromUtf8(key), QString(), value, timeMs, QString(), QString()});
+        s.values.append({QString::fromUtf8(key), QString(), value, timeMs, QString(), QString(),
+                         QString(), QString()});
     return s;
 }
 

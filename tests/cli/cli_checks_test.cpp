@@ -170,10 +170,24 @@ TEST(CliCancel, SigtermEndsVerifyAfterItsHealthStageWithExitThree)
     const QJsonArray stages = json.value(u"stages"_s).toArray();
     ASSERT_EQ(stages.size(), 4);
     EXPECT_TRUE(stages[0].toObject().value(u"passed"_s).toBool());
+    EXPECT_FALSE(stages[0].toObject().value(u"cancelled"_s).toBool(true));
+    EXPECT_TRUE(stages[1].toObject().value(u"cancelled"_s).toBool());
     EXPECT_FALSE(stages[2].toObject().value(u"ran"_s).toBool());
     EXPECT_FALSE(stages[3].toObject().value(u"ran"_s).toBool());
     const auto checks = savedChecks(dataDir);
     ASSERT_EQ(checks.size(), 1);
+
+    // For people: cancelled, not FAILED (nothing was judged after the cancel).
+    auto text = startCli(checkArgs(u"verify"_s, inventory, dataDir) + QStringList{u"-n"_s, u"4"_s},
+                         dir.path());
+    ASSERT_TRUE(test::waitUntil(
+        [&] { return text->state() == QProcess::Running && text->waitForReadyRead(100); }, 20s));
+    ::kill(static_cast<pid_t>(text->processId()), SIGTERM);
+    ASSERT_TRUE(text->waitForFinished(10'000));
+    EXPECT_EQ(text->exitCode(), 3);
+    const QString out = QString::fromUtf8(text->readAllStandardOutput());
+    EXPECT_TRUE(out.contains(u"verification pd: CANCELLED"_s)) << out.toStdString();
+    EXPECT_FALSE(out.contains(u"FAILED"_s)) << out.toStdString();
 }
 
 TEST(CliCancel, SigintEndsDiagnoseWithTheRoundsItHadAndExitThree)
@@ -255,6 +269,12 @@ TEST(CliDiagnoseUnanswered, NoAnswerFromAnyPathIsExitThreeNeverHealthy)
 
     const auto json = runCli(args + QStringList{u"--json"_s}, dir.path());
     EXPECT_EQ(json.exitCode, 3);
+    EXPECT_TRUE(json.json().object().value(u"inconclusive"_s).toBool());
+    EXPECT_TRUE(json.json()
+                    .object()
+                    .value(u"inconclusive_reason"_s)
+                    .toString()
+                    .startsWith(u"no path answered: "_s));
     const QJsonArray paths = json.json().object().value(u"paths"_s).toArray();
     ASSERT_EQ(paths.size(), 4) << json.standardOutput.toStdString();
     for (const QJsonValue &path : paths)
@@ -307,7 +327,7 @@ TEST(CliDiagnoseUnanswered, APathThatNeverAnswersIsNamedBesideTheOthers)
     }
 }
 
-TEST(CliNumbers, NanAndInfinityAreBadInputForEveryNumericFlag)
+TEST(CliNumbers, NanInfinitySignsAndExponentsAreBadInputForEveryNumericFlag)
 {
     QTemporaryDir dir;
     const QString inventory = test::writeInventory(dir, deadYaml(test::freeTcpPort()));
@@ -326,6 +346,16 @@ TEST(CliNumbers, NanAndInfinityAreBadInputForEveryNumericFlag)
              << probe + QStringList{u"--max-tokens"_s, bad} << batch + QStringList{u"-n"_s, bad}
              << verify + QStringList{u"-n"_s, bad};
     }
+    // Numbers a reader could take two ways: a sign, an exponent, a space, a
+    // fraction where a count is asked.
+    for (const QString &bad : {u"+5"_s, u" 5"_s, u"1e3"_s, u"5."_s}) {
+        runs << diagnose + QStringList{u"--measure-stall"_s, bad}
+             << diagnose + QStringList{u"--rounds"_s, bad}
+             << verify + QStringList{u"--idle-gap"_s, bad};
+    }
+    for (const QString &fraction : {u"1.5"_s, u"1e2"_s})
+        runs << probe + QStringList{u"--count"_s, fraction}
+             << diagnose + QStringList{u"--timeout-ms"_s, fraction};
     for (const QStringList &args : runs) {
         const auto run = runCli(args, dir.path(), 20s);
         EXPECT_EQ(run.exitCode, 2) << args.join(u' ').toStdString();

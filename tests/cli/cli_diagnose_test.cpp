@@ -164,6 +164,26 @@ TEST(CliDiagnose, NoStallWhileAPathNeverAnsweredIsInconclusiveNotNoStall)
     EXPECT_FALSE(text.standardOutput.contains("no keep-alive stall found"));
 }
 
+TEST(CliDiagnose, StallingRoundsTooFewToNameAStallAreInconclusiveNotNoStall)
+{
+    StallCluster cluster;
+    ASSERT_TRUE(cluster.start(2, 0)) << cluster.error.toStdString();
+    ASSERT_TRUE(cluster.waitReady(20s));
+    QTemporaryDir dir;
+    const QString inventory = opsdeck::test::writeInventory(dir, cluster.inventoryYaml());
+    QStringList args = diagnoseArgs(inventory, dir.path());
+    args[args.indexOf(u"--rounds"_s) + 1] = u"2"_s;
+    const auto run = runCli(args, dir.path(), 90s);
+    EXPECT_EQ(run.exitCode, 3) << run.standardOutput.toStdString();
+    const QJsonObject json = run.json().object();
+    EXPECT_TRUE(json.value(u"stall"_s).isNull());
+    EXPECT_TRUE(json.value(u"inconclusive"_s).toBool()) << run.standardOutput.toStdString();
+    const QString reason = json.value(u"inconclusive_reason"_s).toString();
+    EXPECT_TRUE(reason.contains(u"via proxy (proxy-0) stalled in its last 2 of 2 rounds"_s))
+        << reason.toStdString();
+    EXPECT_FALSE(reason.contains(u"router-0"_s)) << reason.toStdString();
+}
+
 TEST(CliDiagnose, BadInputExitsTwoNamingTheFileAndTheCluster)
 {
     QTemporaryDir dir;

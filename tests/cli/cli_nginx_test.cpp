@@ -29,6 +29,27 @@ QString behindNginx(const StallCluster &cluster, const NginxProcess &nginx)
     return yaml;
 }
 
+/// The stall cluster (`routerStallS` on the router), nginx in front of its
+/// router, and the inventory naming nginx as proxy-0, in `dir`.
+struct NginxCluster
+{
+    StallCluster cluster;
+    NginxProcess nginx;
+    QString inventory;
+
+    ::testing::AssertionResult start(double routerStallS, const QTemporaryDir &dir)
+    {
+        if (!cluster.start(0, routerStallS))
+            return ::testing::AssertionFailure() << cluster.error.toStdString();
+        if (!cluster.waitReady(20s))
+            return ::testing::AssertionFailure() << "the router saw no healthy worker";
+        if (!nginx.start(QUrl(cluster.router.url())))
+            return ::testing::AssertionFailure() << nginx.log().toStdString();
+        inventory = opsdeck::test::writeInventory(dir, behindNginx(cluster, nginx));
+        return ::testing::AssertionSuccess();
+    }
+};
+
 QStringList diagnoseArgs(const QString &inventory, const QString &dataDir)
 {
     return {u"diagnose"_s, u"--inventory"_s, inventory,       u"--cluster"_s,
@@ -48,14 +69,12 @@ QJsonObject serviceNamed(const QJsonArray &services, const QString &name)
 
 TEST(CliNginx, ARouterStallBehindPoolingNginxIsTheRoutersAndNginxIsNotBlamed)
 {
-    StallCluster cluster;
-    // The router holds a reused connection 4 s; probes time out after 2 s.
-    ASSERT_TRUE(cluster.start(0, 4)) << cluster.error.toStdString();
-    ASSERT_TRUE(cluster.waitReady(20s));
-    NginxProcess nginx;
-    ASSERT_TRUE(nginx.start(QUrl(cluster.router.url()))) << nginx.log().toStdString();
     QTemporaryDir dir;
-    const QString inventory = opsdeck::test::writeInventory(dir, behindNginx(cluster, nginx));
+    NginxCluster behind;
+    // The router holds a reused connection 4 s; probes time out after 2 s.
+    ASSERT_TRUE(behind.start(4, dir));
+    NginxProcess &nginx = behind.nginx;
+    const QString &inventory = behind.inventory;
 
     const auto run = runCli(diagnoseArgs(inventory, dir.path()), dir.path(), 120s);
     ASSERT_EQ(run.exitCode, 1) << run.standardError.toStdString()
@@ -96,13 +115,11 @@ TEST(CliNginx, ARouterStallBehindPoolingNginxIsTheRoutersAndNginxIsNotBlamed)
 
 TEST(CliNginx, WithoutAFaultNginxIsHealthyAndNoStallIsFound)
 {
-    StallCluster cluster;
-    ASSERT_TRUE(cluster.start(0, 0)) << cluster.error.toStdString();
-    ASSERT_TRUE(cluster.waitReady(20s));
-    NginxProcess nginx;
-    ASSERT_TRUE(nginx.start(QUrl(cluster.router.url()))) << nginx.log().toStdString();
     QTemporaryDir dir;
-    const QString inventory = opsdeck::test::writeInventory(dir, behindNginx(cluster, nginx));
+    NginxCluster behind;
+    ASSERT_TRUE(behind.start(0, dir));
+    NginxProcess &nginx = behind.nginx;
+    const QString &inventory = behind.inventory;
     const auto run = runCli(diagnoseArgs(inventory, dir.path()), dir.path(), 120s);
     EXPECT_EQ(run.exitCode, 0) << run.standardError.toStdString() << nginx.log().toStdString();
     EXPECT_TRUE(run.json().object().value(u"stall"_s).isNull());

@@ -305,6 +305,11 @@ TEST(CliMetrics, RateBetweenTwoScrapes)
     EXPECT_DOUBLE_EQ(ttft.value(QStringLiteral("p50")).toDouble(), 0.42);
     EXPECT_DOUBLE_EQ(ttft.value(QStringLiteral("p95")).toDouble(), 1);
     EXPECT_DOUBLE_EQ(ttft.value(QStringLiteral("p99")).toDouble(), 1);
+    // p50 between two edges: no bound; p95 and p99 in +Inf: "above 1 s".
+    EXPECT_TRUE(ttft.contains(QStringLiteral("p50_bound")));
+    EXPECT_TRUE(ttft.value(QStringLiteral("p50_bound")).isNull());
+    EXPECT_EQ(ttft.value(QStringLiteral("p95_bound")).toString(), QStringLiteral("lower"));
+    EXPECT_EQ(ttft.value(QStringLiteral("p99_bound")).toString(), QStringLiteral("lower"));
 
     // --at T1 T2: 1000 tokens over 20 s.
     const auto at = runCli({QStringLiteral("metrics"), QStringLiteral("rate"), first, second,

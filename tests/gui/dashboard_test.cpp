@@ -111,9 +111,9 @@ struct Dashboard
             snapshot.timeMs = now;
             const bool gauge = f.key.startsWith(QStringLiteral("running")) ||
                                f.key.startsWith(QStringLiteral("waiting"));
-            snapshot.values.append(SeriesValue{f.key, QString(), f.value(f.count - 1),
-                                               gauge ? now - sampledAgoMs : now, f.family,
-                                               gauge ? schedulerRefresh : QString()});
+            snapshot.values.append(SeriesValue{
+                f.key, QString(), f.value(f.count - 1), gauge ? now - sampledAgoMs : now, f.family,
+                gauge ? schedulerRefresh : QString(), QString(), QString()});
         }
         for (const MetricsSnapshot &snapshot : std::as_const(snapshots))
             dashboard->noteSnapshot(snapshot);
@@ -413,6 +413,30 @@ TEST(MetricsDashboard, RedrawsOnlyOnTheTimerAndOnlyForItsOwnSeries)
     // A series no panel shows does not wake the router panel.
     d.window.append(routerName, QStringLiteral("health_latency_ms"), now, 3);
     EXPECT_TRUE(d.dashboard->routerHealthPanel()->isShowingPlaceholder());
+}
+
+TEST(MetricsDashboard, AStoppedSeriesAxisMovesOnWithTheOthers)
+{
+    Dashboard d;
+    d.drawNow();
+    ThroughputPanel *throughput = d.dashboard->throughputPanel();
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    // Throughput stopped a minute ago (a killed decode); another series goes on.
+    for (int i = 0; i < 30; ++i)
+        d.window.append(decodeName, QStringLiteral("generation_tokens_per_s"),
+                        now - 90'000 + i * 1000, 5);
+    for (int i = 0; i < 90; ++i)
+        d.window.append(prefillName, QStringLiteral("prefill_bootstrap_queue"),
+                        now - 90'000 + i * 1000, 0);
+    EXPECT_TRUE(waitUntil([&] { return throughput->chart()->visibleEndMs() >= now - 1000; }, 5s))
+        << "the axis ends at " << (now - throughput->chart()->visibleEndMs()) << " ms ago";
+    // Its last reading is stale: "—", not the old number.
+    EXPECT_TRUE(
+        waitUntil([&] { return throughput->latestText().contains(QStringLiteral("—")); }, 5s))
+        << throughput->latestText().toStdString();
+    // No unit after a reading that is not there.
+    EXPECT_FALSE(throughput->latestText().contains(QStringLiteral(") tokens/s")))
+        << throughput->latestText().toStdString();
 }
 
 TEST(MetricsDashboard, MarkersReachEveryChartAndSurviveANewInventory)

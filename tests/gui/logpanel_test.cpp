@@ -71,6 +71,11 @@ TEST(LogPanel, SearchCountsNavigatesAndHighlightsMatches)
     ASSERT_TRUE(f.start(opsdeck::test::readData(QStringLiteral("logs/opsdeck-sim-decode.log"))));
     ASSERT_EQ(shownLines(f.panel), 19);
     EXPECT_TRUE(f.tail->following());
+    // Long lines wrap, so each can be read whole; the box turns it off.
+    EXPECT_TRUE(f.panel.wrapsLines());
+    f.panel.wrapBox()->setChecked(false);
+    EXPECT_FALSE(f.panel.wrapsLines());
+    f.panel.wrapBox()->setChecked(true);
 
     f.panel.searchField()->setText(QStringLiteral("LISTENING ON"));
     EXPECT_EQ(f.panel.matchCount(), 2);

@@ -283,6 +283,13 @@ TEST(MainWindowHistory, TheHourRangeIsReadFromPrometheusAndItsFailureNamesTheSer
         << window.statusBar()->currentMessage().toStdString();
     EXPECT_TRUE(window.isShowingRange());
     EXPECT_EQ(window.rangeSelector()->currentText(), QStringLiteral("1 h"));
+    // Each chart says the range it shows, not "Live, up to the last 60 min".
+    const QString subtitle = window.rangeDashboard()->decodePanel()->chart()->statusText();
+    EXPECT_TRUE(subtitle.startsWith(QStringLiteral("last 1 h to ")) &&
+                subtitle.contains(QStringLiteral(" from Prometheus at 127.0.0.1:")))
+        << subtitle.toStdString();
+    EXPECT_EQ(window.dashboard()->decodePanel()->chart()->statusText().left(4),
+              QStringLiteral("Live"));
     const auto running = window.rangeWindow()->points(u"engine"_qs, u"running"_qs);
     EXPECT_TRUE(std::any_of(running.begin(), running.end(), [](const history::Sample &s) {
         return s.value > 0;

@@ -15,6 +15,7 @@
 #include "probecheckspanel.h"
 #include "probelab.h"
 #include "probelabpanel.h"
+#include "probelatencypanel.h"
 #include "probelatencywindow.h"
 #include "secretstore.h"
 #include "stallcluster.h"
@@ -128,6 +129,14 @@ TEST(ProbeLatencyWindow, PercentilesOverTheLastMinute)
     window.addReused(100'000, 6000); // 90 s later: every fresh sample is older than a minute
     EXPECT_EQ(window.freshCount(), 0);
     EXPECT_EQ(window.reusedPercentile(0.5), 6000);
+    EXPECT_FALSE(window.reusedPercentileIsLowerBound(0.5)) << "an answer in 6 s is a measurement";
+    // A probe that hit its deadline: the percentile it sets is a lower bound.
+    window.addReused(100'100, 2000, true);
+    window.addReused(100'200, 2000, true);
+    EXPECT_EQ(window.reusedPercentile(0.5), 2000);
+    EXPECT_TRUE(window.reusedPercentileIsLowerBound(0.5));
+    EXPECT_EQ(window.reusedPercentile(0.99), 6000);
+    EXPECT_FALSE(window.reusedPercentileIsLowerBound(0.99));
 }
 
 TEST(ProbeLabWindow, NamesTheStallingProxyRecordsItAndCopiesProbesAsCurl)
@@ -169,8 +178,12 @@ TEST(ProbeLabWindow, NamesTheStallingProxyRecordsItAndCopiesProbesAsCurl)
     ASSERT_TRUE(waitUntil([&] { return !window.stallBannerText().isEmpty(); }, 60s))
         << panel->statusText().toStdString();
     const QString banner = window.stallBannerText();
-    EXPECT_TRUE(banner.contains(QStringLiteral("proxy-0 (proxy)"))) << banner.toStdString();
-    EXPECT_TRUE(banner.contains(QStringLiteral("timeout"))) << banner.toStdString();
+    EXPECT_TRUE(banner.startsWith(QStringLiteral("Keep-alive stall at proxy-0 — ")))
+        << banner.toStdString();
+    EXPECT_TRUE(banner.contains(QStringLiteral("(timed out)"))) << banner.toStdString();
+    // The chart's reading says the same: timed-out probes give a lower bound.
+    const QString viaProxy = panel->latencyPanels().first()->latestText();
+    EXPECT_TRUE(viaProxy.contains(QStringLiteral("reused p50 > 2"))) << viaProxy.toStdString();
     EXPECT_TRUE(banner.contains(QStringLiteral("do not change engine knobs")))
         << banner.toStdString();
     ASSERT_TRUE(lab->diagnosis().has_value());

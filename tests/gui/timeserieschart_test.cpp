@@ -388,8 +388,25 @@ TEST(TimeSeriesChart, MarkersAreDrawnWithTheirText)
               QStringList({QStringLiteral("knob: SGLANG_SM120_MMA_TARGET_CTAS reverted"),
                            QStringLiteral("restart: decode restarted")}));
 
-    // A long text is elided on the plot, never drawn past it.
-    const QString longText(200, QLatin1Char('x'));
+    // A diagnosis marker's label is shown whole when the plot has room.
+    const QString diagnosis = QStringLiteral(
+        "keep-alive stall at proxy-0 (proxy): reused connections stall, fresh ones answer");
+    shown.chart->setMarkers({{t0 + 60'000, QStringLiteral("diagnosis"), diagnosis}});
+    shown.chart->flush();
+    EXPECT_EQ(shown.chart->visibleMarkerLabels(),
+              QStringList{QStringLiteral("diagnosis: ") + diagnosis});
+
+    // A text of words wider than the plot wraps: shown whole, on more lines.
+    QStringList words;
+    for (int i = 0; i < 30; ++i)
+        words << QStringLiteral("stalled%1").arg(i, 2, 10, QLatin1Char('0'));
+    shown.chart->setMarkers({{t0 + 60'000, QStringLiteral("diagnosis"), words.join(u' ')}});
+    shown.chart->flush();
+    EXPECT_EQ(shown.chart->visibleMarkerLabels(),
+              QStringList{QStringLiteral("diagnosis: ") + words.join(u' ')});
+
+    // A word longer than the plot is wide is elided on the plot, never drawn past it.
+    const QString longText(400, QLatin1Char('x'));
     shown.chart->setMarkers(
         {{t0 + 60'000, QStringLiteral("note"), longText},
          {t0 + 120'000, QStringLiteral("restart"), QStringLiteral("decode restarted")}});

@@ -45,9 +45,10 @@ TEST(HistoryRecorder, TurnsPollerResultsIntoSeries)
     snapshot.service = QStringLiteral("decode");
     snapshot.timeMs = t + 500;
     snapshot.values = {{QStringLiteral("kv_usage"), QStringLiteral("ratio"), 0.42, t - 30'000,
-                        QStringLiteral("sglang:token_usage"), QString()},
+                        QStringLiteral("sglang:token_usage"), QString(), QString(), QString()},
                        {QStringLiteral("running{dp_rank=\"1\"}"), QStringLiteral("requests"), 7, t,
-                        QStringLiteral("sglang:num_running_reqs"), QString()}};
+                        QStringLiteral("sglang:num_running_reqs"), QString(), QString(),
+                        QString()}};
     recorder.recordMetrics(snapshot);
     probes::MetricsSnapshot failed = snapshot;
     failed.timeMs = t + 1500;

@@ -60,6 +60,32 @@ TEST(metricsQuantile, LowestBucketInterpolatesFromZero)
     EXPECT_EQ(HistogramQuantile::quantile(0.3, {{-1, 5}, {1, 10}, {inf, 10}}), -1);
 }
 
+TEST(metricsQuantile, FirstAndLastBucketsAreBoundsNotInterpolations)
+{
+    QuantileBound bound = QuantileBound::None;
+    // In the first bucket: "at most 0.1 s", never the interpolated 0.05 that looks exact.
+    EXPECT_DOUBLE_EQ(HistogramQuantile::quantile(0.05, handMade, &bound), 0.1);
+    EXPECT_EQ(bound, QuantileBound::Upper);
+    EXPECT_STREQ(quantileBoundName(bound), "upper");
+    // In the +Inf bucket: "above 1 s".
+    EXPECT_DOUBLE_EQ(HistogramQuantile::quantile(0.99, handMade, &bound), 1);
+    EXPECT_EQ(bound, QuantileBound::Lower);
+    EXPECT_STREQ(quantileBoundName(bound), "lower");
+    // Between two edges: interpolated, no bound.
+    EXPECT_DOUBLE_EQ(HistogramQuantile::quantile(0.5, handMade, &bound), 0.42);
+    EXPECT_EQ(bound, QuantileBound::None);
+
+    // SGLang's TTFT under 100 ms: p50 and p99 both in the first bucket.
+    const MetricPage p1 = ExpositionParser::parse(ttftPage(0, 0, 0, 0));
+    const MetricPage p2 = ExpositionParser::parse(ttftPage(40, 40, 40, 40));
+    const WindowQuantiles w = HistogramQuantile::forConcept(Concept::Ttft, p1, p2);
+    EXPECT_DOUBLE_EQ(w.p50, 0.1);
+    EXPECT_EQ(w.p50Bound, QuantileBound::Upper);
+    EXPECT_EQ(w.p99Bound, QuantileBound::Upper);
+    EXPECT_DOUBLE_EQ(w.firstEdge, 0.1);
+    EXPECT_DOUBLE_EQ(w.lastFiniteEdge, 1.0);
+}
+
 TEST(metricsQuantile, MonotonicityIsForcedAndOrderDoesNotMatter)
 {
     // le=0.5 falls to 8: lifted to 10 -> {10, 10, 20, 20}. p75: rank 15 ->
@@ -90,6 +116,8 @@ TEST(metricsQuantile, WindowUsesBucketDeltas)
     EXPECT_DOUBLE_EQ(w.p50, 0.42);
     EXPECT_DOUBLE_EQ(w.p95, 1);
     EXPECT_DOUBLE_EQ(w.p99, 1);
+    EXPECT_EQ(w.p50Bound, QuantileBound::None);
+    EXPECT_EQ(w.p95Bound, QuantileBound::Lower);
     EXPECT_FALSE(HistogramQuantile::forConcept(Concept::Itl, p1, p2).present);
 }
 

@@ -3,6 +3,7 @@
 #include "localtransport.h"
 #include "managedprocess.h"
 #include "processcontrol.h"
+#include "shellquote.h"
 #include "testsupport.h"
 
 #include <QFile>
@@ -27,7 +28,7 @@ workflows::ManagedProcess detachedSleeper(const QString &dir, const QString &nam
     const QString body = ignoreTerm ? QStringLiteral("trap '' TERM; while :; do sleep 0.2; done")
                                     : QStringLiteral("exec sleep 60");
     process.start = QStringLiteral("setsid bash -c %1 </dev/null >/dev/null 2>&1 & echo $! >%2")
-                        .arg(workflows::shellQuote(body), workflows::shellQuote(process.pidFile));
+                        .arg(shell::singleQuoted(body), shell::singleQuoted(process.pidFile));
     process.deriveMissingCommands();
     return process;
 }

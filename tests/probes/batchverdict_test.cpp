@@ -76,6 +76,10 @@ TEST(BatchVerdict, TheReasonIsASentenceWithTheSpeedUp)
                              "at a time"));
     EXPECT_TRUE(probes::batchVerdictReason(64, 16, 8.4, 1.33)
                     .contains(QStringLiteral("fewer than 48 ran at once")));
+    // 1.96x misses the 2x criterion: cut to "1.9×", never rounded up to "2.0×".
+    EXPECT_NE(probes::batchVerdict(16, 16, 8.1633, 1.0), probes::BatchVerdict::Batched);
+    EXPECT_TRUE(probes::batchVerdictReason(16, 16, 8.1633, 1.0).contains(QStringLiteral(" 1.9× ")))
+        << probes::batchVerdictReason(16, 16, 8.1633, 1.0).toStdString();
 }
 
 TEST(BatchCheckResult, WithoutAVerdictTheSummarySaysNotMeasuredAndShowsNoZeroTimes)

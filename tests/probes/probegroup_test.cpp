@@ -111,9 +111,13 @@ TEST(ProbeGroup, CancelFromAnotherThreadEndsTheWaitAndSticks)
     EXPECT_TRUE(outcome.results.first().cancelled);
     EXPECT_TRUE(group.isCancelled());
 
-    // Sticky: the next step of a sequence stops at once, reporting its request.
+    // Sticky: the next step of a sequence stops at once, reporting its request
+    // (nothing was sent, so nothing is waited for: a stopping watch or
+    // recorder once spent 3 s here).
+    const Clock::time_point nextAt = Clock::now();
     const ProbeResult next =
         group.runOne(test::getProbe(sim.url(), u"/health"_s, ConnectionMode::Fresh));
+    EXPECT_LT(Clock::now() - nextAt, std::chrono::seconds(1));
     EXPECT_TRUE(next.cancelled);
     EXPECT_EQ(next.status, 0);
     EXPECT_EQ(next.error, u"cancelled"_s);

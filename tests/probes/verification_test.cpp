@@ -137,6 +137,31 @@ TEST(VerificationWithSim, AProxyThatStallsKeptConnectionsFailsTheKeepAliveStage)
     EXPECT_EQ(result.failedStage(), 2);
 }
 
+TEST(VerificationWithSim, ARouterStallBehindThePoolingProxyFailsTheKeepAliveStage)
+{
+    // The proxy forwards over kept upstream connections: behind it even a new
+    // client connection stalls, so "reused no slower than fresh" alone passed.
+    test::StallCluster cluster;
+    ASSERT_TRUE(cluster.start(0, 2)) << cluster.error.toStdString();
+    ASSERT_TRUE(cluster.waitReady(std::chrono::seconds(20)));
+    const inventory::LoadResult loaded =
+        inventory::parseInventory(cluster.inventoryYaml().toUtf8(), QStringLiteral("stall.yaml"));
+    ASSERT_TRUE(loaded.inventory);
+    probes::ProbeEngine engine;
+    StagedVerification verification(engine, *loaded.inventory, QStringLiteral("pd"),
+                                    settingsFor(8));
+    const probes::VerificationResult result = verification.run();
+
+    EXPECT_FALSE(result.passed);
+    ASSERT_EQ(result.stages.size(), 4);
+    EXPECT_TRUE(result.stages[1].passed) << result.stages[1].detail.toStdString();
+    const probes::VerificationStage &keepAlive = result.stages[2];
+    EXPECT_FALSE(keepAlive.passed);
+    EXPECT_TRUE(keepAlive.detail.contains(QStringLiteral("stall")))
+        << keepAlive.detail.toStdString();
+    EXPECT_EQ(result.failedStage(), 2);
+}
+
 TEST(VerificationWithSim, SkippingTheKeepAliveStageLeavesThreeStagesAndSaysSo)
 {
     test::PdCluster cluster;

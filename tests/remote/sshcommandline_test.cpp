@@ -1,18 +1,20 @@
 // The exec command string SshTransport sends: quoting that survives any byte
 // the shell treats specially, `exec` so signals reach sshd as exit-signal.
+#include "shellquote.h"
 #include "sshcommandline.h"
 
 #include <gtest/gtest.h>
 
 using opsdeck::remote::CommandRequest;
 using opsdeck::remote::remoteCommandLine;
-using opsdeck::remote::shellQuote;
 
 TEST(SshCommandLine, QuotesEverySpecialCharacter)
 {
-    EXPECT_EQ(shellQuote(QStringLiteral("it's $HOME `x` \"y\"")),
-              QByteArray("'it'\\''s $HOME `x` \"y\"'"));
-    EXPECT_EQ(shellQuote(QString()), QByteArray("''"));
+    using opsdeck::shell::singleQuoted;
+    EXPECT_EQ(singleQuoted(QStringLiteral("it's $HOME `x` \"y\"")),
+              QStringLiteral("'it'\\''s $HOME `x` \"y\"'"));
+    EXPECT_EQ(singleQuoted(QString()), QStringLiteral("''"));
+    EXPECT_EQ(singleQuoted(QByteArray("a'\xff")), QByteArray("'a'\\''\xff'"));
 }
 
 TEST(SshCommandLine, ArgvScriptEnvironmentAndDirectory)
