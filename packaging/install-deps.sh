@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages OpsDeck needs to build and run; with --test,
+# Installs the Debian 12 packages OpsDeck needs to build and run; with
+# --display, also Xvfb (the demo's screenshot without a display); with --test,
 # also what the test suite starts (Xvfb, sshd, curl, D-Bus, tinyproxy, nginx, Prometheus) or uses
 # (openssl makes the TLS tests' certificates). Idempotent and
 # quiet when everything is already there. Run as root (or with sudo).
@@ -13,13 +14,15 @@ build_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   fonts-dejavu-core
 )
-test_packages=(xvfb xauth openssh-server curl dbus procps python3-prometheus-client openssl nginx-light
+display_packages=(xvfb xauth)
+test_packages=("${display_packages[@]}" openssh-server curl dbus procps python3-prometheus-client openssl nginx-light
                tinyproxy prometheus sudo openssh-client passwd socat iproute2)
 
 wanted=("${build_packages[@]}")
-if [[ "${1:-}" == "--test" ]]; then
-  wanted+=("${test_packages[@]}")
-fi
+case "${1:-}" in
+  --test) wanted+=("${test_packages[@]}") ;;
+  --display) wanted+=("${display_packages[@]}") ;;
+esac
 
 missing=()
 for package in "${wanted[@]}"; do

@@ -52,7 +52,7 @@ QString MainWindow::historyDir() const
     // recorder writes it too: the two share one lock.
     if (m_demoState != DemoState::None && !m_demoDir.isEmpty())
         return m_demoDir;
-    return workflows::AppPaths::dataDir(m_dataDir);
+    return settings::AppPaths::dataDir(m_dataDir);
 }
 
 QString MainWindow::databasePath() const

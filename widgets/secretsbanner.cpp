@@ -1,5 +1,6 @@
 #include "secretsbanner.h"
 
+#include "apppaths.h"
 #include "secretstore.h"
 
 #include <QDir>
@@ -54,7 +55,7 @@ void SecretsBanner::refresh()
         QStringLiteral("\nTo switch it off: set plaintext_fallback=false under [secrets] in %1, "
                        "restart OpsDeck, and keep secrets in the keychain "
                        "(opsdeck-cli secret set KEY).")
-            .arg(QDir::toNativeSeparators(SecretStore::Settings::configFile()));
+            .arg(QDir::toNativeSeparators(opsdeck::settings::AppPaths::configFile()));
     setText(text);
     show();
 }

@@ -11,6 +11,8 @@ namespace opsdeck::cli {
 
 namespace {
 
+// SIGHUP too: a closed terminal or a dropped ssh session stops a run like Ctrl-C.
+constexpr int handledSignals[] = {SIGINT, SIGTERM, SIGHUP};
 int pipeFds[2] = {-1, -1};
 std::atomic<bool> signalledFlag{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler");
@@ -23,8 +25,8 @@ void resetToDefault()
     struct sigaction action = {};
     action.sa_handler = SIG_DFL;
     sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    for (const int signal : handledSignals)
+        sigaction(signal, &action, nullptr);
 }
 
 // Async-signal-safe only: sigaction, an atomic store, write.
@@ -58,8 +60,8 @@ void installOnce()
         struct sigaction action = {};
         action.sa_handler = onSignal;
         sigemptyset(&action.sa_mask);
-        sigaction(SIGINT, &action, nullptr);
-        sigaction(SIGTERM, &action, nullptr);
+        for (const int signal : handledSignals)
+            sigaction(signal, &action, nullptr);
     });
 }
 

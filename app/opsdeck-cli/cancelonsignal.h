@@ -4,10 +4,11 @@
 
 namespace opsdeck::cli {
 
-/// Turns the first SIGINT or SIGTERM into a cancel of the running check, so
-/// that a long `probe`, `diagnose`, `verify` or `batch-check` stopped by
-/// Ctrl-C or by a supervisor still prints what it measured, writes the
-/// history of what completed and exits 3 (DESIGN.md, command-line contract).
+/// Turns the first SIGINT, SIGTERM or SIGHUP into a cancel of the running
+/// command, so that a long `probe`, `diagnose`, `verify` or `batch-check`
+/// stopped by Ctrl-C or by a supervisor still prints what it measured, writes
+/// the history of what completed and exits 3 (DESIGN.md, command-line
+/// contract), and `record` flushes and removes its pid file.
 ///
 /// How: the signal handler only writes a byte to a self-pipe and puts both
 /// signals back to their default action, so a second signal kills at once
@@ -30,7 +31,7 @@ public:
     CancelOnSignal(const CancelOnSignal &) = delete;
     CancelOnSignal &operator=(const CancelOnSignal &) = delete;
 
-    /// True once SIGINT or SIGTERM arrived (any thread).
+    /// True once SIGINT, SIGTERM or SIGHUP arrived (any thread).
     static bool signalled();
 };
 

@@ -94,7 +94,7 @@ void ClusterCheck::noteWhenDirect() const
 void ClusterCheck::saveToHistory(const std::function<bool(history::HistoryStore &)> &record) const
 {
     history::HistoryStore store(
-        history::HistoryStore::pathIn(workflows::AppPaths::dataDir(dataDir)));
+        history::HistoryStore::pathIn(settings::AppPaths::dataDir(dataDir)));
     if (!store.open() || !record(store))
         printError(u"not saved in history: %1"_s.arg(store.lastError()));
 }

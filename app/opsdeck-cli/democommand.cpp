@@ -17,37 +17,26 @@ namespace {
 QString demoDir(const QCommandLineParser &parser)
 {
     const QString dir = parser.value(QStringLiteral("dir"));
-    return dir.isEmpty() ? workflows::AppPaths::demoDir(parser.value(QStringLiteral("data-dir")))
+    return dir.isEmpty() ? settings::AppPaths::demoDir(parser.value(QStringLiteral("data-dir")))
                          : dir;
 }
 
 int up(workflows::DemoCluster &demo, const QCommandLineParser &parser)
 {
-    workflows::DemoOptions options;
-    options.dir = demoDir(parser);
-    options.simBinary = workflows::AppPaths::simBinary();
-    const std::optional<int> traffic =
-        wholeNumberOption(parser, QStringLiteral("traffic"), 0, 256, options.trafficClients,
-                          QStringLiteral("a number of clients"));
-    if (!traffic)
+    const auto flag = [&parser](const QString &name) -> std::optional<QString> {
+        return parser.isSet(name) ? std::optional<QString>(parser.value(name)) : std::nullopt;
+    };
+    QString error;
+    const std::optional<workflows::DemoOptions> parsed = workflows::DemoOptions::fromFlags(
+        {flag(QStringLiteral("dir")), flag(QStringLiteral("data-dir")),
+         flag(QStringLiteral("traffic")), flag(QStringLiteral("fault")),
+         flag(QStringLiteral("transfer-backend"))},
+        &error);
+    if (!parsed) {
+        printError(error);
         return ExitBadInput;
-    options.trafficClients = *traffic;
-    if (parser.isSet(QStringLiteral("fault"))) {
-        QString error;
-        options.fault = workflows::DemoFault::parse(parser.value(QStringLiteral("fault")), &error);
-        if (!options.fault) {
-            printError(error);
-            return ExitBadInput;
-        }
     }
-    if (parser.isSet(QStringLiteral("transfer-backend"))) {
-        options.transferBackend = parser.value(QStringLiteral("transfer-backend"));
-        if (options.transferBackend != u"mooncake" && options.transferBackend != u"nixl") {
-            printError(QStringLiteral("bad --transfer-backend '%1': mooncake or nixl")
-                           .arg(options.transferBackend));
-            return ExitBadInput;
-        }
-    }
+    const workflows::DemoOptions options = *parsed;
     QEventLoop loop;
     int code = ExitFailed;
     QObject::connect(

@@ -91,7 +91,7 @@ private:
 std::optional<qint64> recordMarker(const QString &dataDir, const probes::Diagnosis &diagnosis)
 {
     history::HistoryStore store(
-        history::HistoryStore::pathIn(workflows::AppPaths::dataDir(dataDir)));
+        history::HistoryStore::pathIn(settings::AppPaths::dataDir(dataDir)));
     history::Marker marker;
     marker.timeMs =
         diagnosis.lastStallMs > 0 ? diagnosis.lastStallMs : QDateTime::currentMSecsSinceEpoch();
@@ -213,7 +213,8 @@ int runDiagnose(const QStringList &arguments)
         markerId = recordMarker(parser.value(u"data-dir"_s), *diagnosis);
 
     if (json) {
-        QJsonObject document = diagnoseJson(clusterName, rounds, diagnosis, unanswered, cancelled);
+        QJsonObject document =
+            probes::diagnoseJson(clusterName, rounds, diagnosis, unanswered, cancelled);
         document.insert(u"marker_id"_s, markerId ? QJsonValue(*markerId) : QJsonValue());
         // Why --measure-stall gave no length (null when measured or not asked).
         document.insert(u"stall_not_measured"_s, diagnosis && !notMeasured.isEmpty()
@@ -221,7 +222,7 @@ int runDiagnose(const QStringList &arguments)
                                                      : QJsonValue());
         printJson(QJsonDocument(document));
     } else {
-        for (const QString &line : diagnoseText(rounds, diagnosis, unanswered, cancelled))
+        for (const QString &line : probes::diagnoseText(rounds, diagnosis, unanswered, cancelled))
             printLine(line);
         if (diagnosis && !notMeasured.isEmpty())
             printLine(u"the stall's length was not measured: "_s + notMeasured);
@@ -242,7 +243,8 @@ int runDiagnose(const QStringList &arguments)
     }
     if (diagnosis)
         return ExitFailed;
-    return inconclusiveReason(rounds, diagnosis, unanswered).isEmpty() ? ExitOk : ExitUnknown;
+    return probes::inconclusiveReason(rounds, diagnosis, unanswered).isEmpty() ? ExitOk
+                                                                               : ExitUnknown;
 }
 
 } // namespace opsdeck::cli

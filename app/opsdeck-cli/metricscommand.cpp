@@ -1,21 +1,17 @@
 #include "metricscommand.h"
 
-#include "boundedget.h"
 #include "clioutput.h"
 #include "engineprofile.h"
 #include "expositionparser.h"
 #include "numberoption.h"
 #include "pagesummary.h"
+#include "probeengine.h"
 #include "profileoption.h"
 
-#include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QNetworkAccessManager>
-#include <QNetworkProxy>
-#include <QNetworkReply>
 
 namespace opsdeck::cli {
 
@@ -30,24 +26,24 @@ struct Fetched
 
 Fetched fetchUrl(const QUrl &url, int timeoutMs, qint64 maxBytes)
 {
-    QNetworkAccessManager network;
-    network.setProxy(QNetworkProxy::NoProxy);
-    QNetworkReply *reply = probes::boundedGet(network, url, timeoutMs, maxBytes);
-    QEventLoop loop;
-    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    loop.exec();
-    reply->deleteLater();
+    // The one HTTP client, as the poller fetches a page: no proxy from the
+    // environment, the whole answer within the timeout, at most maxBytes.
+    probes::ProbeEngine engine;
+    probes::ProbeRequest request;
+    request.url = url;
+    request.timeoutMs = timeoutMs;
+    request.maxBytes = maxBytes;
+    const probes::ProbeResult answer = engine.run(request);
     Fetched fetched;
     const QString shown = url.toDisplayString(QUrl::RemoveUserInfo);
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const QString problem = probes::replyProblem(reply);
-    if (!problem.isEmpty() || status != 200) {
+    const QString problem = probes::transferProblem(answer, timeoutMs, maxBytes);
+    if (!problem.isEmpty() || answer.status != 200) {
         printError(QStringLiteral("%1: %2").arg(
-            shown, problem.isEmpty() ? QStringLiteral("HTTP %1").arg(status) : problem));
-        fetched.exitCode = probes::replyTimedOut(reply) ? ExitUnknown : ExitFailed;
+            shown, problem.isEmpty() ? QStringLiteral("HTTP %1").arg(answer.status) : problem));
+        fetched.exitCode = answer.timedOut ? ExitUnknown : ExitFailed;
     } else {
-        fetched.body = probes::boundedBody(reply);
-        fetched.contentType = reply->rawHeader("Content-Type");
+        fetched.body = answer.body;
+        fetched.contentType = answer.contentType;
     }
     return fetched;
 }

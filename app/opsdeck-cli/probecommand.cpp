@@ -1,6 +1,7 @@
 #include "probecommand.h"
 
 #include "cancelonsignal.h"
+#include "chatapi.h"
 #include "clioutput.h"
 #include "numberoption.h"
 #include "probeengine.h"
@@ -76,9 +77,7 @@ std::optional<QString> discoverModel(probes::ProbeEngine &engine, ProbeRequest r
     request.mode = ConnectionMode::Fresh;
     request.body.clear();
     const ProbeResult models = runInterruptibly(engine, request);
-    const QJsonArray data =
-        QJsonDocument::fromJson(models.body).object().value(QLatin1String("data")).toArray();
-    const QString id = data.at(0).toObject().value(QLatin1String("id")).toString();
+    const QString id = probes::ChatApi::modelFromModels(models.body);
     if (models.ok() && !id.isEmpty())
         return id;
     printError(QStringLiteral("%1: cannot learn the model (%2); give --model NAME")
@@ -222,15 +221,7 @@ int runProbe(const QStringList &arguments)
                 return exitCode;
             model = *found;
         }
-        QJsonObject body{
-            {QStringLiteral("model"), model},
-            {QStringLiteral("messages"),
-             QJsonArray{QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
-                                    {QStringLiteral("content"), QStringLiteral("ping")}}}},
-            {QStringLiteral("max_tokens"), static_cast<int>(*maxTokens)}};
-        if (stream)
-            body.insert(QStringLiteral("stream"), true);
-        request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+        request.body = probes::ChatApi::body(model, stream, *maxTokens);
     }
     // A bare origin without --chat probes the service's health path: GET / is
     // a 404 on a healthy proxy or engine and tells the engineer nothing.

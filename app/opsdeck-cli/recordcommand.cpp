@@ -1,6 +1,7 @@
 #include "recordcommand.h"
 
 #include "apppaths.h"
+#include "cancelonsignal.h"
 #include "cliinventory.h"
 #include "clioutput.h"
 #include "historyrecorder.h"
@@ -15,42 +16,15 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
-#include <QSocketNotifier>
-#include <csignal>
 #include <optional>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 namespace opsdeck::cli {
 
 namespace {
 
-// SIGTERM/SIGINT arrive on any thread at any time; the handler only writes a
-// byte to a pipe, and the event loop reads it (the self-pipe trick).
-int signalPipe[2] = {-1, -1};
-
 // Flushes failed in a row (one every 5 s) after which recording stops with exit 1.
 constexpr int kMaxFailedFlushes = 3;
-
-void onSignal(int)
-{
-    const char byte = 1;
-    [[maybe_unused]] const auto written = ::write(signalPipe[1], &byte, 1);
-}
-
-bool installSignalHandlers()
-{
-    if (::pipe(signalPipe) != 0)
-        return false;
-    struct sigaction action = {};
-    action.sa_handler = onSignal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    // SIGHUP too: a closed terminal or a dropped ssh session must flush and
-    // remove the pid file like any other stop.
-    return ::sigaction(SIGTERM, &action, nullptr) == 0 &&
-           ::sigaction(SIGINT, &action, nullptr) == 0 && ::sigaction(SIGHUP, &action, nullptr) == 0;
-}
 
 qint64 pidIn(const QString &pidFile)
 {
@@ -144,14 +118,16 @@ int runRecord(const QStringList &arguments)
     }
 
     const QString database = history::HistoryStore::pathIn(
-        workflows::AppPaths::dataDir(parser.value(QStringLiteral("data-dir"))));
+        settings::AppPaths::dataDir(parser.value(QStringLiteral("data-dir"))));
     history::HistoryWriter writer(database);
     // Before anything that takes the lock or writes the pid file: a stop
     // request from then on ends in the clean exit that removes them.
-    if (!installSignalHandlers()) {
-        printError(QStringLiteral("cannot install the SIGTERM handler"));
-        return ExitFailed;
-    }
+    // Stops like every other command on SIGTERM, SIGINT or SIGHUP: quit the
+    // event loop (from the signal watcher's thread, so queued), then flush.
+    const CancelOnSignal onSignal([] {
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(), [] { QCoreApplication::quit(); }, Qt::QueuedConnection);
+    });
     QString error;
     if (!writer.start(&error)) {
         printError(error);
@@ -163,9 +139,6 @@ int runRecord(const QStringList &arguments)
         printError(error);
         return ExitFailed;
     }
-    QSocketNotifier stopRequested(signalPipe[0], QSocketNotifier::Read);
-    QObject::connect(&stopRequested, &QSocketNotifier::activated, &stopRequested,
-                     [] { QCoreApplication::quit(); });
     int exitCode = ExitOk;
     QString lastWriteError;
     QObject::connect(&writer, &history::HistoryWriter::writeFailed, &writer,

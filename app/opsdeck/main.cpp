@@ -20,14 +20,11 @@
 
 int main(int argc, char **argv)
 {
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("opsdeck"));
-    QApplication::setApplicationDisplayName(QStringLiteral("OpsDeck"));
-
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("On-call console for PD-disaggregated LLM serving."));
-    parser.addHelpOption();
+    const QCommandLineOption help = parser.addHelpOption();
+    const QCommandLineOption version = parser.addVersionOption();
     const QCommandLineOption demo(
         QStringLiteral("demo"),
         QStringLiteral("Start a simulated PD cluster on this machine and watch it."));
@@ -79,6 +76,23 @@ int main(int argc, char **argv)
         QStringLiteral("file"));
     parser.addOptions({demo, inventory, dir, traffic, fault, dataDir, screenshot, after, probeLab,
                        probeIdleGap, tab, sshConfig, knownHosts});
+    // --help and --version answer without a display: a QCoreApplication
+    // prints them (QApplication would need a platform first).
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
+    if (parser.parse(arguments) && (parser.isSet(help) || parser.isSet(version) ||
+                                    arguments.contains(QStringLiteral("--help-all")))) {
+        QCoreApplication core(argc, argv);
+        QCoreApplication::setApplicationName(QStringLiteral("opsdeck"));
+        QCoreApplication::setApplicationVersion(QStringLiteral(OPSDECK_VERSION));
+        parser.process(core); // prints and exits
+        return 0;
+    }
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("opsdeck"));
+    QApplication::setApplicationDisplayName(QStringLiteral("OpsDeck"));
+    QApplication::setApplicationVersion(QStringLiteral(OPSDECK_VERSION));
     parser.process(app);
 
     MainWindow window;
@@ -119,29 +133,18 @@ int main(int argc, char **argv)
         });
     }
     if (parser.isSet(demo)) {
-        opsdeck::workflows::DemoOptions options;
-        options.dir = parser.isSet(dir)
-                          ? parser.value(dir)
-                          : opsdeck::workflows::AppPaths::demoDir(parser.value(dataDir));
-        options.simBinary = opsdeck::workflows::AppPaths::simBinary();
-        if (parser.isSet(traffic)) {
-            bool ok = false;
-            options.trafficClients = parser.value(traffic).toInt(&ok);
-            if (!ok || options.trafficClients < 0 || options.trafficClients > 256) {
-                std::fprintf(stderr, "opsdeck: bad --traffic '%s': 0 to 256 clients\n",
-                             qPrintable(parser.value(traffic)));
-                return 2;
-            }
+        const auto flag = [&parser](const QCommandLineOption &option) -> std::optional<QString> {
+            return parser.isSet(option) ? std::optional<QString>(parser.value(option))
+                                        : std::nullopt;
+        };
+        QString error;
+        const auto options = opsdeck::workflows::DemoOptions::fromFlags(
+            {flag(dir), flag(dataDir), flag(traffic), flag(fault), std::nullopt}, &error);
+        if (!options) {
+            std::fprintf(stderr, "opsdeck: %s\n", qPrintable(error));
+            return 2;
         }
-        if (parser.isSet(fault)) {
-            QString error;
-            options.fault = opsdeck::workflows::DemoFault::parse(parser.value(fault), &error);
-            if (!options.fault) {
-                std::fprintf(stderr, "opsdeck: %s\n", qPrintable(error));
-                return 2;
-            }
-        }
-        window.startDemo(options);
+        window.startDemo(*options);
     } else if (parser.isSet(inventory)) {
         if (window.openInventory(parser.value(inventory)) && parser.isSet(probeLab))
             window.probeLabPanel()->start();

@@ -5,19 +5,12 @@
 
 namespace opsdeck::alerts {
 
-AlertThread::AlertThread() : m_evaluator(new AlertEvaluator)
-{
-    m_thread.setObjectName(QStringLiteral("alerts"));
-    m_evaluator->moveToThread(&m_thread);
-    QObject::connect(&m_thread, &QThread::finished, m_evaluator, &QObject::deleteLater);
-    m_thread.start();
-}
+AlertThread::AlertThread() : m_evaluator(m_thread.adopt(new AlertEvaluator)) {}
 
 AlertThread::~AlertThread()
 {
     stopProbes();
-    m_thread.quit();
-    m_thread.wait();
+    m_thread.stop();
 }
 
 void AlertThread::connectPoller(probes::ServicePoller *poller)
@@ -54,11 +47,9 @@ void AlertThread::setInventory(const inventory::Inventory &inventory)
     for (const AlertWatch &watch : watches) {
         if (watch.kind != inventory::AlertKind::E2eFailing)
             continue;
-        auto *probe = new EndToEndProbe(watch.target, watch.entry, settings);
-        probe->moveToThread(&m_thread);
+        auto *probe = m_thread.adopt(new EndToEndProbe(watch.target, watch.entry, settings));
         QObject::connect(probe, &EndToEndProbe::probeFinished, m_evaluator,
                          &AlertEvaluator::addProbeResult);
-        QObject::connect(&m_thread, &QThread::finished, probe, &QObject::deleteLater);
         QMetaObject::invokeMethod(probe, &EndToEndProbe::start, Qt::QueuedConnection);
         m_probes.append(probe);
     }
@@ -66,8 +57,8 @@ void AlertThread::setInventory(const inventory::Inventory &inventory)
 
 void AlertThread::stopProbes()
 {
-    // deleteLater runs on the alert thread, where the probes' network objects live;
-    // a reply still in flight is deleted with them and its result never arrives.
+    // deleteLater runs on the alert thread, where the probes live; a request
+    // still in flight is cancelled with them and its result never arrives.
     for (EndToEndProbe *probe : std::as_const(m_probes))
         probe->deleteLater();
     m_probes.clear();

@@ -3,8 +3,8 @@
 #include "alertevaluator.h"
 #include "endtoendprobe.h"
 #include "inventory.h"
+#include "workerthread.h"
 
-#include <QThread>
 #include <QVector>
 
 namespace opsdeck::probes {
@@ -57,7 +57,7 @@ public:
 private:
     void stopProbes();
 
-    QThread m_thread;
+    threads::WorkerThread m_thread{QStringLiteral("alerts")};
     AlertEvaluator *m_evaluator;
     QVector<EndToEndProbe *> m_probes;
 };

@@ -1,15 +1,11 @@
 #include "endtoendprobe.h"
 
-#include "boundedget.h"
+#include "chatapi.h"
+#include "probeengine.h"
 #include "secretstore.h"
 #include "servermessage.h"
 
 #include <QDateTime>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 #include <QTimer>
 #include <algorithm>
 #include <spdlog/spdlog.h>
@@ -22,25 +18,6 @@ namespace {
 
 constexpr qsizetype maxErrorChars = 200;
 
-// Why a finished reply has no usable answer, in words; never the URL's user info
-// nor the API key (a server may echo the header it refused). Only a whole
-// HTTP 200 is an answer.
-QString problemOf(QNetworkReply *reply, const QByteArray &apiKey)
-{
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    if (status == 200 && reply->error() == QNetworkReply::NoError)
-        return {};
-    if (status == 0 || probes::replyCut(reply))
-        // boundedGet's words for timeouts, size, TLS, unusable settings and
-        // answers cut after their status line; Qt's otherwise.
-        return probes::redactedSecret(probes::replyProblem(reply), apiKey).left(maxErrorChars);
-    const QString message =
-        probes::serverMessage(probes::redactedSecret(probes::boundedBody(reply), apiKey));
-    const QString text =
-        message.isEmpty() ? u"HTTP %1"_s.arg(status) : u"HTTP %1: %2"_s.arg(status).arg(message);
-    return text.left(maxErrorChars);
-}
-
 } // namespace
 
 EndToEndProbe::EndToEndProbe(QString cluster, inventory::Service entry, Settings settings,
@@ -51,14 +28,17 @@ EndToEndProbe::EndToEndProbe(QString cluster, inventory::Service entry, Settings
     qRegisterMetaType<EndToEndResult>();
 }
 
+// The engine goes first: what it cancels reports back queued to this object,
+// which drops it; then the key is wiped.
 EndToEndProbe::~EndToEndProbe()
 {
+    m_engine.reset();
     m_http.wipe();
 }
 
 void EndToEndProbe::start()
 {
-    if (!m_network) {
+    if (!m_engine) {
         // Resolved here, on the probe's thread: reading a key from the secret
         // store waits on it (a local event loop), which the GUI thread must not.
         if (m_entry.http.apiKeySecret.isEmpty()) {
@@ -71,8 +51,7 @@ void EndToEndProbe::start()
         if (!m_http.problem.isEmpty())
             spdlog::warn("end-to-end probe of cluster {}: {}", m_cluster.toStdString(),
                          m_http.problem.toStdString());
-        // The entry's proxy, or none; never one from the environment.
-        m_network = &m_networks.forProxy(m_http.proxy);
+        m_engine = std::make_unique<probes::ProbeEngine>();
         m_timer = new QTimer(this);
         connect(m_timer, &QTimer::timeout, this, &EndToEndProbe::probeNow);
     }
@@ -89,44 +68,71 @@ void EndToEndProbe::stop()
 
 QUrl EndToEndProbe::endpoint(const QString &path) const
 {
-    QUrl url = m_entry.url;
-    QString base = url.path();
-    while (base.endsWith(u'/'))
-        base.chop(1);
-    url.setPath(base + path);
-    return url;
+    return inventory::withPath(m_entry.url, path);
 }
 
 void EndToEndProbe::probeNow()
 {
-    if (!m_network || m_inFlight)
+    if (!m_engine || m_inFlight)
         return;
     m_inFlight = true;
     if (!m_model.isEmpty()) {
         postChat();
         return;
     }
-    QNetworkReply *reply = probes::boundedGet(*m_network, endpoint(u"/v1/models"_s), m_http,
-                                              m_settings.timeoutMs, m_settings.maxBytes);
-    connect(reply, &QNetworkReply::finished, this, [this, reply] { modelsAnswered(reply); });
+    send(m_http.request(endpoint(u"/v1/models"_s), m_settings.timeoutMs, m_settings.maxBytes),
+         &EndToEndProbe::modelsAnswered);
 }
 
-void EndToEndProbe::modelsAnswered(QNetworkReply *reply)
+void EndToEndProbe::send(probes::ProbeRequest request,
+                         void (EndToEndProbe::*answered)(const probes::ProbeResult &))
 {
-    reply->deleteLater();
-    QString problem = problemOf(reply, m_http.apiKey);
+    if (!m_http.problem.isEmpty()) {
+        // Never sent without its key or with weaker trust: fails with the reason.
+        probes::ProbeResult refused;
+        refused.url = request.url.adjusted(QUrl::RemoveUserInfo);
+        refused.error = m_http.problem;
+        QTimer::singleShot(0, this, [this, answered, refused] { (this->*answered)(refused); });
+        return;
+    }
+    m_engine->submit(std::move(request), [this, answered](const probes::ProbeResult &answer) {
+        QMetaObject::invokeMethod(
+            this, [this, answered, answer] { (this->*answered)(answer); }, Qt::QueuedConnection);
+    });
+}
+
+QString EndToEndProbe::problemOf(const probes::ProbeResult &answer) const
+{
+    if (!m_http.problem.isEmpty() && answer.error == m_http.problem)
+        return m_http.problem;
+    // The engine's words for timeouts, size, TLS and answers cut after their
+    // status line; the server's own for a status other than 200.
+    const QString problem = probes::transferProblem(
+        answer, m_http.effectiveTimeoutMs(m_settings.timeoutMs), m_settings.maxBytes);
+    if (!problem.isEmpty())
+        return problem.left(maxErrorChars);
+    if (answer.status == 200)
+        return {};
+    if (answer.status == 0)
+        return u"no answer"_s;
+    const QString message = probes::serverMessage(answer.body);
+    const QString text = message.isEmpty() ? u"HTTP %1"_s.arg(answer.status)
+                                           : u"HTTP %1: %2"_s.arg(answer.status).arg(message);
+    return text.left(maxErrorChars);
+}
+
+void EndToEndProbe::modelsAnswered(const probes::ProbeResult &answer)
+{
+    QString problem = problemOf(answer);
     if (problem.isEmpty()) {
-        const QJsonArray models =
-            QJsonDocument::fromJson(probes::boundedBody(reply)).object().value(u"data"_s).toArray();
-        m_model =
-            models.isEmpty() ? QString() : models.first().toObject().value(u"id"_s).toString();
+        m_model = probes::ChatApi::modelFromModels(answer.body);
         if (m_model.isEmpty())
             problem = u"no model listed"_s;
     }
     if (!problem.isEmpty()) {
         EndToEndResult result;
         result.url = endpoint(u"/v1/chat/completions"_s).adjusted(QUrl::RemoveUserInfo);
-        result.httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        result.httpStatus = answer.status;
         result.error = u"GET /v1/models: "_s + problem;
         finish(result);
         return;
@@ -136,33 +142,23 @@ void EndToEndProbe::modelsAnswered(QNetworkReply *reply)
 
 void EndToEndProbe::postChat()
 {
-    const QJsonObject message{{u"role"_s, u"user"_s}, {u"content"_s, u"Reply with one word."_s}};
-    const QJsonObject request{{u"model"_s, m_model},
-                              {u"messages"_s, QJsonArray{message}},
-                              {u"max_tokens"_s, 1},
-                              {u"stream"_s, false}};
-    const QByteArray body = QJsonDocument(request).toJson(QJsonDocument::Compact);
-    m_chatClock.start();
-    QNetworkReply *reply = probes::boundedPost(*m_network, endpoint(u"/v1/chat/completions"_s),
-                                               body, QByteArrayLiteral("application/json"), m_http,
-                                               m_settings.timeoutMs, m_settings.maxBytes);
-    connect(reply, &QNetworkReply::finished, this, [this, reply] { chatAnswered(reply); });
+    probes::ProbeRequest request = m_http.request(endpoint(u"/v1/chat/completions"_s),
+                                                  m_settings.timeoutMs, m_settings.maxBytes);
+    request.kind = probes::ProbeKind::Chat;
+    request.body = probes::ChatApi::body(m_model, false, 1);
+    send(std::move(request), &EndToEndProbe::chatAnswered);
 }
 
-void EndToEndProbe::chatAnswered(QNetworkReply *reply)
+void EndToEndProbe::chatAnswered(const probes::ProbeResult &answer)
 {
-    reply->deleteLater();
     EndToEndResult result;
-    result.url = reply->url().adjusted(QUrl::RemoveUserInfo);
-    result.ms = static_cast<double>(m_chatClock.nsecsElapsed()) / 1e6;
-    result.httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    result.url = answer.url.adjusted(QUrl::RemoveUserInfo);
+    result.ms = answer.totalMs;
+    result.httpStatus = answer.status;
     result.model = m_model;
-    result.error = problemOf(reply, m_http.apiKey);
-    if (result.error.isEmpty()) {
-        const QJsonDocument document = QJsonDocument::fromJson(probes::boundedBody(reply));
-        if (document.object().value(u"choices"_s).toArray().isEmpty())
-            result.error = u"HTTP 200 without a choices list"_s;
-    }
+    result.error = problemOf(answer);
+    if (result.error.isEmpty() && !probes::ChatApi::hasChoices(answer.body))
+        result.error = u"HTTP 200 without a choices list"_s;
     result.ok = result.error.isEmpty();
     // A model that vanished (a redeploy under a new name) is learned again next time.
     if (!result.ok)

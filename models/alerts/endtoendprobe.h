@@ -3,23 +3,24 @@
 #include "endtoendresult.h"
 #include "httprequestsettings.h"
 #include "inventory.h"
-#include "proxynetworks.h"
 
-#include <QElapsedTimer>
 #include <QObject>
+#include <memory>
 
-class QNetworkAccessManager;
-class QNetworkReply;
 class QTimer;
+
+namespace opsdeck::probes {
+class ProbeEngine;
+}
 
 namespace opsdeck::alerts {
 
 /// Sends a tiny chat completion through a cluster's entry service every
 /// interval: `GET /v1/models` once to learn the model name (again after a
 /// failure), then `POST /v1/chat/completions` with one user message and
-/// `max_tokens: 1`, not streamed. This is the "one end-to-end probe" of
-/// DESIGN.md's staged verification, kept small on purpose: issue 4 replaces
-/// the transport with the libcurl probe engine behind the same result type.
+/// `max_tokens: 1`, not streamed (probes::ChatApi). This is the "one
+/// end-to-end probe" of DESIGN.md's staged verification, sent through the one
+/// HTTP client (probes::ProbeEngine, libcurl) on a new connection each time.
 ///
 /// Requests carry the entry service's `http:` settings as the poller's do
 /// (HttpRequestSettings: `Authorization: Bearer` from the secret store, TLS
@@ -28,13 +29,12 @@ namespace opsdeck::alerts {
 ///
 /// Bounds: one probe in flight at a time (a hanging path never piles up),
 /// each request aborted after `timeoutMs` (or the entry's `http.timeout`)
-/// whole, slow headers included, and bodies over `maxBytes` refused: both
-/// requests go through probes::boundedGet()/boundedPost(). A 200 whose body
-/// is cut short (probes::replyCut()) is a failure. No proxy from the
-/// environment. Redirects are not followed.
+/// whole, slow headers included, and bodies over `maxBytes` refused
+/// (probes::transferProblem() words). A 200 whose body is cut short is a
+/// failure. No proxy from the environment. Redirects are not followed.
 ///
 /// Thread: a worker object; create it, move it to a worker thread and call
-/// start() there (queued); the network manager is created in that thread.
+/// start() there (queued); the engine's answers are queued to that thread.
 class EndToEndProbe : public QObject
 {
     Q_OBJECT
@@ -67,21 +67,23 @@ Q_SIGNALS:
 
 private:
     QUrl endpoint(const QString &path) const;
-    void modelsAnswered(QNetworkReply *reply);
+    void send(probes::ProbeRequest request,
+              void (EndToEndProbe::*answered)(const probes::ProbeResult &));
+    void modelsAnswered(const probes::ProbeResult &answer);
     void postChat();
-    void chatAnswered(QNetworkReply *reply);
+    void chatAnswered(const probes::ProbeResult &answer);
+    /// Why `answer` is not a whole HTTP 200, in words; empty when it is.
+    QString problemOf(const probes::ProbeResult &answer) const;
     void finish(EndToEndResult result);
 
     QString m_cluster;
     inventory::Service m_entry;
     Settings m_settings;
-    probes::HttpRequestSettings m_http; ///< resolved in start(), on the probe's thread
-    probes::ProxyNetworks m_networks{this};
-    QNetworkAccessManager *m_network = nullptr;
+    probes::HttpRequestSettings m_http;            ///< resolved in start(), on the probe's thread
+    std::unique_ptr<probes::ProbeEngine> m_engine; ///< created in start()
     QTimer *m_timer = nullptr;
     bool m_inFlight = false;
     QString m_model; ///< learned from /v1/models; empty until then
-    QElapsedTimer m_chatClock;
 };
 
 } // namespace opsdeck::alerts

@@ -17,7 +17,6 @@ HistoryWriter::HistoryWriter(const QString &databasePath, const Settings &settin
     : QObject(parent), m_path(QFileInfo(databasePath).absoluteFilePath()), m_settings(settings),
       m_lock(lockPath(databasePath)), m_queue(std::make_shared<PendingQueue>())
 {
-    m_thread.setObjectName(QStringLiteral("history-writer"));
     // Only a dead owner's lock is stale; a live recorder keeps it however old.
     m_lock.setStaleLockTime(0);
 }
@@ -137,19 +136,16 @@ bool HistoryWriter::start(QString *error)
         }
         return false;
     }
-    auto *worker = new HistoryWriterWorker(m_path, m_settings, m_queue);
-    worker->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, worker, &QObject::deleteLater);
+    m_thread = std::make_unique<threads::WorkerThread>(QStringLiteral("history-writer"));
+    auto *worker = m_thread->adopt(new HistoryWriterWorker(m_path, m_settings, m_queue));
     connect(worker, &HistoryWriterWorker::writeFailed, this, &HistoryWriter::writeFailed);
-    m_thread.start();
     bool opened = false;
     QMetaObject::invokeMethod(
         worker, [worker, &opened, error] { opened = worker->open(error); },
         Qt::BlockingQueuedConnection);
     if (!opened) {
         m_startFailure = StartFailure::Database;
-        m_thread.quit();
-        m_thread.wait();
+        m_thread.reset();
         m_lock.unlock();
         return false;
     }
@@ -167,8 +163,7 @@ void HistoryWriter::stop()
     QMetaObject::invokeMethod(
         worker, [worker] { worker->flush(true); }, Qt::BlockingQueuedConnection);
     m_worker = nullptr;
-    m_thread.quit();
-    m_thread.wait();
+    m_thread.reset();
     m_lock.unlock();
 }
 

@@ -1,10 +1,10 @@
 #pragma once
 
 #include "historywriterworker.h"
+#include "workerthread.h"
 
 #include <QLockFile>
 #include <QObject>
-#include <QThread>
 #include <atomic>
 #include <memory>
 
@@ -84,7 +84,8 @@ private:
     QString m_path;
     Settings m_settings;
     QLockFile m_lock;
-    QThread m_thread;
+    /// The worker's thread while recording (created in start(), ended in stop()).
+    std::unique_ptr<threads::WorkerThread> m_thread;
     std::shared_ptr<PendingQueue> m_queue;
     HistoryWriterWorker *m_worker = nullptr;
     std::atomic<bool> m_recording{false};

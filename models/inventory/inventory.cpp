@@ -56,8 +56,6 @@ std::optional<Role> roleFromName(const QString &name)
     return std::nullopt;
 }
 
-namespace {
-
 QUrl withPath(const QUrl &base, const QString &path)
 {
     QUrl url = base;
@@ -70,6 +68,8 @@ QUrl withPath(const QUrl &base, const QString &path)
         url.setQuery(path.mid(query + 1));
     return url;
 }
+
+namespace {
 
 template <typename Item> const Item *findByName(const QVector<Item> &items, const QString &name)
 {

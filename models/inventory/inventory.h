@@ -207,4 +207,9 @@ LoadResult loadInventory(const QString &path);
 /// relative paths.
 LoadResult parseInventory(const QByteArray &yaml, const QString &path);
 
+/// `base` with `path` appended to its path, a trailing '/' of `base` dropped
+/// first ("http://h:1/api/" + "/v1/models" is "http://h:1/api/v1/models"); a
+/// "?query" in `path` becomes the URL's query. Any thread.
+QUrl withPath(const QUrl &base, const QString &path);
+
 } // namespace opsdeck::inventory

@@ -137,7 +137,7 @@ bool BatchCheck::runSingle(const ProbeRequestFactory &factory, BatchCheckResult 
 
     const ProbeResult models = ask(factory.models(ConnectionMode::Fresh));
     if (models.ok())
-        result.model = ProbeRequestFactory::modelFromModels(models.body);
+        result.model = ChatApi::modelFromModels(models.body);
     if (m_group.isCancelled()) {
         result.cancelled = true;
         result.error = result.reason = u"cancelled"_s;

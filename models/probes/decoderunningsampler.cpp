@@ -135,8 +135,8 @@ void DecodeRunningSampler::sample(qint64 offsetMs)
         for (State::PerDecode &per : m_state->decodes) {
             ProbeRequest request = per.decode.factory.health(ConnectionMode::Fresh);
             request.url = per.useMetrics ? per.decode.metricsUrl
-                                         : ProbeRequestFactory::withPath(
-                                               per.decode.factory.path().baseUrl, u"/v1/loads"_s);
+                                         : inventory::withPath(per.decode.factory.path().baseUrl,
+                                                               u"/v1/loads"_s);
             request.timeoutMs = m_state->timeoutMs;
             request.label = u"batch-check running"_s;
             per.busy = true;

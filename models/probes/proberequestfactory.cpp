@@ -3,9 +3,6 @@
 #include "httprequestsettings.h"
 #include "secretstore.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <algorithm>
 
 using namespace Qt::StringLiterals;
@@ -84,62 +81,28 @@ ProbeRequest ProbeRequestFactory::request(ProbeKind kind, ConnectionMode mode,
 
 ProbeRequest ProbeRequestFactory::get(ConnectionMode mode, const QString &path) const
 {
-    return request(ProbeKind::Get, mode, withPath(m_path.baseUrl, path));
+    return request(ProbeKind::Get, mode, inventory::withPath(m_path.baseUrl, path));
 }
 
 ProbeRequest ProbeRequestFactory::health(ConnectionMode mode) const
 {
-    const QUrl url =
-        m_path.healthUrl.isEmpty() ? withPath(m_path.baseUrl, u"/health"_s) : m_path.healthUrl;
+    const QUrl url = m_path.healthUrl.isEmpty() ? inventory::withPath(m_path.baseUrl, u"/health"_s)
+                                                : m_path.healthUrl;
     return request(ProbeKind::Get, mode, url);
 }
 
 ProbeRequest ProbeRequestFactory::models(ConnectionMode mode) const
 {
-    return request(ProbeKind::Get, mode, withPath(m_path.baseUrl, u"/v1/models"_s));
+    return request(ProbeKind::Get, mode, inventory::withPath(m_path.baseUrl, u"/v1/models"_s));
 }
 
 ProbeRequest ProbeRequestFactory::chat(ConnectionMode mode, const QString &model, bool stream,
                                        int maxTokens) const
 {
     ProbeRequest chat = request(stream ? ProbeKind::ChatStream : ProbeKind::Chat, mode,
-                                withPath(m_path.baseUrl, u"/v1/chat/completions"_s));
-    chat.body = chatBody(model, stream, maxTokens);
+                                inventory::withPath(m_path.baseUrl, u"/v1/chat/completions"_s));
+    chat.body = ChatApi::body(model, stream, maxTokens);
     return chat;
-}
-
-QByteArray ProbeRequestFactory::chatBody(const QString &model, bool stream, int maxTokens)
-{
-    // Built by hand to keep the key order of the example (QJsonObject sorts keys).
-    QByteArray body = "{\"model\":";
-    body += QJsonDocument(QJsonArray{model}).toJson(QJsonDocument::Compact).mid(1).chopped(1);
-    body += ",\"messages\":[{\"role\":\"user\",\"content\":\"ping\"}],\"max_tokens\":";
-    body += QByteArray::number(maxTokens);
-    if (stream)
-        body += ",\"stream\":true";
-    body += '}';
-    return body;
-}
-
-QString ProbeRequestFactory::modelFromModels(const QByteArray &body)
-{
-    const QJsonArray data = QJsonDocument::fromJson(body).object().value(u"data"_s).toArray();
-    for (const QJsonValue &entry : data) {
-        const QString id = entry.toObject().value(u"id"_s).toString();
-        if (!id.isEmpty())
-            return id;
-    }
-    return {};
-}
-
-QUrl ProbeRequestFactory::withPath(const QUrl &base, const QString &path)
-{
-    QUrl url = base;
-    QString basePath = url.path();
-    while (basePath.endsWith(u'/'))
-        basePath.chop(1);
-    url.setPath(basePath + path);
-    return url;
 }
 
 void ProbeRequestFactory::wipe()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "chatapi.h"
 #include "probe.h"
 #include "probepath.h"
 
@@ -30,8 +31,7 @@ public:
     /// nor the caller names one, ms. 10 s: a tiny chat on an idle engine takes
     /// well under a second; ten times that is a hang, not a slow answer.
     static constexpr int kDefaultTimeoutMs = 10'000;
-    /// max_tokens of the tiny chat: enough for a first content token, cheap for the engine.
-    static constexpr int kTinyChatTokens = 8;
+    static constexpr int kTinyChatTokens = ChatApi::kTinyChatTokens;
 
     ProbeRequestFactory() = default;
     /// `apiKey`: the entry service's key (empty: none). `problem`: why requests
@@ -67,21 +67,12 @@ public:
     ProbeRequest health(ConnectionMode mode) const;
     /// GET `<url><path>` (e.g. "/v1/loads").
     ProbeRequest get(ConnectionMode mode, const QString &path) const;
-    /// GET `<url>/v1/models`; read the model with modelFromModels().
+    /// GET `<url>/v1/models`; read the model with ChatApi::modelFromModels().
     ProbeRequest models(ConnectionMode mode) const;
-    /// POST `<url>/v1/chat/completions` with chatBody(model, stream, maxTokens);
+    /// POST `<url>/v1/chat/completions` with ChatApi::body(model, stream, maxTokens);
     /// kind Chat, or ChatStream when `stream`.
     ProbeRequest chat(ConnectionMode mode, const QString &model, bool stream = false,
                       int maxTokens = kTinyChatTokens) const;
-
-    /// The tiny chat body, compact JSON, keys in this order:
-    /// {"model":M,"messages":[{"role":"user","content":"ping"}],"max_tokens":N[,"stream":true]}.
-    static QByteArray chatBody(const QString &model, bool stream, int maxTokens = kTinyChatTokens);
-    /// The first model id of an OpenAI /v1/models answer (`data[0].id`); empty
-    /// when the body has none.
-    static QString modelFromModels(const QByteArray &body);
-    /// `base` with `path` appended to its path (a trailing '/' of `base` dropped first).
-    static QUrl withPath(const QUrl &base, const QString &path);
 
     /// Overwrites the API key's bytes.
     void wipe();

@@ -117,7 +117,7 @@ void ProbeRounds::lookUpModel()
             runBatch({m_factories.at(index).models(ConnectionMode::Fresh)}).first();
         if (m_onResult)
             m_onResult(0, index, result);
-        m_model = result.ok() ? ProbeRequestFactory::modelFromModels(result.body) : QString();
+        m_model = result.ok() ? ChatApi::modelFromModels(result.body) : QString();
         if (!m_model.isEmpty())
             break;
     }

@@ -266,7 +266,7 @@ bool StagedVerification::runEndToEnd(const ProbePath &path, VerificationStage &s
     }
     const QVector<ProbeResult> models = runAll({factory.models(ConnectionMode::Fresh)});
     const QString model =
-        models.isEmpty() ? QString() : ProbeRequestFactory::modelFromModels(models.first().body);
+        models.isEmpty() ? QString() : ChatApi::modelFromModels(models.first().body);
     if (model.isEmpty()) {
         stage.detail = models.isEmpty() ? u"cancelled"_s
                                         : u"%1: GET /v1/models gave no model (%2)"_s.arg(

@@ -1,11 +1,8 @@
 #include "prometheusclient.h"
 
-#include "boundedget.h"
+#include "probeengine.h"
 #include "queryresponseparser.h"
 
-#include <QNetworkAccessManager>
-#include <QNetworkProxy>
-#include <QNetworkReply>
 #include <QTimer>
 
 namespace opsdeck::prometheus {
@@ -25,6 +22,11 @@ PrometheusClient::PrometheusClient(const QUrl &server, QObject *parent)
 {
     qRegisterMetaType<QueryResult>();
 }
+
+// Out of line: the engine's type is complete here. Its destruction cancels
+// what is in flight; the answers it then reports are queued to this object
+// and dropped with it.
+PrometheusClient::~PrometheusClient() = default;
 
 QString PrometheusClient::serverName() const
 {
@@ -61,11 +63,8 @@ quint64 PrometheusClient::get(const QString &apiPath,
                               const QList<QPair<QString, QString>> &parameters)
 {
     const quint64 id = ++m_nextId;
-    if (!m_network) {
-        // Created on first use so that it lives in the caller's thread.
-        m_network = new QNetworkAccessManager(this);
-        m_network->setProxy(QNetworkProxy::NoProxy);
-    }
+    if (!m_engine)
+        m_engine = std::make_unique<probes::ProbeEngine>();
     QUrl url = m_server;
     QString base = url.path();
     while (base.endsWith(QLatin1Char('/')))
@@ -80,27 +79,32 @@ quint64 PrometheusClient::get(const QString &apiPath,
         query += QUrl::toPercentEncoding(key) + '=' + QUrl::toPercentEncoding(value);
     }
     url.setQuery(QString::fromLatin1(query), QUrl::StrictMode);
-    QNetworkReply *reply =
-        probes::boundedGet(*m_network, url, m_settings.timeoutMs, m_settings.maxBytes);
-    connect(reply, &QNetworkReply::finished, this, [this, id, reply] { answered(id, reply); });
+    probes::ProbeRequest request;
+    request.url = url;
+    request.timeoutMs = m_settings.timeoutMs;
+    request.maxBytes = m_settings.maxBytes;
+    m_engine->submit(std::move(request), [this, id](const probes::ProbeResult &result) {
+        QMetaObject::invokeMethod(
+            this, [this, id, result] { answered(id, result); }, Qt::QueuedConnection);
+    });
     return id;
 }
 
-void PrometheusClient::answered(quint64 id, QNetworkReply *reply)
+void PrometheusClient::answered(quint64 id, const probes::ProbeResult &answer)
 {
-    reply->deleteLater();
-    const int httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    // A status line followed by a broken body (closed early, aborted at the
+    // A status line followed by a broken body (closed early, cut at the
     // deadline or the size limit) is a failure, whatever the status said.
-    if (httpStatus == 0 || probes::replyCut(reply)) {
+    const QString problem =
+        probes::transferProblem(answer, m_settings.timeoutMs, m_settings.maxBytes);
+    if (answer.status == 0 || !problem.isEmpty()) {
         QueryResult result;
         result.error =
-            QStringLiteral("Prometheus at %1: %2").arg(serverName(), probes::replyProblem(reply));
+            QStringLiteral("Prometheus at %1: %2")
+                .arg(serverName(), problem.isEmpty() ? QStringLiteral("no answer") : problem);
         Q_EMIT queryFinished(id, result);
         return;
     }
-    Q_EMIT queryFinished(
-        id, QueryResponseParser::parse(probes::boundedBody(reply), httpStatus, serverName()));
+    Q_EMIT queryFinished(id, QueryResponseParser::parse(answer.body, answer.status, serverName()));
 }
 
 void PrometheusClient::failLater(quint64 id, const QString &text)

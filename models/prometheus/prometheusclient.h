@@ -4,9 +4,12 @@
 
 #include <QObject>
 #include <QUrl>
+#include <memory>
 
-class QNetworkAccessManager;
-class QNetworkReply;
+namespace opsdeck::probes {
+class ProbeEngine;
+struct ProbeResult;
+} // namespace opsdeck::probes
 
 namespace opsdeck::prometheus {
 
@@ -14,14 +17,15 @@ namespace opsdeck::prometheus {
 /// (/api/v1/query) and range queries (/api/v1/query_range), so history and
 /// comparisons of a fleet Prometheus already scrapes need no second scraper.
 ///
-/// Every request is a GET bounded like the poller's (probes::boundedGet): the
-/// whole answer within `timeoutMs`, at most `maxBytes`; redirects are not
-/// followed and proxies from the environment are not used.
+/// Every request is a GET through the one HTTP client (probes::ProbeEngine,
+/// libcurl) bounded like the poller's: the whole answer within `timeoutMs`, at
+/// most `maxBytes`; redirects are not followed and proxies from the
+/// environment are not used.
 /// Every call returns an id and ends with exactly one queryFinished(id, ...)
 /// signal, also when the arguments are bad (then queued, never re-entrant).
 ///
 /// Thread: a QObject of the thread that creates it; call it and receive its
-/// signal there (its network access manager lives in that thread). Never blocks.
+/// signal there (answers from the engine's thread are queued to it). Never blocks.
 class PrometheusClient : public QObject
 {
     Q_OBJECT
@@ -37,6 +41,7 @@ public:
     /// `server`: base URL, e.g. http://127.0.0.1:9090 (a path prefix such as
     /// /prometheus is kept; the API paths are appended to it).
     explicit PrometheusClient(const QUrl &server, QObject *parent = nullptr);
+    ~PrometheusClient() override;
 
     void setSettings(const Settings &settings) { m_settings = settings; }
     const Settings &settings() const { return m_settings; }
@@ -60,12 +65,12 @@ Q_SIGNALS:
 
 private:
     quint64 get(const QString &apiPath, const QList<QPair<QString, QString>> &parameters);
-    void answered(quint64 id, QNetworkReply *reply);
+    void answered(quint64 id, const probes::ProbeResult &result);
     void failLater(quint64 id, const QString &text);
 
     QUrl m_server;
     Settings m_settings;
-    QNetworkAccessManager *m_network = nullptr;
+    std::unique_ptr<probes::ProbeEngine> m_engine; ///< created on first use
     quint64 m_nextId = 0;
 };
 

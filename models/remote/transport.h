@@ -8,8 +8,8 @@
 
 namespace opsdeck::remote {
 
-/// Runs commands on one host. Implementations (local QProcess now, SSH
-/// later) share these semantics: run() never blocks, every result arrives
+/// Runs commands on one host. Implementations (LocalTransport over QProcess,
+/// SshTransport over libssh) share these semantics: run() never blocks, every result arrives
 /// through commandFinished() carrying the id run() returned, and a command
 /// always ends (deadline, cancel) with one CommandResult. While it runs, its
 /// output is streamed through commandOutput() (see there).

@@ -1,5 +1,6 @@
 #include "secretstore.h"
 
+#include "apppaths.h"
 #include "plaintextsecretfile.h"
 #include "secretbytes.h"
 #include "settingsvalues.h"
@@ -41,19 +42,12 @@ bool keychainMissing(QKeychain::Error error)
 
 SecretStore::Settings SecretStore::Settings::fromQSettings()
 {
-    QSettings settings(configFile(), QSettings::IniFormat);
+    QSettings conf(settings::AppPaths::configFile(), QSettings::IniFormat);
     Settings result;
     // Strict: a typo or "no" must not store secrets in a file (settingsvalues.h).
-    result.plaintextFallback = settingsBool(settings, u"secrets/plaintext_fallback"_s);
-    result.plaintextFile = settingsString(settings, u"secrets/plaintext_file"_s);
+    result.plaintextFallback = settings::settingsBool(conf, u"secrets/plaintext_fallback"_s);
+    result.plaintextFile = settings::settingsString(conf, u"secrets/plaintext_file"_s);
     return result;
-}
-
-QString SecretStore::Settings::configFile()
-{
-    // One file shared by the window and the CLI, whatever their application names.
-    return QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) +
-           u"/opsdeck/opsdeck.conf"_s;
 }
 
 SecretStore::SecretStore(QObject *parent) : SecretStore(Settings::fromQSettings(), parent) {}

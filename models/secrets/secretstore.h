@@ -44,10 +44,8 @@ public:
         /// From `$XDG_CONFIG_HOME/opsdeck/opsdeck.conf` (`~/.config/...`), section
         /// `[secrets]`: `plaintext_fallback=true|false`, `plaintext_file=PATH`
         /// (read by settingsvalues.h: on only for true/yes/on/1, commas kept).
+        /// (settings::AppPaths::configFile()).
         static Settings fromQSettings();
-        /// The settings file fromQSettings() reads (for messages telling the
-        /// operator what to edit).
-        static QString configFile();
     };
 
     explicit SecretStore(QObject *parent = nullptr);

@@ -3,6 +3,7 @@
 // a private XDG_CONFIG_HOME, the banner shows the file and how to switch it
 // off; switched off, there is no banner. Storing a host's password through
 // the secret path never touches the inventory file.
+#include "apppaths.h"
 #include "mainwindow.h"
 #include "secretstore.h"
 #include "testsupport.h"
@@ -114,7 +115,7 @@ TEST(SecretsBanner, PlaintextFallbackShowsAWarningBannerWithThePathWhileSwitched
     EXPECT_TRUE(text.contains(home.defaultSecretsFile())) << text.toStdString();
     // How to switch it off, and where.
     EXPECT_TRUE(text.contains(QStringLiteral("plaintext_fallback=false"))) << text.toStdString();
-    EXPECT_TRUE(text.contains(SecretStore::Settings::configFile())) << text.toStdString();
+    EXPECT_TRUE(text.contains(opsdeck::settings::AppPaths::configFile())) << text.toStdString();
     // Tall enough for its wrapped lines: nothing is clipped.
     EXPECT_GE(banner->height(), banner->heightForWidth(banner->width()));
 }

@@ -87,13 +87,13 @@ TEST(ProbePaths, EnterAtEveryHopOutermostFirst)
 TEST(ProbeRequestFactory, TheTinyChatBodyIsExactlyTheIssues)
 {
     EXPECT_EQ(
-        ProbeRequestFactory::chatBody(u"Qwen/Qwen3-8B"_s, false),
+        ChatApi::body(u"Qwen/Qwen3-8B"_s, false),
         QByteArray(R"({"model":"Qwen/Qwen3-8B","messages":[{"role":"user","content":"ping"}],)"
                    R"("max_tokens":8})"));
-    EXPECT_EQ(ProbeRequestFactory::chatBody(u"a\"b"_s, true, 4),
+    EXPECT_EQ(ChatApi::body(u"a\"b"_s, true, 4),
               QByteArray(R"({"model":"a\"b","messages":[{"role":"user","content":"ping"}],)"
                          R"("max_tokens":4,"stream":true})"));
-    EXPECT_FALSE(QJsonDocument::fromJson(ProbeRequestFactory::chatBody(u"a\"b"_s, true)).isNull());
+    EXPECT_FALSE(QJsonDocument::fromJson(ChatApi::body(u"a\"b"_s, true)).isNull());
 }
 
 TEST(ProbeRequestFactory, RequestsCarryThePathsSettings)
@@ -145,9 +145,9 @@ TEST(ProbeRequestFactory, WithoutSecretsAPathThatNeedsAKeyHasAProblem)
 TEST(ProbeRequestFactory, TheModelIsTheFirstIdOfV1Models)
 {
     EXPECT_EQ(
-        ProbeRequestFactory::modelFromModels(
+        ChatApi::modelFromModels(
             R"({"object":"list","data":[{"id":"Qwen/Qwen3-8B","object":"model"},{"id":"x"}]})"),
         u"Qwen/Qwen3-8B"_s);
-    EXPECT_TRUE(ProbeRequestFactory::modelFromModels(R"({"data":[]})").isEmpty());
-    EXPECT_TRUE(ProbeRequestFactory::modelFromModels("not json").isEmpty());
+    EXPECT_TRUE(ChatApi::modelFromModels(R"({"data":[]})").isEmpty());
+    EXPECT_TRUE(ChatApi::modelFromModels("not json").isEmpty());
 }

@@ -1,5 +1,5 @@
 // HostSignals against real processes: opsdeck-sim servers started with pid
-// files as the demo writes them (models/workflows/democluster.cpp), polled
+// files as the demo writes them (models/demo/democluster.cpp), polled
 // through LocalTransport and through a real sshd. This machine has no
 // nvidia-smi, which is the "no nvidia-smi" case; the GPU path is driven end to
 // end by a fake `nvidia-smi` script put first on PATH through the poll's

@@ -2,6 +2,7 @@
 // path kept (Qt's INI reader would split it into a list), and the plaintext
 // fallback switched on only by true/yes/on/1, anything else off with a
 // warning. $XDG_CONFIG_HOME points at a temp dir: never the real settings.
+#include "apppaths.h"
 #include "logcapture.h"
 #include "secretstore.h"
 #include "settingsvalues.h"
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 
 using namespace opsdeck::secrets;
+using namespace opsdeck::settings;
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -52,7 +54,7 @@ TEST(SettingsValues, PlaintextFallbackIsOnOnlyForTrueYesOnOne)
     // rewrite of the same size within the same second reads as unchanged.
     for (const char *word : {"true", "TRUE", "Yes", "on", "1", " on "}) {
         const ConfigHome home;
-        ASSERT_EQ(SecretStore::Settings::configFile(), home.file());
+        ASSERT_EQ(opsdeck::settings::AppPaths::configFile(), home.file());
         ASSERT_TRUE(home.write("[secrets]\nplaintext_fallback=" + QByteArray(word) + '\n'));
         EXPECT_TRUE(SecretStore::Settings::fromQSettings().plaintextFallback) << word;
     }

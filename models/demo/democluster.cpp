@@ -1,0 +1,233 @@
+#include "democluster.h"
+
+#include "apppaths.h"
+#include "healthwait.h"
+#include "inventory.h"
+#include "shellquote.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <spdlog/spdlog.h>
+
+namespace opsdeck::workflows {
+
+DemoCluster::DemoCluster(QObject *parent)
+    : QObject(parent), m_local(QStringLiteral("local")),
+      m_control([this](const QString &host) -> remote::Transport * {
+          return host == u"local" ? &m_local : nullptr;
+      }),
+      m_health(new probes::HealthWait(this)), m_aliveTimer(new QTimer(this))
+{
+    // A service that exits during start-up (port taken, bad flag) fails the
+    // start at once, with its log, instead of at the health deadline.
+    m_aliveTimer->setInterval(500);
+    connect(m_aliveTimer, &QTimer::timeout, this,
+            [this] { m_control.checkRunning(processesOf(m_services)); });
+    connect(&m_control, &ProcessControl::runningChecked, this,
+            [this](const QStringList &notRunning) {
+                if (m_phase != Phase::WaitingHealthy || notRunning.isEmpty())
+                    return;
+                m_aliveTimer->stop();
+                fail(QStringLiteral("%1 exited during start-up. %2")
+                         .arg(notRunning.join(u", "), logTails(notRunning)));
+            });
+    connect(&m_control, &ProcessControl::progressed, this, &DemoCluster::progressed);
+    connect(
+        &m_control, &ProcessControl::startFinished, this, [this](bool ok, const QString &message) {
+            if (!ok) {
+                fail(message);
+            } else if (m_phase == Phase::Starting) {
+                m_phase = Phase::WaitingHealthy;
+                Q_EMIT progressed(
+                    QStringLiteral("waiting until every service answers 200 on its health URL"));
+                m_health->start(m_services, m_readyDeadlineMs);
+                m_aliveTimer->start();
+            } else if (m_phase == Phase::StartingTraffic) {
+                m_phase = Phase::Idle;
+                Q_EMIT upFinished(true, m_inventoryPath);
+            }
+        });
+    connect(&m_control, &ProcessControl::stopFinished, this,
+            [this](bool ok, const QString &message) {
+                switch (m_phase) {
+                case Phase::Replacing:
+                    if (!ok)
+                        return fail(QStringLiteral("the previous demo did not stop: ") + message);
+                    return startServices();
+                case Phase::Failing:
+                    m_phase = Phase::Idle;
+                    return Q_EMIT upFinished(false, m_failure);
+                case Phase::Down:
+                    m_phase = Phase::Idle;
+                    return Q_EMIT downFinished(ok, message);
+                default:
+                    return;
+                }
+            });
+    connect(m_health, &probes::HealthWait::finished, this,
+            [this](bool allHealthy, const QVector<probes::ServiceStatus> &statuses) {
+                m_aliveTimer->stop();
+                if (m_phase != Phase::WaitingHealthy)
+                    return; // already failed
+                if (!allHealthy) {
+                    QStringList bad;
+                    QStringList names;
+                    for (const auto &status : statuses) {
+                        if (status.state == probes::ServiceState::Healthy)
+                            continue;
+                        bad << QStringLiteral("%1 %2 (%3)")
+                                   .arg(status.name, stateName(status.state), status.detail);
+                        names << status.name;
+                    }
+                    return fail(QStringLiteral("not healthy after %1 s: %2. %3")
+                                    .arg(m_readyDeadlineMs / 1000)
+                                    .arg(bad.join(u", "), logTails(names)));
+                }
+                QVector<ManagedProcess> helpers;
+                if (m_options.trafficClients > 0)
+                    helpers.append(DemoSetup::trafficProcess(m_options.dir, simProgram()));
+                // Recorded from healthy on: start-up noise is not history worth keeping.
+                if (!m_recorderProgram.isEmpty())
+                    helpers.append(recorderProcess(m_options.dir, m_recorderProgram));
+                if (helpers.isEmpty()) {
+                    m_phase = Phase::Idle;
+                    return Q_EMIT upFinished(true, m_inventoryPath);
+                }
+                m_phase = Phase::StartingTraffic;
+                m_control.startAll(helpers);
+            });
+}
+
+DemoCluster::~DemoCluster() = default;
+
+QVector<ManagedProcess> DemoCluster::processesIn(const QString &dir, QString *problem) const
+{
+    const QString path = DemoSetup::inventoryPath(dir);
+    if (!QFileInfo::exists(path))
+        return {};
+    const auto loaded = inventory::loadInventory(path);
+    if (!loaded.inventory) {
+        *problem = loaded.errors.isEmpty() ? path : loaded.errors.first().toString();
+        return {};
+    }
+    QVector<ManagedProcess> processes = processesOf(loaded.inventory->services);
+    processes.append(DemoSetup::trafficProcess(dir, simProgram()));
+    // Stopped whether or not this DemoCluster started it: the command line may have.
+    processes.append(recorderProcess(QFileInfo(path).absolutePath(),
+                                     m_recorderProgram.isEmpty() ? QStringLiteral("opsdeck-cli")
+                                                                 : m_recorderProgram));
+    return processes;
+}
+
+ManagedProcess DemoCluster::recorderProcess(const QString &dir, const QString &program)
+{
+    ManagedProcess process;
+    process.program = QFileInfo(program).fileName();
+    process.name = QStringLiteral("recorder");
+    process.host = QStringLiteral("local");
+    // Beside run/, not in it: run/ holds the cluster's own processes.
+    process.pidFile = dir + QStringLiteral("/recorder.pid");
+    process.start =
+        QStringLiteral("setsid %1 record --inventory %2 --data-dir %3 --pid-file %4 </dev/null "
+                       ">>%5 2>&1 & echo $! >%4")
+            .arg(shell::singleQuoted(program), shell::singleQuoted(DemoSetup::inventoryPath(dir)),
+                 shell::singleQuoted(dir), shell::singleQuoted(process.pidFile),
+                 shell::singleQuoted(dir + QStringLiteral("/logs/recorder.log")));
+    process.deriveMissingCommands();
+    return process;
+}
+
+QString DemoCluster::simProgram() const
+{
+    return QFileInfo(m_options.simBinary.isEmpty() ? settings::AppPaths::simBinary()
+                                                   : m_options.simBinary)
+        .fileName();
+}
+
+QVector<ManagedProcess> DemoCluster::processesOf(const QVector<inventory::Service> &services) const
+{
+    // Every demo process is opsdeck-sim: only a pid running it is ours.
+    QVector<ManagedProcess> processes;
+    for (const auto &service : services)
+        processes.append(ManagedProcess::fromService(service, simProgram()));
+    return processes;
+}
+
+void DemoCluster::up(const DemoOptions &options)
+{
+    m_options = options;
+    QString problem;
+    const auto previous = processesIn(options.dir, &problem);
+    if (!problem.isEmpty())
+        spdlog::warn("previous demo inventory unreadable, not stopping it: {}",
+                     problem.toStdString());
+    m_phase = Phase::Replacing;
+    if (!previous.isEmpty())
+        Q_EMIT progressed(QStringLiteral("replacing the demo already in %1").arg(options.dir));
+    m_control.stopAll(previous);
+}
+
+void DemoCluster::startServices()
+{
+    QString error;
+    const auto path = DemoSetup::write(m_options, &error);
+    if (!path) {
+        m_phase = Phase::Idle;
+        return Q_EMIT upFinished(false, error);
+    }
+    const auto loaded = inventory::loadInventory(*path);
+    if (!loaded.inventory) {
+        m_phase = Phase::Idle;
+        return Q_EMIT upFinished(false, loaded.errors.first().toString());
+    }
+    m_inventoryPath = *path;
+    m_services = loaded.inventory->services;
+    m_phase = Phase::Starting;
+    Q_EMIT inventoryWritten(m_inventoryPath);
+    m_control.startAll(processesOf(m_services));
+}
+
+QString DemoCluster::logTails(const QStringList &names) const
+{
+    QStringList parts;
+    for (const QString &name : names) {
+        const QString path =
+            m_options.dir + QStringLiteral("/logs/") + name + QStringLiteral(".log");
+        QFile file(path);
+        QStringList lines;
+        if (file.open(QIODevice::ReadOnly))
+            lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        parts << QStringLiteral("%1 (%2): %3")
+                     .arg(name, path,
+                          lines.isEmpty()
+                              ? QStringLiteral("log is empty")
+                              : lines.mid(std::max<qsizetype>(0, lines.size() - 3)).join(u" | "));
+    }
+    return parts.join(u"; ");
+}
+
+void DemoCluster::fail(const QString &message)
+{
+    spdlog::error("demo: {}", message.toStdString());
+    m_aliveTimer->stop();
+    m_health->cancel();
+    m_failure = message;
+    m_phase = Phase::Failing;
+    QString ignored;
+    m_control.stopAll(processesIn(m_options.dir, &ignored));
+}
+
+void DemoCluster::down(const QString &dir)
+{
+    QString problem;
+    const auto processes = processesIn(dir, &problem);
+    if (!problem.isEmpty()) {
+        m_phase = Phase::Idle;
+        return Q_EMIT downFinished(false,
+                                   QStringLiteral("cannot read the demo inventory: ") + problem);
+    }
+    m_phase = Phase::Down;
+    m_control.stopAll(processes);
+}
+
+} // namespace opsdeck::workflows

@@ -1,0 +1,187 @@
+#include "demosetup.h"
+
+#include "apppaths.h"
+#include "shellquote.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QHash>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QTcpServer>
+
+namespace opsdeck::workflows {
+
+std::optional<DemoFault> DemoFault::parse(const QString &text, QString *error)
+{
+    static const QRegularExpression form(
+        QStringLiteral("^(proxy|router)-reused-stall=([0-9]+(?:\\.[0-9]+)?)$"));
+    const auto match = form.match(text);
+    const double seconds = match.hasMatch() ? match.captured(2).toDouble() : 0;
+    if (!match.hasMatch() || seconds <= 0 || seconds > 3600) {
+        *error = QStringLiteral("bad --fault '%1': expected proxy-reused-stall=SECONDS or "
+                                "router-reused-stall=SECONDS (0 < SECONDS <= 3600)")
+                     .arg(text);
+        return std::nullopt;
+    }
+    return DemoFault{match.captured(1), seconds};
+}
+
+std::optional<DemoOptions> DemoOptions::fromFlags(const Flags &flags, QString *error)
+{
+    DemoOptions options;
+    options.dir =
+        flags.dir ? *flags.dir : settings::AppPaths::demoDir(flags.dataDir.value_or(QString()));
+    options.simBinary = settings::AppPaths::simBinary();
+    if (flags.traffic) {
+        static const QRegularExpression digits(QStringLiteral("^[0-9]{1,3}$"));
+        const int clients = flags.traffic->toInt();
+        if (!digits.match(*flags.traffic).hasMatch() || clients > 256) {
+            *error = QStringLiteral("bad --traffic '%1': a number of clients from 0 to 256")
+                         .arg(*flags.traffic);
+            return std::nullopt;
+        }
+        options.trafficClients = clients;
+    }
+    if (flags.fault) {
+        options.fault = DemoFault::parse(*flags.fault, error);
+        if (!options.fault)
+            return std::nullopt;
+    }
+    if (flags.transferBackend) {
+        if (*flags.transferBackend != u"mooncake" && *flags.transferBackend != u"nixl") {
+            *error = QStringLiteral("bad --transfer-backend '%1': mooncake or nixl")
+                         .arg(*flags.transferBackend);
+            return std::nullopt;
+        }
+        options.transferBackend = *flags.transferBackend;
+    }
+    return options;
+}
+
+namespace {
+
+int freePort()
+{
+    QTcpServer server;
+    return server.listen(QHostAddress::LocalHost, 0) ? server.serverPort() : 0;
+}
+
+bool writeFromTemplate(const QString &templateName, const QString &target,
+                       const QHash<QString, QString> &values, bool executable, QString *error)
+{
+    QFile source(QStringLiteral(":/demo/") + templateName);
+    if (!source.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("demo template %1 is missing from the build").arg(templateName);
+        return false;
+    }
+    QString text = QString::fromUtf8(source.readAll());
+    for (auto it = values.cbegin(); it != values.cend(); ++it)
+        text.replace(QLatin1Char('@') + it.key() + QLatin1Char('@'), it.value());
+    // Written whole or not at all: a half-written serve script must never run.
+    QSaveFile file(target);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit()) {
+        *error = QStringLiteral("cannot write %1: %2").arg(target, file.errorString());
+        return false;
+    }
+    if (executable)
+        QFile::setPermissions(target, QFile::permissions(target) | QFileDevice::ExeOwner |
+                                          QFileDevice::ExeUser);
+    return true;
+}
+
+} // namespace
+
+QString DemoSetup::inventoryPath(const QString &dir)
+{
+    return QDir(dir).absoluteFilePath(QStringLiteral("inventory.yaml"));
+}
+
+bool DemoSetup::checkDir(const QString &path, QString *error)
+{
+    const QString dir = QDir(path).absolutePath();
+    // The folder is pasted into shell commands and YAML: refuse what would
+    // need escaping there rather than quote it in three syntaxes.
+    static const QRegularExpression safe(QStringLiteral("^[A-Za-z0-9_./+,=@:~ -]+$"));
+    if (!safe.match(dir).hasMatch()) {
+        *error = QStringLiteral("demo folder %1 has characters that are unsafe in shell "
+                                "commands (quotes, $, backslash, newline)")
+                     .arg(dir);
+        return false;
+    }
+    const QFileInfo info(dir);
+    if (info.exists() && !info.isDir()) {
+        *error = QStringLiteral("demo folder %1 exists and is not a folder").arg(dir);
+        return false;
+    }
+    if (!QDir().mkpath(dir) || !QFileInfo(dir).isWritable()) {
+        *error = QStringLiteral("demo folder %1 cannot be created or written").arg(dir);
+        return false;
+    }
+    return true;
+}
+
+std::optional<QString> DemoSetup::write(const DemoOptions &options, QString *error)
+{
+    const QString dir = QDir(options.dir).absolutePath();
+    if (!checkDir(dir, error))
+        return std::nullopt;
+    for (const QString &sub : {QStringLiteral("/logs"), QStringLiteral("/run")}) {
+        if (!QDir().mkpath(dir + sub)) {
+            *error = QStringLiteral("cannot create folder %1").arg(dir + sub);
+            return std::nullopt;
+        }
+    }
+    QHash<QString, QString> values;
+    values[QStringLiteral("DIR")] = dir;
+    values[QStringLiteral("SIM")] = options.simBinary;
+    values[QStringLiteral("MODEL")] = QStringLiteral("Qwen/Qwen3-8B");
+    values[QStringLiteral("BACKEND")] = options.transferBackend;
+    values[QStringLiteral("CLIENTS")] = QString::number(options.trafficClients);
+    for (const char *name : {"PREFILL_PORT", "BOOTSTRAP_PORT", "DECODE_PORT", "ROUTER_PORT",
+                             "ROUTER_METRICS_PORT", "PROXY_PORT"}) {
+        const int port = freePort();
+        if (port == 0) {
+            *error = QStringLiteral("no free port on 127.0.0.1 for the demo");
+            return std::nullopt;
+        }
+        values[QString::fromLatin1(name)] = QString::number(port);
+    }
+    const QString faultFlag =
+        options.fault ? QStringLiteral("--fault reused-stall=%1").arg(options.fault->seconds)
+                      : QString();
+    const bool faultAtProxy = options.fault && options.fault->hop == u"proxy";
+    values[QStringLiteral("PROXY_FAULT")] = faultAtProxy ? faultFlag : QString();
+    values[QStringLiteral("ROUTER_FAULT")] = faultAtProxy ? QString() : faultFlag;
+
+    const struct
+    {
+        const char *name;
+        bool executable;
+    } files[] = {{"serve_prefill.sh", true}, {"serve_decode.sh", true}, {"serve_router.sh", true},
+                 {"serve_proxy.sh", true},   {"traffic.sh", true},      {"inventory.yaml", false}};
+    for (const auto &file : files) {
+        const QString name = QString::fromLatin1(file.name);
+        if (!writeFromTemplate(name, dir + QLatin1Char('/') + name, values, file.executable, error))
+            return std::nullopt;
+    }
+    return inventoryPath(dir);
+}
+
+ManagedProcess DemoSetup::trafficProcess(const QString &dir, const QString &program)
+{
+    ManagedProcess process;
+    process.program = program;
+    process.name = QStringLiteral("traffic");
+    process.host = QStringLiteral("local");
+    process.pidFile = dir + QStringLiteral("/run/traffic.pid");
+    process.start = QStringLiteral("setsid bash %1 </dev/null >>%2 2>&1 & echo $! >%3")
+                        .arg(shell::singleQuoted(dir + QStringLiteral("/traffic.sh")),
+                             shell::singleQuoted(dir + QStringLiteral("/logs/traffic.log")),
+                             shell::singleQuoted(process.pidFile));
+    process.deriveMissingCommands();
+    return process;
+}
+
+} // namespace opsdeck::workflows

@@ -1,0 +1,73 @@
+#include "hostkeyauditor.h"
+
+#include "apppaths.h"
+#include "auditlog.h"
+
+#include <spdlog/spdlog.h>
+
+namespace opsdeck::workflows {
+
+HostKeyAuditor::HostKeyAuditor(std::shared_ptr<history::AuditLog> log,
+                               std::chrono::seconds repeatWindow)
+    : m_log(std::move(log)), m_repeatWindow(repeatWindow)
+{
+}
+
+std::shared_ptr<HostKeyAuditor> HostKeyAuditor::inDataDir(const QString &dataDir)
+{
+    return std::make_shared<HostKeyAuditor>(std::make_shared<history::AuditLog>(
+        history::AuditLog::pathIn(settings::AppPaths::dataDir(dataDir))));
+}
+
+void HostKeyAuditor::record(const remote::HostKeyDecision &decision)
+{
+    if (decision.outcome == QLatin1String("matched"))
+        return;
+    const QString who = decision.jumpHost
+                            ? QStringLiteral("%1 (ProxyJump hop)").arg(decision.hostEntry)
+                            : decision.hostEntry;
+    QString detail = QStringLiteral("%1 %2 %3; known_hosts %4")
+                         .arg(who, decision.keyType, decision.fingerprint, decision.knownHostsFile);
+    if (!decision.message.isEmpty())
+        detail += QStringLiteral("; ") + decision.message.section(u'\n', 0, 0);
+    const QString key = decision.host + u'|' + decision.outcome + u'|' + decision.fingerprint;
+    {
+        std::lock_guard lock(m_mutex);
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        const auto last = m_lastWritten.constFind(key);
+        // Accepting is written every time; a repeated refusal once per window.
+        if (decision.outcome != QLatin1String("accepted-new") && last != m_lastWritten.cend() &&
+            last->secsTo(now) < m_repeatWindow.count())
+            return;
+        m_lastWritten.insert(key, now);
+    }
+    append(decision.host, decision.outcome, detail);
+}
+
+void HostKeyAuditor::recordOperatorAnswer(const QString &host, const QString &keyType,
+                                          const QString &fingerprint, bool accepted)
+{
+    append(host,
+           accepted ? QStringLiteral("accepted-by-operator")
+                    : QStringLiteral("refused-by-operator"),
+           QStringLiteral("unknown host key %1 %2 %3 in the dialog")
+               .arg(keyType, fingerprint,
+                    accepted ? QStringLiteral("accepted") : QStringLiteral("refused")));
+}
+
+bool HostKeyAuditor::append(const QString &host, const QString &action, const QString &detail)
+{
+    history::AuditEntry entry;
+    entry.kind = QStringLiteral("host-key");
+    entry.host = host;
+    entry.action = action;
+    entry.detail = detail;
+    QString error;
+    if (m_log->append(entry, &error))
+        return true;
+    spdlog::error("{} (host-key {} for {})", error.toStdString(), action.toStdString(),
+                  host.toStdString());
+    return false;
+}
+
+} // namespace opsdeck::workflows

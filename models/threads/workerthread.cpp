@@ -1,0 +1,28 @@
+#include "workerthread.h"
+
+namespace opsdeck::threads {
+
+WorkerThread::WorkerThread(const QString &name)
+{
+    m_thread.setObjectName(name);
+    m_thread.start();
+}
+
+WorkerThread::~WorkerThread()
+{
+    stop();
+}
+
+void WorkerThread::adoptObject(QObject *worker)
+{
+    worker->moveToThread(&m_thread);
+    QObject::connect(&m_thread, &QThread::finished, worker, &QObject::deleteLater);
+}
+
+void WorkerThread::stop()
+{
+    m_thread.quit();
+    m_thread.wait();
+}
+
+} // namespace opsdeck::threads
