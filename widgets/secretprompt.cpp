@@ -94,19 +94,23 @@ void SecretPrompt::show(const QString &question, quint64 id, quint64 generation)
                                         "with `opsdeck-cli secret set KEY` to be asked no more)"));
     dialog->setTextEchoMode(QLineEdit::Password);
     dialog->setInputMode(QInputDialog::TextInput);
-    const bool given = dialog->exec() == QDialog::Accepted && dialog;
-    std::optional<SecretBytes> answer;
-    if (dialog) {
-        answer = takeTyped(*dialog, given);
-        dialog->deleteLater();
-    }
-    {
-        std::lock_guard lock(m_mutex);
-        if (generation != m_generation)
+    // Asked without a nested event loop (DESIGN, Threads): the answer comes
+    // with the dialog's finished signal; the GUI thread never waits here.
+    connect(dialog, &QDialog::finished, this, [this, dialog, id, generation](int result) {
+        if (!dialog)
             return;
-        Question &asked = m_questions[id];
-        asked.answer = std::move(answer);
-        asked.answered = true;
-    }
-    m_answered.notify_all();
+        std::optional<SecretBytes> answer = takeTyped(*dialog, result == QDialog::Accepted);
+        dialog->deleteLater();
+        {
+            std::lock_guard lock(m_mutex);
+            if (generation != m_generation)
+                return;
+            Question &asked = m_questions[id];
+            asked.answer = std::move(answer);
+            asked.answered = true;
+        }
+        m_answered.notify_all();
+    });
+    dialog->setWindowModality(Qt::WindowModal);
+    dialog->open();
 }

@@ -27,9 +27,8 @@ std::optional<probes::ProbeRounds::Settings> settingsOf(const QCommandLineParser
     probes::ProbeRounds::Settings settings;
     const std::optional<int> rounds = wholeNumberOption(
         parser, u"rounds"_s, 1, probes::ProbeRounds::kMaxRounds, settings.rounds, u"rounds"_s);
-    const std::optional<double> idleGapS =
-        numberOption(parser, u"idle-gap"_s, 0, probes::ProbeRounds::kMaxIdleGapS, settings.idleGapS,
-                     u"seconds"_s);
+    const std::optional<double> idleGapS = secondsOption(
+        parser, u"idle-gap"_s, 0, probes::ProbeRounds::kMaxIdleGapS, settings.idleGapS);
     const std::optional<int> timeoutMs = wholeNumberOption(parser, u"timeout-ms"_s, 1, 600'000,
                                                            settings.timeoutMs, u"milliseconds"_s);
     if (!rounds || !idleGapS || !timeoutMs)
@@ -141,9 +140,8 @@ int runDiagnose(const QStringList &arguments)
         return ExitBadInput;
     // Absent: not measured (0).
     const std::optional<double> measureStall =
-        parser.isSet(u"measure-stall"_s)
-            ? numberOption(parser, u"measure-stall"_s, 1, 3600, 0, u"seconds"_s)
-            : std::optional<double>(0);
+        parser.isSet(u"measure-stall"_s) ? secondsOption(parser, u"measure-stall"_s, 1, 3600, 0)
+                                         : std::optional<double>(0);
     if (!measureStall)
         return ExitBadInput;
     const double measureStallS = *measureStall;

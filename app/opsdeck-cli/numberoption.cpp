@@ -1,6 +1,7 @@
 #include "numberoption.h"
 
 #include "clioutput.h"
+#include "duration.h"
 
 #include <QRegularExpression>
 
@@ -10,30 +11,29 @@ namespace opsdeck::cli {
 
 namespace {
 
-std::optional<double> parsed(const QCommandLineParser &parser, const QString &name, double min,
-                             double max, const QString &what, bool whole)
+QString flagName(const QString &name)
 {
-    static const QRegularExpression decimal(u"^[0-9]+(\\.[0-9]+)?$"_s);
-    static const QRegularExpression digits(u"^[0-9]+$"_s);
-    const QString text = parser.value(name);
-    const double value = text.toDouble();
-    if ((whole ? digits : decimal).match(text).hasMatch() && value >= min && value <= max)
-        return value;
-    printError(u"bad %1%2 '%3': %4 from %5 to %6"_s
-                   .arg(name.size() == 1 ? u"-"_s : u"--"_s, name, text, what)
-                   .arg(min)
-                   .arg(max));
-    return std::nullopt;
+    return (name.size() == 1 ? u"-"_s : u"--"_s) + name;
 }
 
 } // namespace
 
-std::optional<double> numberOption(const QCommandLineParser &parser, const QString &name,
-                                   double min, double max, double fallback, const QString &what)
+std::optional<double> secondsOption(const QCommandLineParser &parser, const QString &name,
+                                    double min, double max, double fallback)
 {
     if (!parser.isSet(name))
         return fallback;
-    return parsed(parser, name, min, max, what, false);
+    const QString text = parser.value(name);
+    // The inventory's strict form: trimmed around, nothing inside.
+    const std::optional<double> seconds =
+        text == text.trimmed() ? inventory::parseDurationS(text) : std::nullopt;
+    if (seconds && *seconds >= min && *seconds <= max)
+        return seconds;
+    printError(u"bad %1 '%2': seconds from %3 to %4 (a number, or with s, ms, m or h: 90s, 10m)"_s
+                   .arg(flagName(name), text)
+                   .arg(min)
+                   .arg(max));
+    return std::nullopt;
 }
 
 std::optional<int> wholeNumberOption(const QCommandLineParser &parser, const QString &name, int min,
@@ -41,8 +41,14 @@ std::optional<int> wholeNumberOption(const QCommandLineParser &parser, const QSt
 {
     if (!parser.isSet(name))
         return fallback;
-    const std::optional<double> value = parsed(parser, name, min, max, what, true);
-    return value ? std::optional<int>(static_cast<int>(*value)) : std::nullopt;
+    static const QRegularExpression digits(u"^[0-9]{1,9}$"_s);
+    const QString text = parser.value(name);
+    const int value = text.toInt();
+    if (digits.match(text).hasMatch() && value >= min && value <= max)
+        return value;
+    printError(
+        u"bad %1 '%2': %3 from %4 to %5"_s.arg(flagName(name), text, what).arg(min).arg(max));
+    return std::nullopt;
 }
 
 } // namespace opsdeck::cli

@@ -149,8 +149,7 @@ int runProbe(const QStringList &arguments)
         printError(QStringLiteral("--fresh and --reused exclude each other"));
         return ExitBadInput;
     }
-    const auto idleGapS = numberOption(parser, QStringLiteral("idle-gap"), 0, kMaxIdleGapS, 10,
-                                       QStringLiteral("seconds"));
+    const auto idleGapS = secondsOption(parser, QStringLiteral("idle-gap"), 0, kMaxIdleGapS, 10);
     const auto count = wholeNumberOption(parser, QStringLiteral("count"), 1, kMaxCount, 1,
                                          QStringLiteral("probes"));
     const auto timeoutMs = wholeNumberOption(parser, QStringLiteral("timeout-ms"), 1, 600'000,

@@ -242,8 +242,8 @@ int runSsh(const QStringList &arguments)
     request.argv = positional;
     if (parser.isSet(QStringLiteral("timeout"))) {
         // Below 1 ms the deadline would be 0: refused, not run as a 0 ms deadline.
-        const std::optional<double> timeout = numberOption(parser, QStringLiteral("timeout"), 0.001,
-                                                           86400, 0, QStringLiteral("seconds"));
+        const std::optional<double> timeout =
+            secondsOption(parser, QStringLiteral("timeout"), 0.001, 86400, 0);
         if (!timeout)
             return ExitBadInput;
         request.deadline = std::chrono::milliseconds(static_cast<qint64>(*timeout * 1000));

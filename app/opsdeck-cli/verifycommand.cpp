@@ -35,7 +35,7 @@ int runVerify(const QStringList &arguments)
     probes::StagedVerification::Settings settings;
     settings.keepAlive = !parser.isSet(u"skip-keepalive"_s);
     const std::optional<double> idleGapS =
-        numberOption(parser, u"idle-gap"_s, 0, 600, settings.keepAliveIdleGapS, u"seconds"_s);
+        secondsOption(parser, u"idle-gap"_s, 0, 600, settings.keepAliveIdleGapS);
     if (!idleGapS)
         return ExitBadInput;
     settings.keepAliveIdleGapS = *idleGapS;

@@ -47,6 +47,10 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &termination, nullptr);
 
     std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.size() == 1 && args.front() == "--version") {
+        std::printf("opsdeck-sim %s\n", OPSDECK_VERSION);
+        return 0;
+    }
     std::string error;
     bool help = false;
     const auto options = SimOptions::parse(args, error, help);

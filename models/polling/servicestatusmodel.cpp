@@ -1,5 +1,7 @@
 #include "servicestatusmodel.h"
 
+#include <algorithm>
+
 namespace opsdeck::probes {
 
 ServiceStatusModel::ServiceStatusModel(QObject *parent) : QAbstractTableModel(parent) {}
@@ -19,8 +21,39 @@ void ServiceStatusModel::updateStatus(const ServiceStatus &status)
     for (int row = 0; row < m_rows.size(); ++row) {
         if (m_rows[row].name != status.name)
             continue;
+        // The smallest range of cells whose text changed, with the roles that
+        // changed (libksysguard's SensorDataModel does the same): a poll that
+        // only moved the latency repaints one cell, not the row.
+        QVector<QVariant> before(ColumnCount);
+        for (int column = 0; column < ColumnCount; ++column)
+            before[column] = data(index(row, column), Qt::DisplayRole);
+        const ServiceStatus old = m_rows[row];
         m_rows[row] = status;
-        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        int first = ColumnCount;
+        int last = -1;
+        for (int column = 0; column < ColumnCount; ++column) {
+            // "Since change" follows the clock; it changed when lastChange did.
+            const bool changed = column == SinceChangeColumn
+                                     ? old.lastChange != status.lastChange
+                                     : before[column] != data(index(row, column), Qt::DisplayRole);
+            if (changed) {
+                first = std::min(first, column);
+                last = column;
+            }
+        }
+        QList<int> roles{StatusRole};
+        if (last >= 0)
+            roles << Qt::DisplayRole;
+        if (old.state != status.state)
+            roles << StateRole;
+        if (old.latencyMs != status.latencyMs)
+            roles << LatencyMsRole;
+        if (old.lastChange != status.lastChange)
+            roles << LastChangeRole;
+        // Nothing shown changed: the whole status (StatusRole) still did.
+        if (last < 0)
+            first = last = NameColumn;
+        Q_EMIT dataChanged(index(row, first), index(row, last), roles);
         return;
     }
 }

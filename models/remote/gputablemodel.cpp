@@ -1,5 +1,7 @@
 #include "gputablemodel.h"
 
+#include "cellsnapshot.h"
+
 namespace opsdeck::remote {
 
 namespace {
@@ -70,10 +72,11 @@ void GpuTableModel::setGpus(const QVector<GpuSample> &gpus)
         endResetModel();
         return;
     }
+    // GPUs that idle between polls repaint nothing.
+    const CellSnapshot before(*this, {Qt::DisplayRole, FractionRole, Qt::ToolTipRole});
     m_gpus = gpus;
-    if (!m_gpus.isEmpty())
-        Q_EMIT dataChanged(index(0, 0),
-                           index(static_cast<int>(m_gpus.size()) - 1, ColumnCount - 1));
+    if (const auto changed = before.changedIn(*this))
+        Q_EMIT dataChanged(changed->first, changed->second, before.roles());
 }
 
 int GpuTableModel::rowCount(const QModelIndex &parent) const

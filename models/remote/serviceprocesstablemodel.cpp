@@ -1,5 +1,7 @@
 #include "serviceprocesstablemodel.h"
 
+#include "cellsnapshot.h"
+
 namespace opsdeck::remote {
 
 namespace {
@@ -33,19 +35,28 @@ QString rssText(qint64 bytes)
 
 void ServiceProcessTableModel::setServices(const QVector<ServiceProcesses> &services)
 {
-    // Rows come and go with processes: a reset is simplest and the table is small.
-    beginResetModel();
-    m_rows.clear();
+    QVector<Row> rows;
     for (const auto &service : services) {
         const QStringList notes = service.notes();
         if (service.processes.isEmpty())
-            m_rows.append({service.query.service, std::nullopt, notes, {}});
+            rows.append({service.query.service, std::nullopt, notes, {}});
         for (int i = 0; i < service.processes.size(); ++i)
-            m_rows.append({service.query.service, service.processes.at(i),
-                           i == 0 ? notes : QStringList(),
-                           processText(service.processes.at(i), service.mainProcess())});
+            rows.append({service.query.service, service.processes.at(i),
+                         i == 0 ? notes : QStringList(),
+                         processText(service.processes.at(i), service.mainProcess())});
     }
-    endResetModel();
+    if (rows.size() != m_rows.size()) {
+        // Processes came or went: the rows themselves changed.
+        beginResetModel();
+        m_rows = std::move(rows);
+        endResetModel();
+        return;
+    }
+    // The same rows polled again: only the cells that changed (uptime, RSS).
+    const CellSnapshot before(*this, {Qt::DisplayRole, Qt::ToolTipRole, WarningRole});
+    m_rows = std::move(rows);
+    if (const auto changed = before.changedIn(*this))
+        Q_EMIT dataChanged(changed->first, changed->second, before.roles());
 }
 
 int ServiceProcessTableModel::rowCount(const QModelIndex &parent) const

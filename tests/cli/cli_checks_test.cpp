@@ -353,7 +353,7 @@ TEST(CliNumbers, NanInfinitySignsAndExponentsAreBadInputForEveryNumericFlag)
              << diagnose + QStringList{u"--rounds"_s, bad}
              << verify + QStringList{u"--idle-gap"_s, bad};
     }
-    for (const QString &fraction : {u"1.5"_s, u"1e2"_s})
+    for (const QString &fraction : {u"1.5"_s, u"1e2"_s, u"99999999999"_s})
         runs << probe + QStringList{u"--count"_s, fraction}
              << diagnose + QStringList{u"--timeout-ms"_s, fraction};
     for (const QStringList &args : runs) {

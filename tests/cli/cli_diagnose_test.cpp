@@ -88,7 +88,7 @@ TEST(CliDiagnose, MeasureStallReportsHowLongTheStallReallyLasts)
     QTemporaryDir dir;
     const QString inventory = opsdeck::test::writeInventory(dir, cluster.inventoryYaml());
     auto run =
-        runCli(diagnoseArgs(inventory, dir.path()) + QStringList{u"--measure-stall"_s, u"30"_s},
+        runCli(diagnoseArgs(inventory, dir.path()) + QStringList{u"--measure-stall"_s, u"30s"_s},
                dir.path(), 120s);
     ASSERT_EQ(run.exitCode, 1) << run.standardError.toStdString();
     QJsonObject stall = run.json().object().value(u"stall"_s).toObject();
@@ -100,8 +100,9 @@ TEST(CliDiagnose, MeasureStallReportsHowLongTheStallReallyLasts)
         << stall.value(u"evidence"_s).toString().toStdString();
 
     // A deadline shorter than the stall gives a lower bound, never a length.
-    run = runCli(diagnoseArgs(inventory, dir.path()) + QStringList{u"--measure-stall"_s, u"2"_s},
-                 dir.path(), 120s);
+    run =
+        runCli(diagnoseArgs(inventory, dir.path()) + QStringList{u"--measure-stall"_s, u"2000ms"_s},
+               dir.path(), 120s);
     ASSERT_EQ(run.exitCode, 1) << run.standardError.toStdString();
     stall = run.json().object().value(u"stall"_s).toObject();
     EXPECT_TRUE(stall.value(u"stall_s"_s).isNull());

@@ -10,6 +10,7 @@
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QPointer>
+#include <QThread>
 #include <QTimer>
 #include <atomic>
 #include <gtest/gtest.h>
@@ -47,7 +48,10 @@ TEST(SecretPrompt, TheTypedPasswordReachesTheAskerAndTheLineEditIsOverwrittenThe
     const QString typed = QStringLiteral("typed-pw-5521");
     QStringList shown; // what the line edit held, in order (never printed)
     bool answered = false;
-    // Types and accepts once the modal dialog is up (inside its own exec loop).
+    // Types and accepts once the modal dialog is up. No nested event loop on
+    // the GUI thread: the typist runs at the test's own loop level.
+    const int loopLevel = QThread::currentThread()->loopLevel();
+    int typistLoopLevel = -1;
     QTimer typist;
     typist.setInterval(10);
     QObject::connect(&typist, &QTimer::timeout, [&] {
@@ -58,6 +62,7 @@ TEST(SecretPrompt, TheTypedPasswordReachesTheAskerAndTheLineEditIsOverwrittenThe
         if (!edit)
             return;
         answered = true;
+        typistLoopLevel = QThread::currentThread()->loopLevel();
         EXPECT_EQ(edit->echoMode(), QLineEdit::Password);
         QObject::connect(edit, &QLineEdit::textChanged,
                          [&](const QString &text) { shown << text; });
@@ -70,6 +75,7 @@ TEST(SecretPrompt, TheTypedPasswordReachesTheAskerAndTheLineEditIsOverwrittenThe
     ASSERT_TRUE(askFromAnotherThread(prompt, QStringLiteral("Password for ops@gpu-1: "), answer));
 
     EXPECT_EQ(prompt.asked(), 1);
+    EXPECT_EQ(typistLoopLevel, loopLevel) << "the dialog ran a nested event loop";
     ASSERT_TRUE(answer.has_value());
     EXPECT_TRUE(*answer == typed.toUtf8()); // not streamed: a secret in a test is still a secret
     // The dialog's text went through filler of the same length to empty.

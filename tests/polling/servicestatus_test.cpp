@@ -98,6 +98,20 @@ TEST(ServiceStatusModel, PassesTheModelTesterAndChangesOneRowAtATime)
     status.name = QStringLiteral("gone"); // a stale result of a service no longer listed
     model.updateStatus(status);
     EXPECT_EQ(changed.size(), 1);
+
+    // A poll that only moved the latency signals that one cell, with its roles.
+    status.name = QStringLiteral("decode");
+    status.latencyMs = 3.5;
+    model.updateStatus(status);
+    ASSERT_EQ(changed.size(), 2);
+    const QModelIndex topLeft = changed.last().at(0).value<QModelIndex>();
+    const QModelIndex bottomRight = changed.last().at(1).value<QModelIndex>();
+    EXPECT_EQ(topLeft.column(), ServiceStatusModel::LatencyColumn);
+    EXPECT_EQ(bottomRight.column(), ServiceStatusModel::LatencyColumn);
+    const auto roles = changed.last().at(2).value<QList<int>>();
+    EXPECT_TRUE(roles.contains(Qt::DisplayRole));
+    EXPECT_TRUE(roles.contains(ServiceStatusModel::LatencyMsRole));
+    EXPECT_FALSE(roles.contains(ServiceStatusModel::StateRole)) << "the state did not change";
 }
 
 TEST(ServiceStatusModel, SinceTextUsesReadableUnits)

@@ -1,8 +1,11 @@
 // NvidiaSmiCsv on recorded outputs of `nvidia-smi --query-gpu=... --format=csv,noheader,nounits`
 // (tests/data/nvidia-smi/SOURCES.md gives each file's origin and query fields).
+#include "gputablemodel.h"
 #include "nvidiasmicsv.h"
 #include "testsupport.h"
 
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
 #include <gtest/gtest.h>
 
 using opsdeck::remote::NvidiaSmiCsv;
@@ -178,4 +181,36 @@ TEST(NvidiaSmiCsv, DefaultCommandPutsNameLast)
               QStringLiteral("nvidia-smi --query-gpu=index,uuid,utilization.gpu,memory.used,"
                              "memory.total,temperature.gpu,power.draw,power.limit,name "
                              "--format=csv,noheader,nounits"));
+}
+
+TEST(GpuTableModel, APollSignalsOnlyTheCellsThatChanged)
+{
+    opsdeck::remote::GpuTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    opsdeck::remote::GpuSample idle;
+    idle.index = 0;
+    idle.name = QStringLiteral("NVIDIA H100 80GB HBM3");
+    idle.utilizationPercent = 0;
+    idle.memoryUsedMiB = 1000;
+    idle.memoryTotalMiB = 81559;
+    idle.temperatureC = 30;
+    opsdeck::remote::GpuSample second = idle;
+    second.index = 1;
+    model.setGpus({idle, second});
+    ASSERT_EQ(model.rowCount(), 2);
+
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.setGpus({idle, second});
+    EXPECT_EQ(changed.size(), 0) << "nothing changed: nothing repaints";
+
+    opsdeck::remote::GpuSample busy = second;
+    busy.utilizationPercent = 97;
+    model.setGpus({idle, busy});
+    ASSERT_EQ(changed.size(), 1);
+    EXPECT_EQ(changed.first().at(0).value<QModelIndex>().row(), 1);
+    EXPECT_EQ(changed.first().at(1).value<QModelIndex>().row(), 1);
+    EXPECT_EQ(changed.first().at(0).value<QModelIndex>().column(),
+              opsdeck::remote::GpuTableModel::Utilization);
+    EXPECT_EQ(changed.first().at(1).value<QModelIndex>().column(),
+              opsdeck::remote::GpuTableModel::Utilization);
 }

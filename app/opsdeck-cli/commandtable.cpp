@@ -1,0 +1,142 @@
+#include "commandtable.h"
+
+#include "batchcheckcommand.h"
+#include "clioutput.h"
+#include "democommand.h"
+#include "diagnosecommand.h"
+#include "metricscommand.h"
+#include "probecommand.h"
+#include "ratecommand.h"
+#include "recordcommand.h"
+#include "secretcommand.h"
+#include "sshcommand.h"
+#include "statuscommand.h"
+#include "verifycommand.h"
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::cli {
+
+namespace {
+
+// The flags every check against an inventory takes beside its own.
+const QString inventoryFlags = u"[--ssh-config FILE] [--known-hosts FILE] [--data-dir DIR]"_s;
+
+} // namespace
+
+const std::vector<CliCommand> &commandTable()
+{
+    static const std::vector<CliCommand> table{
+        {u"demo"_s, u"up"_s,
+         u"[--dir DIR] [--data-dir DIR] [--traffic N] [--fault "
+         u"proxy-reused-stall=S|router-reused-stall=S] "
+         "[--transfer-backend mooncake|nixl] [--json]"_s,
+         u"start the simulated PD cluster and its recorder; prints the inventory's path"_s,
+         &runDemo},
+        {u"demo"_s, u"down"_s, u"[--dir DIR] [--data-dir DIR]"_s,
+         u"stop every process of the demo; returns when each has exited"_s, &runDemo},
+        {u"status"_s, QString(), u"--inventory FILE [--timeout MS] [--json] "_s + inventoryFlags,
+         u"one health check of every service (exit 1 unless all are healthy)"_s, &runStatus},
+        {u"metrics"_s, u"summarize"_s, u"FILE|URL [--profile P] [--timeout MS] [--json]"_s,
+         u"parse one /metrics page into the values the console shows"_s, &runMetrics},
+        {u"metrics"_s, u"rate"_s,
+         u"FILE1 FILE2 (--interval S | --at T1 T2) [--profile P] [--json]"_s,
+         u"per-second rates and latency quantiles between two scrapes"_s, &runMetricsRate},
+        {u"record"_s, QString(),
+         u"--inventory FILE [--pid-file FILE] [--interval-ms MS] [--no-watch] "_s + inventoryFlags,
+         u"record history, and run the keep-alive watch, without a window until SIGTERM"_s,
+         &runRecord},
+        {u"diagnose"_s, QString(),
+         u"--inventory FILE --cluster NAME [--rounds N] [--idle-gap S] [--timeout-ms MS] "
+         "[--probe auto|health] [--measure-stall S] [--json] "_s +
+             inventoryFlags,
+         u"fresh vs reused keep-alive probes per path; names the stalling hop (exit 1 when one "
+         "stalls, 3 inconclusive)"_s,
+         &runDiagnose},
+        {u"probe"_s, QString(),
+         u"URL [--fresh|--reused] [--idle-gap S] [--count N] [--chat] [--stream] [--max-tokens N] "
+         "[--model NAME] [--timeout-ms MS] [--cacert FILE] [--insecure] [--proxy URL] "
+         "[--api-key-secret KEY] [--json]"_s,
+         u"fresh or kept-alive probes with curl's timings, one line per probe"_s, &runProbe},
+        {u"verify"_s, QString(),
+         u"--inventory FILE --cluster NAME [-n N] [--idle-gap S] [--skip-keepalive] "
+         "[--confirm NAME] [--json] "_s +
+             inventoryFlags,
+         u"health -> end-to-end -> keep-alive through the clients' path -> batch check (exit 1 "
+         "at the first failed stage)"_s,
+         &runVerify},
+        {u"batch-check"_s, QString(),
+         u"--inventory FILE --cluster NAME [-n N] [--confirm NAME] [--json] "_s + inventoryFlags,
+         u"N concurrent chats while sampling decode running requests: BATCHED (exit 0), "
+         "SERIALIZED or PARTIAL (exit 1)"_s,
+         &runBatchCheck},
+        {u"ssh"_s, QString(),
+         u"HOST [--inventory FILE] [--ssh-config FILE] [--known-hosts FILE] "
+         "[--accept-new-host-key SHA256:...] [--identity FILE] [--timeout S] [--data-dir DIR] "
+         "-- COMMAND..."_s,
+         u"one command over SSH; its exit code (signal: 128+N), 3 timeout, 4 host key refused"_s,
+         &runSsh},
+        {u"secret"_s, u"set"_s, u"KEY [--json]"_s,
+         u"store a secret in the keychain, read from stdin (never echoed)"_s, &runSecret},
+        {u"secret"_s, u"delete"_s, u"KEY [--json]"_s, u"remove a secret from the keychain"_s,
+         &runSecret},
+        {u"secret"_s, u"check"_s, u"KEY [--json]"_s,
+         u"say whether a secret is stored (never its value)"_s, &runSecret},
+    };
+    return table;
+}
+
+QString usageText()
+{
+    QString text = u"usage: opsdeck-cli <command> [options]\n\ncommands:\n"_s;
+    for (const CliCommand &command : commandTable()) {
+        const QString head =
+            command.action.isEmpty() ? command.name : command.name + u' ' + command.action;
+        text += u"  %1 %2\n      %3\n"_s.arg(head, command.synopsis, command.purpose);
+    }
+    text += u"\nEvery command takes --help; --version prints the version. Exit codes: 0 ok, 1 "
+            "unhealthy or failed,\n2 bad input, 3 unknown or timed out, 4 host key refused.\n"_s;
+    return text;
+}
+
+int dispatch(QStringList arguments)
+{
+    const QString name = arguments.value(1);
+    QStringList actions;
+    const CliCommand *found = nullptr;
+    for (const CliCommand &command : commandTable()) {
+        if (command.name != name)
+            continue;
+        if (command.action.isEmpty()) {
+            found = &command;
+            break;
+        }
+        actions << command.action;
+        // The action is the first word after the command, before any flag.
+        if (arguments.value(2) == command.action)
+            found = &command;
+    }
+    const bool asksHelp = arguments.value(2) == u"--help" || arguments.value(2) == u"-h";
+    if (!found) {
+        if (actions.isEmpty()) {
+            printError(u"unknown command '%1' (see opsdeck-cli --help)"_s.arg(name));
+        } else if (asksHelp) {
+            // "metrics --help": the usage lines of its actions.
+            for (const CliCommand &command : commandTable())
+                if (command.name == name)
+                    printLine(u"opsdeck-cli %1 %2 %3\n    %4"_s.arg(
+                        name, command.action, command.synopsis, command.purpose));
+            return ExitOk;
+        } else {
+            printError(u"opsdeck-cli %1 needs an action first: %2 (got '%3')"_s.arg(
+                name, actions.join(u", "_s), arguments.value(2)));
+        }
+        return ExitBadInput;
+    }
+    // The handler's parser sees "opsdeck-cli <command>" as its program name.
+    arguments.removeAt(1);
+    arguments[0] = u"opsdeck-cli "_s + name;
+    return found->run(arguments);
+}
+
+} // namespace opsdeck::cli
