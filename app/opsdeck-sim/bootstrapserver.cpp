@@ -1,7 +1,7 @@
 #include "bootstrapserver.h"
 
-#include "jsonwriter.h"
 #include "kvregistry.h"
+#include "simjson.h"
 
 #include <algorithm>
 #include <charconv>
@@ -31,15 +31,12 @@ BootstrapServer::BootstrapServer(KvRegistry &registry, HttpServer::Settings sett
         std::uint64_t room = 0;
         const bool hasRoom = roomParam(req, room);
         const bool known = hasRoom && m_registry.handshake(room);
-        JsonWriter w;
-        w.beginObject()
-            .string("rank_ip", m_host)
-            .integer("rank_port", m_server.boundPort())
-            .string("transfer_backend", m_transferBackend)
-            .integer("dp_size", m_dpSize)
-            .boolean("room_known", known)
-            .endObject();
-        res.set_content(w.str(), "application/json");
+        const Json route{{"rank_ip", m_host},
+                         {"rank_port", m_server.boundPort()},
+                         {"transfer_backend", m_transferBackend},
+                         {"dp_size", m_dpSize},
+                         {"room_known", known}};
+        res.set_content(dumped(route), "application/json");
     });
     m_server.Get("/kv", [this](const httplib::Request &req, httplib::Response &res) {
         std::uint64_t room = 0;
@@ -53,28 +50,27 @@ BootstrapServer::BootstrapServer(KvRegistry &registry, HttpServer::Settings sett
         int promptTokens = 0;
         const auto status =
             m_registry.waitFor(room, std::chrono::milliseconds(waitMs), promptTokens);
-        JsonWriter w;
-        w.beginObject().string("bootstrap_room", std::to_string(room)).key("status");
+        Json answer{{"bootstrap_room", std::to_string(room)}};
         switch (status) {
         case KvRegistry::Status::Ready:
-            w.string("ready").integer("prompt_tokens", promptTokens);
+            answer["status"] = "ready";
+            answer["prompt_tokens"] = promptTokens;
             res.status = 200;
             break;
         case KvRegistry::Status::Pending:
-            w.string("pending");
+            answer["status"] = "pending";
             res.status = 202;
             break;
         case KvRegistry::Status::Unknown:
-            w.string("unknown");
+            answer["status"] = "unknown";
             res.status = 404;
             break;
         case KvRegistry::Status::Failed:
-            w.string("failed");
+            answer["status"] = "failed";
             res.status = 410;
             break;
         }
-        w.endObject();
-        res.set_content(w.str(), "application/json");
+        res.set_content(dumped(answer), "application/json");
     });
 }
 

@@ -1,6 +1,6 @@
 #include "chatrequest.h"
 
-#include "jsonvalue.h"
+#include "simjson.h"
 #include "textgenerator.h"
 
 #include <cmath>
@@ -10,31 +10,33 @@ namespace opsdeck::sim {
 namespace {
 
 // Text of one message's content: a string, or the text parts of an array.
-bool contentText(const JsonValue &content, std::string &out)
+bool contentText(const Json &content, std::string &out)
 {
-    if (content.isString()) {
-        out += content.text();
+    if (content.is_string()) {
+        out += content.get_ref<const std::string &>();
         return true;
     }
-    if (content.isNull())
+    if (content.is_null())
         return true;
-    if (!content.isArray())
+    if (!content.is_array())
         return false;
-    for (const JsonValue &part : content.elements()) {
-        if (!part.isObject())
+    for (const Json &part : content) {
+        if (!part.is_object())
             return false;
-        if (const JsonValue *text = part.find("text"); text && text->isString())
-            out += text->text();
+        if (const std::string *text = stringMember(part, "text"))
+            out += *text;
     }
     return true;
 }
 
-bool positiveInt(const JsonValue &value, int &out)
+bool positiveInt(const Json &value, int &out)
 {
-    if (!value.isNumber() || value.number() < 1 || value.number() > 1e7 ||
-        value.number() != std::floor(value.number()))
+    if (!value.is_number())
         return false;
-    out = static_cast<int>(value.number());
+    const double number = value.get<double>();
+    if (number < 1 || number > 1e7 || number != std::floor(number))
+        return false;
+    out = static_cast<int>(number);
     return true;
 }
 
@@ -43,28 +45,28 @@ bool positiveInt(const JsonValue &value, int &out)
 std::optional<ChatRequest> ChatRequest::parse(const std::string &body, std::string &error)
 {
     std::string parseError;
-    const auto doc = JsonValue::parse(body, &parseError);
+    const auto doc = parsedJson(body, &parseError);
     if (!doc) {
         error = "Invalid JSON body: " + parseError;
         return std::nullopt;
     }
-    if (!doc->isObject()) {
+    if (!doc->is_object()) {
         error = "The request body must be a JSON object";
         return std::nullopt;
     }
     ChatRequest request;
-    if (const JsonValue *model = doc->find("model"); model && model->isString())
-        request.m_model = model->text();
+    if (const std::string *model = stringMember(*doc, "model"))
+        request.m_model = *model;
 
-    const JsonValue *messages = doc->find("messages");
-    if (!messages || !messages->isArray() || messages->elements().empty()) {
+    const Json *messages = memberOf(*doc, "messages");
+    if (!messages || !messages->is_array() || messages->empty()) {
         error = "'messages' must be a non-empty array";
         return std::nullopt;
     }
     std::string prompt;
-    for (const JsonValue &message : messages->elements()) {
-        const JsonValue *content = message.isObject() ? message.find("content") : nullptr;
-        if (!message.isObject() || (content && !contentText(*content, prompt))) {
+    for (const Json &message : *messages) {
+        const Json *content = memberOf(message, "content");
+        if (!message.is_object() || (content && !contentText(*content, prompt))) {
             error = "each message must be an object with a string or text-part content";
             return std::nullopt;
         }
@@ -73,8 +75,8 @@ std::optional<ChatRequest> ChatRequest::parse(const std::string &body, std::stri
     request.m_seed = TextGenerator::seedFor(prompt);
 
     for (const char *name : {"max_tokens", "max_completion_tokens"}) {
-        const JsonValue *value = doc->find(name);
-        if (!value || value->isNull())
+        const Json *value = memberOf(*doc, name);
+        if (!value || value->is_null())
             continue;
         if (!positiveInt(*value, request.m_maxTokens)) {
             error = std::string("'") + name + "' must be a positive integer of at most 2^31 - 1";
@@ -82,27 +84,27 @@ std::optional<ChatRequest> ChatRequest::parse(const std::string &body, std::stri
         }
         break;
     }
-    if (const JsonValue *stream = doc->find("stream"); stream && stream->isBool())
-        request.m_stream = stream->boolean();
-    if (const JsonValue *options = doc->find("stream_options"); options && options->isObject()) {
-        if (const JsonValue *usage = options->find("include_usage"); usage && usage->isBool())
-            request.m_includeUsage = usage->boolean();
+    if (const Json *stream = memberOf(*doc, "stream"); stream && stream->is_boolean())
+        request.m_stream = stream->get<bool>();
+    if (const Json *options = memberOf(*doc, "stream_options")) {
+        if (const Json *usage = memberOf(*options, "include_usage"); usage && usage->is_boolean())
+            request.m_includeUsage = usage->get<bool>();
     }
 
-    const JsonValue *room = doc->find("bootstrap_room");
-    if (room && !room->isNull()) {
-        request.m_bootstrapRoom = room->toUint64();
+    const Json *room = memberOf(*doc, "bootstrap_room");
+    if (room && !room->is_null()) {
+        request.m_bootstrapRoom = unsignedOf(*room);
         if (!request.m_bootstrapRoom) {
             error = "'bootstrap_room' must be a non-negative integer";
             return std::nullopt;
         }
-        const JsonValue *host = doc->find("bootstrap_host");
-        const JsonValue *port = doc->find("bootstrap_port");
-        if (!host || !host->isString() || !port || !positiveInt(*port, request.m_bootstrapPort)) {
+        const std::string *host = stringMember(*doc, "bootstrap_host");
+        const Json *port = memberOf(*doc, "bootstrap_port");
+        if (!host || !port || !positiveInt(*port, request.m_bootstrapPort)) {
             error = "'bootstrap_room' needs 'bootstrap_host' (string) and 'bootstrap_port'";
             return std::nullopt;
         }
-        request.m_bootstrapHost = host->text();
+        request.m_bootstrapHost = *host;
     }
     return request;
 }

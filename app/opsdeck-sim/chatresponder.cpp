@@ -1,7 +1,5 @@
 #include "chatresponder.h"
 
-#include "jsonwriter.h"
-
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -32,96 +30,74 @@ ChatResponder::ChatResponder(std::string model)
 {
 }
 
-std::string ChatResponder::usageJson(int promptTokens, int completionTokens)
+Json ChatResponder::usage(int promptTokens, int completionTokens)
 {
-    JsonWriter w;
-    w.beginObject()
-        .integer("prompt_tokens", promptTokens)
-        .integer("total_tokens", promptTokens + completionTokens)
-        .integer("completion_tokens", completionTokens)
-        .null("prompt_tokens_details")
-        .endObject();
-    return w.str();
+    return Json{{"prompt_tokens", promptTokens},
+                {"total_tokens", promptTokens + completionTokens},
+                {"completion_tokens", completionTokens},
+                {"prompt_tokens_details", nullptr}};
 }
 
 std::string ChatResponder::completion(const std::string &content, int promptTokens,
                                       int completionTokens) const
 {
-    JsonWriter w;
-    w.beginObject()
-        .string("id", m_id)
-        .string("object", "chat.completion")
-        .integer("created", m_created)
-        .string("model", m_model)
-        .beginArray("choices")
-        .beginObject()
-        .integer("index", 0)
-        .beginObject("message")
-        .string("role", "assistant")
-        .string("content", content)
-        .null("reasoning_content")
-        .null("tool_calls")
-        .endObject()
-        .null("logprobs")
-        .string("finish_reason", "length")
-        .null("matched_stop")
-        .endObject()
-        .endArray()
-        .raw("usage", usageJson(promptTokens, completionTokens))
-        .endObject();
-    return w.str();
+    const Json choice{{"index", 0},
+                      {"message",
+                       {{"role", "assistant"},
+                        {"content", content},
+                        {"reasoning_content", nullptr},
+                        {"tool_calls", nullptr}}},
+                      {"logprobs", nullptr},
+                      {"finish_reason", "length"},
+                      {"matched_stop", nullptr}};
+    return dumped(Json{{"id", m_id},
+                       {"object", "chat.completion"},
+                       {"created", m_created},
+                       {"model", m_model},
+                       {"choices", Json::array({choice})},
+                       {"usage", usage(promptTokens, completionTokens)}});
 }
 
-std::string ChatResponder::chunk(const std::string &deltaJson, const char *finishReason) const
+std::string ChatResponder::chunk(const Json &delta, const char *finishReason) const
 {
-    JsonWriter w;
-    w.beginObject()
-        .string("id", m_id)
-        .string("object", "chat.completion.chunk")
-        .integer("created", m_created)
-        .string("model", m_model)
-        .beginArray("choices")
-        .beginObject()
-        .integer("index", 0)
-        .raw("delta", deltaJson)
-        .null("logprobs")
-        .key("finish_reason");
-    if (finishReason)
-        w.string(finishReason);
-    else
-        w.null();
-    w.endObject().endArray().endObject();
-    return "data: " + w.str() + "\n\n";
+    const Json choice{{"index", 0},
+                      {"delta", delta},
+                      {"logprobs", nullptr},
+                      {"finish_reason", finishReason ? Json(finishReason) : Json(nullptr)}};
+    return "data: " +
+           dumped(Json{{"id", m_id},
+                       {"object", "chat.completion.chunk"},
+                       {"created", m_created},
+                       {"model", m_model},
+                       {"choices", Json::array({choice})}}) +
+           "\n\n";
 }
 
 std::string ChatResponder::roleChunk() const
 {
-    return chunk(R"({"role":"assistant","content":""})", nullptr);
+    return chunk(Json{{"role", "assistant"}, {"content", ""}}, nullptr);
 }
 
 std::string ChatResponder::contentChunk(const std::string &text) const
 {
-    return chunk("{\"content\":" + JsonWriter::quote(text) + "}", nullptr);
+    return chunk(Json{{"content", text}}, nullptr);
 }
 
 std::string ChatResponder::finishChunk() const
 {
-    return chunk("{}", "length");
+    return chunk(Json::object(), "length");
 }
 
 std::string ChatResponder::usageChunk(int promptTokens, int completionTokens) const
 {
-    JsonWriter w;
-    w.beginObject()
-        .string("id", m_id)
-        .string("object", "chat.completion.chunk")
-        .integer("created", m_created)
-        .string("model", m_model)
-        .beginArray("choices")
-        .endArray()
-        .raw("usage", usageJson(promptTokens, completionTokens))
-        .endObject();
-    return "data: " + w.str() + "\n\n";
+    return "data: " +
+           dumped(Json{{"id", m_id},
+                       {"object", "chat.completion.chunk"},
+                       {"created", m_created},
+                       {"model", m_model},
+                       {"choices", Json::array()},
+                       {"usage", usage(promptTokens, completionTokens)}}) +
+           "\n\n";
 }
 
 std::string ChatResponder::doneEvent()
@@ -131,16 +107,8 @@ std::string ChatResponder::doneEvent()
 
 std::string ChatResponder::errorBody(const std::string &message, const std::string &type, int code)
 {
-    JsonWriter w;
-    w.beginObject()
-        .beginObject("error")
-        .string("message", message)
-        .string("type", type)
-        .null("param")
-        .integer("code", code)
-        .endObject()
-        .endObject();
-    return w.str();
+    return dumped(Json{
+        {"error", {{"message", message}, {"type", type}, {"param", nullptr}, {"code", code}}}});
 }
 
 std::string ChatResponder::errorEvent(const std::string &message, const std::string &type, int code)

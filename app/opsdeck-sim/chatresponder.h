@@ -1,5 +1,7 @@
 #pragma once
 
+#include "simjson.h"
+
 #include <cstdint>
 #include <string>
 
@@ -38,8 +40,8 @@ public:
     static std::string errorEvent(const std::string &message, const std::string &type, int code);
 
 private:
-    std::string chunk(const std::string &deltaJson, const char *finishReason) const;
-    static std::string usageJson(int promptTokens, int completionTokens);
+    std::string chunk(const Json &delta, const char *finishReason) const;
+    static Json usage(int promptTokens, int completionTokens);
 
     std::string m_id;
     std::string m_model;

@@ -1,6 +1,5 @@
 #include "engineservice.h"
 
-#include "jsonwriter.h"
 #include "logger.h"
 #include "serversettings.h"
 #include "shutdownflag.h"

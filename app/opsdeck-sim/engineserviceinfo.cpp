@@ -1,6 +1,6 @@
 // The JSON documents of EngineService: /server_info, /v1/models, /v1/loads.
 #include "engineservice.h"
-#include "jsonwriter.h"
+#include "simjson.h"
 
 #include <chrono>
 #include <ctime>
@@ -43,66 +43,48 @@ std::string EngineService::serverInfo() const
         throughput += r.genThroughput;
     const int bootstrapPort = m_bootstrap ? m_bootstrap->port() : m_options.bootstrapPort;
     const auto &c = m_model.constants();
-    JsonWriter w;
-    w.beginObject()
-        .string("model_path", m_options.servedModelName)
-        .string("served_model_name", m_options.servedModelName)
-        .string("host", m_options.host)
-        .integer("port", m_server.boundPort())
-        .integer("tp_size", m_options.tp)
-        .integer("dp_size", m_options.dp)
-        .boolean("enable_dp_attention", m_options.dp > 1)
-        .integer("max_running_requests", m_options.maxRunningRequests)
-        .integer("chunked_prefill_size", m_options.chunkedPrefillSize)
-        .integer("max_total_num_tokens", m_options.maxTotalTokens)
-        .string("disaggregation_mode", disaggregationMode())
-        .integer("disaggregation_bootstrap_port", bootstrapPort)
-        .string("disaggregation_transfer_backend", m_options.transferBackend)
-        .boolean("enable_metrics", true)
-        .string("version", kVersion)
-        .beginArray("internal_states");
-    for (const RankStats &r : ranks) {
-        w.beginObject()
-            .integer("dp_rank", r.dpRank)
-            .number("last_gen_throughput", r.genThroughput)
-            .integer("num_running_reqs", r.running)
-            .integer("num_queue_reqs", r.waiting)
-            .endObject();
-    }
-    w.endArray()
-        .beginObject("opsdeck_sim")
-        .string("role", SimOptions::roleName(m_options.role))
-        .boolean("ready", ready())
-        .number("decode_step_base_ms", c.decodeBaseMs)
-        .number("decode_step_per_req_ms", c.decodePerRequestMs)
-        .number("prefill_step_base_ms", c.prefillBaseMs)
-        .number("prefill_step_per_token_ms", c.prefillPerTokenMs)
-        .beginObject("knobs")
-        .string("SGLANG_SM120_MMA_TARGET_CTAS", m_model.mmaTargetCtas())
-        .endObject()
-        .number("gen_throughput", throughput)
-        .endObject()
-        .endObject();
-    return w.str();
+    Json states = Json::array();
+    for (const RankStats &r : ranks)
+        states.push_back({{"dp_rank", r.dpRank},
+                          {"last_gen_throughput", r.genThroughput},
+                          {"num_running_reqs", r.running},
+                          {"num_queue_reqs", r.waiting}});
+    const Json sim{{"role", SimOptions::roleName(m_options.role)},
+                   {"ready", ready()},
+                   {"decode_step_base_ms", c.decodeBaseMs},
+                   {"decode_step_per_req_ms", c.decodePerRequestMs},
+                   {"prefill_step_base_ms", c.prefillBaseMs},
+                   {"prefill_step_per_token_ms", c.prefillPerTokenMs},
+                   {"knobs", {{"SGLANG_SM120_MMA_TARGET_CTAS", m_model.mmaTargetCtas()}}},
+                   {"gen_throughput", throughput}};
+    return dumped(Json{{"model_path", m_options.servedModelName},
+                       {"served_model_name", m_options.servedModelName},
+                       {"host", m_options.host},
+                       {"port", m_server.boundPort()},
+                       {"tp_size", m_options.tp},
+                       {"dp_size", m_options.dp},
+                       {"enable_dp_attention", m_options.dp > 1},
+                       {"max_running_requests", m_options.maxRunningRequests},
+                       {"chunked_prefill_size", m_options.chunkedPrefillSize},
+                       {"max_total_num_tokens", m_options.maxTotalTokens},
+                       {"disaggregation_mode", disaggregationMode()},
+                       {"disaggregation_bootstrap_port", bootstrapPort},
+                       {"disaggregation_transfer_backend", m_options.transferBackend},
+                       {"enable_metrics", true},
+                       {"version", kVersion},
+                       {"internal_states", states},
+                       {"opsdeck_sim", sim}});
 }
 
 std::string EngineService::models() const
 {
-    JsonWriter w;
-    w.beginObject()
-        .string("object", "list")
-        .beginArray("data")
-        .beginObject()
-        .string("id", m_options.servedModelName)
-        .string("object", "model")
-        .integer("created", static_cast<std::int64_t>(epochSeconds()))
-        .string("owned_by", "sglang")
-        .string("root", m_options.servedModelName)
-        .integer("max_model_len", m_options.maxTotalTokens)
-        .endObject()
-        .endArray()
-        .endObject();
-    return w.str();
+    const Json model{{"id", m_options.servedModelName},
+                     {"object", "model"},
+                     {"created", static_cast<std::int64_t>(epochSeconds())},
+                     {"owned_by", "sglang"},
+                     {"root", m_options.servedModelName},
+                     {"max_model_len", m_options.maxTotalTokens}};
+    return dumped(Json{{"object", "list"}, {"data", Json::array({model})}});
 }
 
 std::string EngineService::loads(const httplib::Request &req) const
@@ -115,47 +97,35 @@ std::string EngineService::loads(const httplib::Request &req) const
         std::erase_if(ranks, [wanted](const RankStats &r) { return r.dpRank != wanted; });
     }
     const double now = epochSeconds();
-    JsonWriter w;
-    w.beginObject()
-        .string("timestamp", isoNow())
-        .string("version", kVersion)
-        .integer("dp_rank_count", static_cast<std::int64_t>(ranks.size()))
-        .beginArray("loads");
+    Json loads = Json::array();
     long totalRunning = 0, totalWaiting = 0, totalUsed = 0, totalTokens = 0;
     double usage = 0, throughput = 0, utilization = 0;
     for (const RankStats &r : ranks) {
         const long total = r.usedTokens + r.pendingTokens;
-        w.beginObject()
-            .integer("dp_rank", r.dpRank)
-            .number("timestamp", now)
-            .integer("num_running_reqs", r.running)
-            .integer("num_waiting_reqs", r.waiting)
-            .integer("num_used_tokens", r.usedTokens)
-            .integer("num_total_tokens", total)
-            .integer("max_total_num_tokens", r.maxTotalTokens)
-            .number("token_usage", r.tokenUsage)
-            .number("gen_throughput", r.genThroughput)
-            .number("cache_hit_rate", 0.0)
-            .number("utilization", r.utilization)
-            .integer("max_running_requests", r.maxRunning)
-            .beginObject("disaggregation")
-            .string("mode", disaggregationMode())
-            .integer("prefill_prealloc_queue_reqs", r.prefillPrealloc)
-            .integer("prefill_inflight_queue_reqs", r.prefillInflight)
-            .integer("decode_prealloc_queue_reqs", r.decodePrealloc)
-            .integer("decode_transfer_queue_reqs", r.decodeTransfer)
-            .integer("decode_retracted_queue_reqs", 0)
-            .number("kv_transfer_speed_gb_s", 0.0)
-            .number("kv_transfer_latency_ms", r.kvTransferLatencyMs)
-            .endObject()
-            .beginObject("queues")
-            .integer("waiting", r.waiting)
-            .integer("grammar", 0)
-            .integer("paused", 0)
-            .integer("retracted", 0)
-            .endObject()
-            .integer("num_total_reqs", r.running + r.waiting)
-            .endObject();
+        loads.push_back(
+            {{"dp_rank", r.dpRank},
+             {"timestamp", now},
+             {"num_running_reqs", r.running},
+             {"num_waiting_reqs", r.waiting},
+             {"num_used_tokens", r.usedTokens},
+             {"num_total_tokens", total},
+             {"max_total_num_tokens", r.maxTotalTokens},
+             {"token_usage", r.tokenUsage},
+             {"gen_throughput", r.genThroughput},
+             {"cache_hit_rate", 0.0},
+             {"utilization", r.utilization},
+             {"max_running_requests", r.maxRunning},
+             {"disaggregation",
+              {{"mode", disaggregationMode()},
+               {"prefill_prealloc_queue_reqs", r.prefillPrealloc},
+               {"prefill_inflight_queue_reqs", r.prefillInflight},
+               {"decode_prealloc_queue_reqs", r.decodePrealloc},
+               {"decode_transfer_queue_reqs", r.decodeTransfer},
+               {"decode_retracted_queue_reqs", 0},
+               {"kv_transfer_speed_gb_s", 0.0},
+               {"kv_transfer_latency_ms", r.kvTransferLatencyMs}}},
+             {"queues", {{"waiting", r.waiting}, {"grammar", 0}, {"paused", 0}, {"retracted", 0}}},
+             {"num_total_reqs", r.running + r.waiting}});
         totalRunning += r.running;
         totalWaiting += r.waiting;
         totalUsed += r.usedTokens;
@@ -165,19 +135,19 @@ std::string EngineService::loads(const httplib::Request &req) const
         utilization += r.utilization;
     }
     const double n = ranks.empty() ? 1.0 : static_cast<double>(ranks.size());
-    w.endArray()
-        .beginObject("aggregate")
-        .integer("total_running_reqs", totalRunning)
-        .integer("total_waiting_reqs", totalWaiting)
-        .integer("total_reqs", totalRunning + totalWaiting)
-        .integer("total_used_tokens", totalUsed)
-        .integer("total_tokens", totalTokens)
-        .number("avg_token_usage", usage / n)
-        .number("avg_throughput", throughput / n)
-        .number("avg_utilization", utilization / n)
-        .endObject()
-        .endObject();
-    return w.str();
+    const Json aggregate{{"total_running_reqs", totalRunning},
+                         {"total_waiting_reqs", totalWaiting},
+                         {"total_reqs", totalRunning + totalWaiting},
+                         {"total_used_tokens", totalUsed},
+                         {"total_tokens", totalTokens},
+                         {"avg_token_usage", usage / n},
+                         {"avg_throughput", throughput / n},
+                         {"avg_utilization", utilization / n}};
+    return dumped(Json{{"timestamp", isoNow()},
+                       {"version", kVersion},
+                       {"dp_rank_count", static_cast<std::int64_t>(ranks.size())},
+                       {"loads", loads},
+                       {"aggregate", aggregate}});
 }
 
 } // namespace opsdeck::sim

@@ -75,6 +75,10 @@ public:
     static bool currentClientConnected();
 
 private:
+    /// Overrides an internal of cpp-httplib 0.11 (Debian 12's): the virtual
+    /// that serves one accepted socket, so that the connection loop is ours
+    /// (request index per connection, TLS, idle timeouts). Check it on every
+    /// cpp-httplib upgrade: it is not a public API.
     bool process_and_close_socket(socket_t sock) override;
     bool waitForNextRequest(int sock, SSL *ssl) const;
     bool authorized(const httplib::Request &request) const;

@@ -2,11 +2,11 @@
 
 #include "chatresponder.h"
 #include "httpserver.h"
-#include "jsonvalue.h"
 #include "logger.h"
 #include "responserelay.h"
 #include "routermetrics.h"
 #include "shutdownflag.h"
+#include "simjson.h"
 #include "upstreamcall.h"
 
 #include <chrono>
@@ -64,8 +64,8 @@ void PdRouter::handle(const httplib::Request &req, httplib::Response &res)
             m_metrics.recordRequestError(kRoute, errorType);
     };
 
-    const auto doc = JsonValue::parse(req.body);
-    if (!doc || !doc->isObject()) {
+    const auto doc = parsedJson(req.body);
+    if (!doc || !doc->is_object()) {
         sendError(res, 400, "Invalid JSON body: expected a chat completion request object");
         return finishWith(400, "invalid_request");
     }

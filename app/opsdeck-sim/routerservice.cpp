@@ -1,9 +1,9 @@
 #include "routerservice.h"
 
 #include "chatresponder.h"
-#include "jsonwriter.h"
 #include "logger.h"
 #include "serversettings.h"
+#include "simjson.h"
 
 #include <chrono>
 #include <set>
@@ -94,19 +94,16 @@ void RouterService::addRoutes()
         const int prefills = m_workers.healthyCount(WorkerPool::Type::Prefill);
         const int decodes = m_workers.healthyCount(WorkerPool::Type::Decode);
         const bool ready = prefills > 0 && decodes > 0;
-        JsonWriter w;
-        w.beginObject()
-            .string("status", ready ? "ready" : "not_ready")
-            .integer("healthy_workers", prefills + decodes)
-            .integer("total_workers", static_cast<std::int64_t>(m_workers.workers().size()))
-            .integer("healthy_prefill_workers", prefills)
-            .integer("healthy_decode_workers", decodes);
+        Json readiness{{"status", ready ? "ready" : "not_ready"},
+                       {"healthy_workers", prefills + decodes},
+                       {"total_workers", static_cast<std::int64_t>(m_workers.workers().size())},
+                       {"healthy_prefill_workers", prefills},
+                       {"healthy_decode_workers", decodes}};
         if (!ready)
-            w.string("reason",
-                     prefills == 0 ? "no healthy prefill worker" : "no healthy decode worker");
-        w.endObject();
+            readiness["reason"] =
+                prefills == 0 ? "no healthy prefill worker" : "no healthy decode worker";
         res.status = ready ? 200 : 503;
-        res.set_content(w.str(), "application/json");
+        res.set_content(dumped(readiness), "application/json");
     });
     m_server.Get("/workers", [this](const httplib::Request &, httplib::Response &res) {
         res.set_content(workersJson(), "application/json");
@@ -133,48 +130,36 @@ void RouterService::addRoutes()
 std::string RouterService::workersJson() const
 {
     // Shape of the SGLang model gateway's GET /workers (WorkerListResponse).
-    JsonWriter w;
-    w.beginObject().beginArray("workers");
+    Json workers = Json::array();
     int healthy = 0, prefills = 0, decodes = 0, load = 0;
     std::set<std::string> models;
     for (const auto &worker : m_workers.workers()) {
         const bool isPrefill = worker->type == WorkerPool::Type::Prefill;
-        w.beginObject()
-            .string("id", worker->url)
-            .string("url", worker->url)
-            .string("model_id", worker->modelId())
-            .integer("priority", 50)
-            .number("cost", 1.0)
-            .string("worker_type", WorkerPool::typeName(worker->type))
-            .boolean("is_healthy", worker->healthy)
-            .integer("load", worker->running)
-            .string("connection_mode", "Http")
-            .key("bootstrap_port");
-        if (isPrefill && worker->bootstrapPort > 0)
-            w.integer(worker->bootstrapPort);
-        else
-            w.null();
-        w.unsignedInteger("processed_requests", worker->processed).endObject();
+        workers.push_back({{"id", worker->url},
+                           {"url", worker->url},
+                           {"model_id", worker->modelId()},
+                           {"priority", 50},
+                           {"cost", 1.0},
+                           {"worker_type", WorkerPool::typeName(worker->type)},
+                           {"is_healthy", worker->healthy.load()},
+                           {"load", worker->running.load()},
+                           {"connection_mode", "Http"},
+                           {"bootstrap_port", isPrefill && worker->bootstrapPort > 0
+                                                  ? Json(worker->bootstrapPort.load())
+                                                  : Json(nullptr)},
+                           {"processed_requests", worker->processed.load()}});
         healthy += worker->healthy ? 1 : 0;
         (isPrefill ? prefills : decodes) += 1;
         load += worker->running;
         models.insert(worker->modelId());
     }
-    w.endArray()
-        .integer("total", static_cast<std::int64_t>(m_workers.workers().size()))
-        .beginObject("stats")
-        .integer("total_workers", static_cast<std::int64_t>(m_workers.workers().size()))
-        .integer("healthy_workers", healthy)
-        .integer("total_models", static_cast<std::int64_t>(models.size()))
-        .integer("total_load", load)
-        .beginObject("by_type")
-        .integer("regular", 0)
-        .integer("prefill", prefills)
-        .integer("decode", decodes)
-        .endObject()
-        .endObject()
-        .endObject();
-    return w.str();
+    const auto total = static_cast<std::int64_t>(m_workers.workers().size());
+    const Json stats{{"total_workers", total},
+                     {"healthy_workers", healthy},
+                     {"total_models", static_cast<std::int64_t>(models.size())},
+                     {"total_load", load},
+                     {"by_type", {{"regular", 0}, {"prefill", prefills}, {"decode", decodes}}}};
+    return dumped(Json{{"workers", workers}, {"total", total}, {"stats", stats}});
 }
 
 std::string RouterService::modelsJson() const
@@ -189,18 +174,11 @@ std::string RouterService::modelsJson() const
     const auto created = std::chrono::duration_cast<std::chrono::seconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
-    JsonWriter w;
-    w.beginObject().string("object", "list").beginArray("data");
-    for (const std::string &model : models) {
-        w.beginObject()
-            .string("id", model)
-            .string("object", "model")
-            .integer("created", created)
-            .string("owned_by", "sglang")
-            .endObject();
-    }
-    w.endArray().endObject();
-    return w.str();
+    Json data = Json::array();
+    for (const std::string &model : models)
+        data.push_back(
+            {{"id", model}, {"object", "model"}, {"created", created}, {"owned_by", "sglang"}});
+    return dumped(Json{{"object", "list"}, {"data", data}});
 }
 
 } // namespace opsdeck::sim

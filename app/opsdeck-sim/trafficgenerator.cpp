@@ -1,10 +1,9 @@
 #include "trafficgenerator.h"
 
-#include "jsonvalue.h"
-#include "jsonwriter.h"
 #include "logger.h"
 #include "serversettings.h"
 #include "shutdownflag.h"
+#include "simjson.h"
 
 #include <cstdio>
 #include <httplib.h>
@@ -28,17 +27,26 @@ const char *const kQuestions[] = {
     "Compare fresh and reused connection latency on this path.",
 };
 
+// The content of choices[0]'s `field` ("message" or "delta"), or nullptr.
+const std::string *choiceContent(const std::optional<Json> &doc, const char *field)
+{
+    if (!doc || !doc->is_object())
+        return nullptr;
+    const auto choices = doc->find("choices");
+    if (choices == doc->end() || !choices->is_array() || choices->empty())
+        return nullptr;
+    const Json &first = choices->front();
+    const auto part = first.is_object() ? first.find(field) : first.end();
+    return part == first.end() ? nullptr : stringMember(*part, "content");
+}
+
 // Content of an answer: the message content, or the concatenated SSE deltas.
 std::string answerText(const std::string &body, bool stream)
 {
     if (!stream) {
-        const auto doc = JsonValue::parse(body);
-        const JsonValue *choices = doc ? doc->find("choices") : nullptr;
-        if (!choices || !choices->isArray() || choices->elements().empty())
-            return {};
-        const JsonValue *message = choices->elements()[0].find("message");
-        const JsonValue *content = message ? message->find("content") : nullptr;
-        return content && content->isString() ? content->text() : std::string();
+        const std::optional<Json> doc = parsedJson(body);
+        const std::string *content = choiceContent(doc, "message");
+        return content ? *content : std::string();
     }
     std::string text;
     size_t pos = 0;
@@ -47,14 +55,9 @@ std::string answerText(const std::string &body, bool stream)
         const std::string event =
             body.substr(pos + 6, end == std::string::npos ? end : end - pos - 6);
         pos = end == std::string::npos ? body.size() : end;
-        const auto doc = JsonValue::parse(event);
-        const JsonValue *choices = doc ? doc->find("choices") : nullptr;
-        if (!choices || !choices->isArray() || choices->elements().empty())
-            continue;
-        const JsonValue *delta = choices->elements()[0].find("delta");
-        const JsonValue *content = delta ? delta->find("content") : nullptr;
-        if (content && content->isString())
-            text += content->text();
+        const std::optional<Json> doc = parsedJson(event);
+        if (const std::string *content = choiceContent(doc, "delta"))
+            text += *content;
     }
     return text;
 }
@@ -137,15 +140,16 @@ bool TrafficGenerator::takeRequestSlot()
 
 std::string TrafficGenerator::requestBody(const std::vector<Message> &conversation) const
 {
-    JsonWriter w;
-    w.beginObject().string("model", m_options.servedModelName).beginArray("messages");
+    Json messages = Json::array();
     for (const Message &message : conversation)
-        w.beginObject().string("role", message.role).string("content", message.content).endObject();
-    w.endArray().integer("max_tokens", m_options.maxTokens).boolean("stream", m_options.stream);
+        messages.push_back({{"role", message.role}, {"content", message.content}});
+    Json body{{"model", m_options.servedModelName},
+              {"messages", messages},
+              {"max_tokens", m_options.maxTokens},
+              {"stream", m_options.stream}};
     if (m_options.stream)
-        w.beginObject("stream_options").boolean("include_usage", true).endObject();
-    w.endObject();
-    return w.str();
+        body["stream_options"] = {{"include_usage", true}};
+    return dumped(body);
 }
 
 std::optional<std::string> TrafficGenerator::sendRound(httplib::Client &client,
@@ -247,20 +251,16 @@ void TrafficGenerator::recordCompletion(double seconds, int tokens)
 
 std::string TrafficGenerator::statsJson() const
 {
-    JsonWriter w;
-    w.beginObject()
-        .string("target", m_options.target)
-        .integer("clients", m_options.clients)
-        .integer("active_clients", m_activeClients)
-        .integer("completed", m_completed)
-        .integer("errors", m_errors)
-        .integer("in_flight", m_inFlight)
-        .integer("completion_tokens", m_tokens)
-        .number(
-            "elapsed_s",
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - m_startedAt).count())
-        .endObject();
-    return w.str();
+    const double elapsedS =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_startedAt).count();
+    return dumped(Json{{"target", m_options.target},
+                       {"clients", m_options.clients},
+                       {"active_clients", m_activeClients.load()},
+                       {"completed", m_completed.load()},
+                       {"errors", m_errors.load()},
+                       {"in_flight", m_inFlight.load()},
+                       {"completion_tokens", m_tokens.load()},
+                       {"elapsed_s", elapsedS}});
 }
 
 } // namespace opsdeck::sim

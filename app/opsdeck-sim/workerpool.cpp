@@ -1,7 +1,7 @@
 #include "workerpool.h"
 
-#include "jsonvalue.h"
 #include "logger.h"
+#include "simjson.h"
 
 namespace opsdeck::sim {
 
@@ -129,14 +129,13 @@ void WorkerPool::poll(Worker &worker, httplib::Client &client)
     if (healthy && !worker.infoKnown) {
         if (const auto info = client.Get(worker.address.path() + "/server_info");
             info && info->status == 200) {
-            if (const auto doc = JsonValue::parse(info->body)) {
-                if (const JsonValue *name = doc->find("served_model_name");
-                    name && name->isString())
-                    worker.setModelId(name->text());
-                const JsonValue *port = doc->find("disaggregation_bootstrap_port");
+            if (const auto doc = parsedJson(info->body)) {
+                if (const std::string *name = stringMember(*doc, "served_model_name"))
+                    worker.setModelId(*name);
+                const Json *port = memberOf(*doc, "disaggregation_bootstrap_port");
                 if (worker.type == Type::Prefill && worker.bootstrapPort < 0 && port &&
-                    port->isNumber())
-                    worker.bootstrapPort = static_cast<int>(port->number());
+                    port->is_number_integer())
+                    worker.bootstrapPort = port->get<int>();
                 worker.infoKnown = true;
             }
         }

@@ -123,13 +123,23 @@ TEST(simEngine, BadRequestsGet400WithAnOpenAiErrorBody)
          {std::string("{not json"), std::string(R"({"model":"m"})"),
           std::string(R"({"messages":[{"role":"user","content":"x"}],"max_tokens":0})"),
           // More than the KV pool (--max-total-tokens, default 262144) holds.
-          std::string(R"({"messages":[{"role":"user","content":"x"}],"max_tokens":1000000})")}) {
+          std::string(R"({"messages":[{"role":"user","content":"x"}],"max_tokens":1000000})"),
+          // Nesting past 64 levels, a trailing comma, a comment: strict JSON only.
+          std::string(200, '[') + std::string(200, ']'),
+          std::string(R"({"messages":[{"role":"user","content":"x"}],})"),
+          std::string(R"({"messages":[{"role":"user","content":"x"}]} // c)")}) {
         const HttpReply reply = httpPost(sim.port(), "/v1/chat/completions", body);
         EXPECT_EQ(reply.status, 400) << body;
         const QJsonObject error = jsonObject(reply.body).value(QStringLiteral("error")).toObject();
         EXPECT_FALSE(error.value(QStringLiteral("message")).toString().isEmpty()) << reply.body;
         EXPECT_EQ(error.value(QStringLiteral("code")).toInt(), 400) << reply.body;
     }
+    // Bytes that are not UTF-8 in the prompt still give a JSON answer (replaced, not a throw).
+    const HttpReply odd = httpPost(sim.port(), "/v1/chat/completions",
+                                   "{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\xfe\"}],"
+                                   "\"max_tokens\":2}");
+    EXPECT_TRUE(odd.status == 200 || odd.status == 400) << odd.status;
+    EXPECT_FALSE(jsonObject(odd.body).isEmpty()) << odd.body;
 }
 
 TEST(simEngine, StreamingChunksConcatenateToTheNonStreamingAnswer)
