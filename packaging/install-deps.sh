@@ -11,6 +11,7 @@ build_packages=(
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev libqt6sql6-sqlite qt6-qpa-plugins
   qtkeychain-qt6-dev libsecret-1-0 gnome-keyring
   libssh-dev libspdlog-dev libyaml-cpp-dev libcurl4-openssl-dev libcpp-httplib-dev nlohmann-json3-dev
+  libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev help2man
   fonts-dejavu-core
 )

@@ -1,5 +1,7 @@
 #include "clioutput.h"
 
+#include "visibletext.h"
+
 #include <QCoreApplication>
 #include <cstdio>
 
@@ -7,7 +9,13 @@ namespace opsdeck::cli {
 
 void printError(const QString &message)
 {
-    std::fprintf(stderr, "opsdeck-cli: %s\n", message.toLocal8Bit().constData());
+    // Errors quote what was given (a flag's value, a cluster's name): shown,
+    // never cut at a NUL nor obeyed by the terminal. Lines stay lines (a
+    // service's log quoted after a failed start).
+    QStringList lines = message.split(u'\n');
+    for (QString &line : lines)
+        line = logging::visibleText(line);
+    std::fprintf(stderr, "opsdeck-cli: %s\n", lines.join(u'\n').toLocal8Bit().constData());
     std::fflush(stderr);
 }
 

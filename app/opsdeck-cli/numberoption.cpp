@@ -24,9 +24,8 @@ std::optional<double> secondsOption(const QCommandLineParser &parser, const QStr
     if (!parser.isSet(name))
         return fallback;
     const QString text = parser.value(name);
-    // The inventory's strict form: trimmed around, nothing inside.
-    const std::optional<double> seconds =
-        text == text.trimmed() ? inventory::parseDurationS(text) : std::nullopt;
+    // The inventory's strict form: nothing around, nothing inside.
+    const std::optional<double> seconds = inventory::parseDurationS(text);
     if (seconds && *seconds >= min && *seconds <= max)
         return seconds;
     printError(u"bad %1 '%2': seconds from %3 to %4 (a number, or with s, ms, m or h: 90s, 10m)"_s
@@ -41,7 +40,8 @@ std::optional<int> wholeNumberOption(const QCommandLineParser &parser, const QSt
 {
     if (!parser.isSet(name))
         return fallback;
-    static const QRegularExpression digits(u"^[0-9]{1,9}$"_s);
+    // Anchored as a whole: `$` alone would also match before a final newline.
+    static const QRegularExpression digits(QRegularExpression::anchoredPattern(u"[0-9]{1,9}"_s));
     const QString text = parser.value(name);
     const int value = text.toInt();
     if (digits.match(text).hasMatch() && value >= min && value <= max)

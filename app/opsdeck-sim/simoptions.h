@@ -6,8 +6,9 @@
 
 namespace opsdeck::sim {
 
-/// Every command-line flag of opsdeck-sim with its default. `--help`
-/// (SimOptions::helpText()) documents each one; keep both in step.
+/// Every command-line flag of opsdeck-sim with its default. The flags are
+/// defined once, on CLI11, in simoptions.cpp: the same definitions parse them
+/// and write `--help` (SimOptions::helpText()), so the two cannot drift.
 /// Units are in the names: `...S` seconds, `...Ms` milliseconds.
 struct SimOptions
 {
@@ -29,7 +30,7 @@ struct SimOptions
     };
 
     /// Parses argv (without argv[0]). Returns nullopt with `error` set on bad
-    /// input; `helpRequested` is set for -h/--help.
+    /// input (CLI11's message, naming the flag); `helpRequested` is set for -h/--help.
     static std::optional<SimOptions> parse(const std::vector<std::string> &args, std::string &error,
                                            bool &helpRequested);
     static std::string helpText();

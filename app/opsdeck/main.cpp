@@ -18,6 +18,8 @@
 #include <QTimer>
 #include <cstdio>
 
+using namespace Qt::StringLiterals;
+
 int main(int argc, char **argv)
 {
     QCommandLineParser parser;
@@ -81,8 +83,50 @@ int main(int argc, char **argv)
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
         arguments << QString::fromLocal8Bit(argv[i]);
-    if (parser.parse(arguments) && (parser.isSet(help) || parser.isSet(version) ||
-                                    arguments.contains(QStringLiteral("--help-all")))) {
+    // Qt's own arguments (-platform offscreen, -style fusion, ...) are for the
+    // QApplication below, not for this first look.
+    static const QStringList qtWithValue{u"platform"_s,
+                                         u"platformpluginpath"_s,
+                                         u"platformtheme"_s,
+                                         u"plugin"_s,
+                                         u"qwindowgeometry"_s,
+                                         u"qwindowtitle"_s,
+                                         u"qwindowicon"_s,
+                                         u"display"_s,
+                                         u"geometry"_s,
+                                         u"style"_s,
+                                         u"stylesheet"_s,
+                                         u"session"_s,
+                                         u"name"_s,
+                                         u"title"_s};
+    static const QStringList qtFlags{u"reverse"_s, u"widgetcount"_s, u"nograb"_s, u"dograb"_s,
+                                     u"sync"_s};
+    QStringList ours{arguments.value(0)};
+    for (qsizetype i = 1; i < arguments.size(); ++i) {
+        QString name = arguments[i];
+        while (name.startsWith(u'-'))
+            name.remove(0, 1);
+        const QString bare = name.section(u'=', 0, 0);
+        if (arguments[i].startsWith(u'-') && qtFlags.contains(bare))
+            continue;
+        if (arguments[i].startsWith(u'-') && qtWithValue.contains(bare)) {
+            if (!name.contains(u'='))
+                ++i; // its value
+            continue;
+        }
+        ours << arguments[i];
+    }
+    const bool parsed = parser.parse(ours);
+    // Bad arguments are refused before a display is needed, as usage (exit 2).
+    if (!parsed || !parser.positionalArguments().isEmpty()) {
+        std::fprintf(stderr, "opsdeck: %s (see opsdeck --help)\n",
+                     qPrintable(parsed ? QStringLiteral("unexpected argument '%1'")
+                                             .arg(parser.positionalArguments().first())
+                                       : parser.errorText()));
+        return 2;
+    }
+    if (parser.isSet(help) || parser.isSet(version) ||
+        arguments.contains(QStringLiteral("--help-all"))) {
         QCoreApplication core(argc, argv);
         QCoreApplication::setApplicationName(QStringLiteral("opsdeck"));
         QCoreApplication::setApplicationVersion(QStringLiteral(OPSDECK_VERSION));

@@ -15,8 +15,8 @@ namespace opsdeck::workflows {
 
 std::optional<DemoFault> DemoFault::parse(const QString &text, QString *error)
 {
-    static const QRegularExpression form(
-        QStringLiteral("^(proxy|router)-reused-stall=([0-9]+(?:\\.[0-9]+)?)$"));
+    static const QRegularExpression form(QRegularExpression::anchoredPattern(
+        QStringLiteral("(proxy|router)-reused-stall=([0-9]+(?:\\.[0-9]+)?)")));
     const auto match = form.match(text);
     const double seconds = match.hasMatch() ? match.captured(2).toDouble() : 0;
     if (!match.hasMatch() || seconds <= 0 || seconds > 3600) {
@@ -35,7 +35,8 @@ std::optional<DemoOptions> DemoOptions::fromFlags(const Flags &flags, QString *e
         flags.dir ? *flags.dir : settings::AppPaths::demoDir(flags.dataDir.value_or(QString()));
     options.simBinary = settings::AppPaths::simBinary();
     if (flags.traffic) {
-        static const QRegularExpression digits(QStringLiteral("^[0-9]{1,3}$"));
+        static const QRegularExpression digits(
+            QRegularExpression::anchoredPattern(QStringLiteral("[0-9]{1,3}")));
         const int clients = flags.traffic->toInt();
         if (!digits.match(*flags.traffic).hasMatch() || clients > 256) {
             *error = QStringLiteral("bad --traffic '%1': a number of clients from 0 to 256")
@@ -103,7 +104,8 @@ bool DemoSetup::checkDir(const QString &path, QString *error)
     const QString dir = QDir(path).absolutePath();
     // The folder is pasted into shell commands and YAML: refuse what would
     // need escaping there rather than quote it in three syntaxes.
-    static const QRegularExpression safe(QStringLiteral("^[A-Za-z0-9_./+,=@:~ -]+$"));
+    static const QRegularExpression safe(
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_./+,=@:~ -]+")));
     if (!safe.match(dir).hasMatch()) {
         *error = QStringLiteral("demo folder %1 has characters that are unsafe in shell "
                                 "commands (quotes, $, backslash, newline)")

@@ -8,8 +8,10 @@ std::optional<double> parseDurationS(const QString &text)
 {
     // Digits, an optional fraction with digits, an optional unit: nothing a
     // reader could take two ways ("+60s", "6 0s", "60.s", "1e3").
-    static const QRegularExpression form(QStringLiteral("^([0-9]+(?:\\.[0-9]+)?)(ms|s|m|h)?$"));
-    const QRegularExpressionMatch match = form.match(text.trimmed());
+    // Anchored as a whole: `$` alone would also match before a final newline.
+    static const QRegularExpression form(
+        QRegularExpression::anchoredPattern(QStringLiteral("([0-9]+(?:\\.[0-9]+)?)(ms|s|m|h)?")));
+    const QRegularExpressionMatch match = form.match(text);
     if (!match.hasMatch())
         return std::nullopt;
     const QString unit = match.captured(2);

@@ -1,5 +1,7 @@
 #include "inventorydiagnostics.h"
 
+#include "visibletext.h"
+
 #include <algorithm>
 #include <tuple>
 #include <yaml-cpp/mark.h>
@@ -17,28 +19,12 @@ Position positionOf(const YAML::Mark &mark)
 
 InventoryDiagnostics::InventoryDiagnostics(QString file) : m_file(std::move(file)) {}
 
-namespace {
-
-/// A value quoted in a message may hold anything YAML allows (a NUL, an escape
-/// sequence, a newline): shown as \xNN so the message stays one whole line.
-QString visible(const QString &message)
-{
-    QString out;
-    out.reserve(message.size());
-    for (const QChar c : message) {
-        if (c.unicode() < 0x20 || c.unicode() == 0x7f)
-            out += u"\\x%1"_s.arg(int(c.unicode()), 2, 16, QChar(u'0'));
-        else
-            out += c;
-    }
-    return out;
-}
-
-} // namespace
-
 void InventoryDiagnostics::add(Position where, const QString &field, const QString &message)
 {
-    m_errors.append({m_file, where.line, where.column, field, visible(message)});
+    // A key or value quoted may hold anything YAML allows (a NUL, an escape
+    // sequence, a bidi override): shown, never cut or obeyed by the terminal.
+    m_errors.append({m_file, where.line, where.column, logging::visibleText(field),
+                     logging::visibleText(message)});
     if (!field.isEmpty())
         m_failed.insert(field);
 }

@@ -48,10 +48,14 @@ QString problemOf(const probes::ProbeRounds &rounds, const QStringList &unanswer
 
 QString inconclusiveReason(const probes::ProbeRounds &rounds,
                            const std::optional<probes::Diagnosis> &diagnosis,
-                           const QStringList &unanswered)
+                           const QStringList &unanswered, bool cancelled)
 {
     if (diagnosis)
         return {};
+    if (cancelled)
+        return u"cancelled after %1 of %2 rounds: no stall could be named or ruled out"_s
+            .arg(rounds.roundsRun())
+            .arg(rounds.settings().rounds);
     using Verdict = probes::StallDiagnoser::Verdict;
     const probes::StallDiagnoser &diagnoser = rounds.diagnoser();
     const QVector<probes::ProbePath> &paths = diagnoser.paths();
@@ -128,20 +132,21 @@ QJsonObject diagnoseJson(const QString &cluster, const probes::ProbeRounds &roun
     }
     const QJsonValue stall =
         diagnosis ? QJsonValue(probes::diagnosisToJson(*diagnosis)) : QJsonValue();
-    return QJsonObject{
-        {u"stall"_s, stall},
-        {u"paths"_s, paths},
-        {u"cluster"_s, cluster},
-        {u"rounds"_s, rounds.roundsRun()},
-        {u"idle_gap_s"_s, rounds.settings().idleGapS},
-        {u"timeout_ms"_s, rounds.settings().timeoutMs},
-        {u"model"_s, rounds.model()},
-        {u"cancelled"_s, cancelled},
-        {u"inconclusive"_s, !inconclusiveReason(rounds, diagnosis, unanswered).isEmpty()},
-        {u"inconclusive_reason"_s, [&]() -> QJsonValue {
-             const QString why = inconclusiveReason(rounds, diagnosis, unanswered);
-             return why.isEmpty() ? QJsonValue() : QJsonValue(why);
-         }()}};
+    return QJsonObject{{u"stall"_s, stall},
+                       {u"paths"_s, paths},
+                       {u"cluster"_s, cluster},
+                       {u"rounds"_s, rounds.roundsRun()},
+                       {u"idle_gap_s"_s, rounds.settings().idleGapS},
+                       {u"timeout_ms"_s, rounds.settings().timeoutMs},
+                       {u"model"_s, rounds.model()},
+                       {u"cancelled"_s, cancelled},
+                       {u"inconclusive"_s,
+                        !inconclusiveReason(rounds, diagnosis, unanswered, cancelled).isEmpty()},
+                       {u"inconclusive_reason"_s, [&]() -> QJsonValue {
+                            const QString why =
+                                inconclusiveReason(rounds, diagnosis, unanswered, cancelled);
+                            return why.isEmpty() ? QJsonValue() : QJsonValue(why);
+                        }()}};
 }
 
 QStringList diagnoseText(const probes::ProbeRounds &rounds,
@@ -173,7 +178,7 @@ QStringList diagnoseText(const probes::ProbeRounds &rounds,
     if (cancelled)
         lines << u"cancelled after %1 rounds"_s.arg(rounds.roundsRun());
     if (!diagnosis) {
-        const QString inconclusive = inconclusiveReason(rounds, diagnosis, unanswered);
+        const QString inconclusive = inconclusiveReason(rounds, diagnosis, unanswered, cancelled);
         if (!inconclusive.isEmpty())
             lines << u"INCONCLUSIVE: "_s + inconclusive;
         else if (!diagnoser.paths().isEmpty() && problemOf(rounds, unanswered, 0).isEmpty())

@@ -38,11 +38,12 @@ QJsonObject diagnoseJson(const QString &cluster, const probes::ProbeRounds &roun
 /// Why "no stall" cannot be said: "no stall seen on the paths that answered, but
 /// 1 of 4 never answered, …: via proxy (proxy-0): no answer within 6000 ms",
 /// "… via proxy (proxy-0) stalled in its last 2 of 2 rounds, fewer than the 3 …",
-/// "… stopped answering in round 4: …", or "no path answered: …"; empty when a
-/// stall was found, or when every path answered and ended clear.
+/// "… stopped answering in round 4: …", "no path answered: …", or "cancelled
+/// after 1 of 3 rounds: …" (`cancelled`); "not decided: …" when every path
+/// answered; empty when a stall was found, or when every path answered and ended clear.
 QString inconclusiveReason(const probes::ProbeRounds &rounds,
                            const std::optional<probes::Diagnosis> &diagnosis,
-                           const QStringList &unanswered);
+                           const QStringList &unanswered, bool cancelled = false);
 
 /// The same for people: one line per path and round, then the diagnosis;
 /// "no keep-alive stall found" only when some path answered.

@@ -12,6 +12,7 @@ struct Ran
 {
     int exitCode = -1;
     QString out;
+    QString err;
 };
 
 Ran runWithoutDisplay(const QStringList &arguments)
@@ -31,6 +32,7 @@ Ran runWithoutDisplay(const QStringList &arguments)
     }
     ran.exitCode = process.exitCode();
     ran.out = QString::fromUtf8(process.readAllStandardOutput());
+    ran.err = QString::fromUtf8(process.readAllStandardError());
     return ran;
 }
 
@@ -47,4 +49,16 @@ TEST(WindowCommandLine, HelpAndVersionNeedNoDisplay)
     const Ran version = runWithoutDisplay({QStringLiteral("--version")});
     EXPECT_EQ(version.exitCode, 0);
     EXPECT_TRUE(version.out.startsWith(QStringLiteral("opsdeck "))) << version.out.toStdString();
+
+    // Bad arguments are usage errors (exit 2) before any display is needed.
+    for (const QStringList &bad :
+         {QStringList{QStringLiteral("--bogus")}, QStringList{QStringLiteral("--inventory")},
+          QStringList{QStringLiteral("extra")}}) {
+        const Ran refused = runWithoutDisplay(bad);
+        EXPECT_EQ(refused.exitCode, 2) << bad.join(u' ').toStdString() << refused.err.toStdString();
+        EXPECT_TRUE(refused.err.startsWith(QStringLiteral("opsdeck: ")))
+            << refused.err.toStdString();
+        EXPECT_FALSE(refused.err.contains(QStringLiteral("platform plugin")))
+            << refused.err.toStdString();
+    }
 }

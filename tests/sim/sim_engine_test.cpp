@@ -5,10 +5,12 @@
 #include "testsupport.h"
 
 #include <QJsonArray>
+#include <QProcess>
 #include <chrono>
 #include <gtest/gtest.h>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 using namespace opsdeck::test;
 using namespace std::chrono_literals;
@@ -385,4 +387,36 @@ TEST(simEngine, TrafficGeneratorRunsBoundedConversations)
     EXPECT_EQ(metricValue(metrics, "sglang:generation_tokens_total"), 48.0);
     // Multi-round: later rounds carry the history, so prompts grow past one round's.
     EXPECT_GT(metricValue(metrics, "sglang:prompt_tokens_total"), 12.0 * 25);
+}
+
+TEST(simOptions, BadFlagsExitTwoNamingTheFlagAndTheHelpListsEachFlagOnce)
+{
+    const auto run = [](const QStringList &arguments) {
+        QProcess sim;
+        sim.start(opsdeck::test::binPath(QStringLiteral("opsdeck-sim")), arguments);
+        EXPECT_TRUE(sim.waitForFinished(10'000));
+        return std::tuple{sim.exitCode(), QString::fromUtf8(sim.readAllStandardOutput()),
+                          QString::fromUtf8(sim.readAllStandardError())};
+    };
+    for (const QStringList &bad :
+         {QStringList{QStringLiteral("--role"), QStringLiteral("bogus")},
+          QStringList{QStringLiteral("--role"), QStringLiteral("engine"), QStringLiteral("--port"),
+                      QStringLiteral("70000")},
+          QStringList{QStringLiteral("--role"), QStringLiteral("engine"),
+                      QStringLiteral("--log-interval"), QStringLiteral("nan")},
+          QStringList{QStringLiteral("--role"), QStringLiteral("router"),
+                      QStringLiteral("--prefill-bootstrap-port"), QStringLiteral("5")},
+          QStringList{QStringLiteral("--role"), QStringLiteral("engine"), QStringLiteral("--fault"),
+                      QStringLiteral("reused-stall=inf")}}) {
+        const auto [code, out, err] = run(bad);
+        EXPECT_EQ(code, 2) << bad.join(u' ').toStdString();
+        EXPECT_TRUE(err.contains(bad.at(bad.size() - 2))) << err.toStdString();
+    }
+    const auto [code, help, err] = run({QStringLiteral("--help")});
+    EXPECT_EQ(code, 0);
+    for (const char *flag : {"--role", "--fault", "--max-running-requests", "--prefill",
+                             "--upstream", "--clients", "--first-token-delay-ms"})
+        EXPECT_EQ(help.count(QStringLiteral("  %1 ").arg(QLatin1String(flag))), 1) << flag;
+    for (const char *group : {"ALL ROLES", "ENGINES", "ROUTER", "PROXY", "TRAFFIC"})
+        EXPECT_TRUE(help.contains(QLatin1String(group))) << group;
 }
