@@ -15,14 +15,16 @@ using opsdeck::test::runCli;
 
 namespace {
 
-QSet<QString> longFlags(const QString &text)
+QSet<QString> flagsIn(const QString &text)
 {
     QSet<QString> flags;
-    static const QRegularExpression flag(u"(?<![\\w-])--[a-z][a-z-]*"_s);
+    // Long flags, and one-letter ones such as -n.
+    static const QRegularExpression flag(u"(?<![\\w-])(--[a-z][a-z-]*|-[a-z](?![\\w-]))"_s);
     for (auto it = flag.globalMatch(text); it.hasNext();)
         flags.insert(it.next().captured());
     flags.remove(u"--help"_s);
     flags.remove(u"--help-all"_s);
+    flags.remove(u"-h"_s);
     return flags;
 }
 
@@ -60,9 +62,9 @@ TEST(CliCommandTable, TheUsageListsExactlyTheFlagsEachCommandTakes)
             const auto own = runCli(action.isEmpty() ? arguments + QStringList{u"--help"_s}
                                                      : QStringList{it.key(), action, u"--help"_s});
             EXPECT_EQ(own.exitCode, 0) << it.key().toStdString();
-            accepted += longFlags(QString::fromUtf8(own.standardOutput));
+            accepted += flagsIn(QString::fromUtf8(own.standardOutput));
         }
-        const QSet<QString> listed = longFlags(it.value());
+        const QSet<QString> listed = flagsIn(it.value());
         EXPECT_EQ(listed, accepted)
             << it.key().toStdString() << " usage: " << it.value().toStdString()
             << "\nmissing: " << QStringList((accepted - listed).values()).join(u' ').toStdString()
