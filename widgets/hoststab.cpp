@@ -15,7 +15,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-HostsTab::HostsTab(opsdeck::workflows::HostConnections *hosts, QWidget *parent)
+HostsTab::HostsTab(opsdeck::hosts::HostConnections *hosts, QWidget *parent)
     : QWidget(parent), m_hosts(hosts), m_table(new HostsTable(hosts)), m_hostPanel(new HostPanel),
       m_logService(new QComboBox), m_logPanel(new LogPanel)
 {
@@ -52,10 +52,9 @@ HostsTab::HostsTab(opsdeck::workflows::HostConnections *hosts, QWidget *parent)
     connect(m_table, &HostsTable::hostSelected, this, &HostsTab::selectHost);
     connect(m_logService, &QComboBox::currentIndexChanged, this, &HostsTab::selectLog);
     // The table rebuilds first (it connected first), then the new transports are used.
-    connect(m_hosts, &opsdeck::workflows::HostConnections::hostsChanged, this,
+    connect(m_hosts, &opsdeck::hosts::HostConnections::hostsChanged, this,
             [this] { selectHost(m_table->currentHost()); });
-    connect(m_hosts, &opsdeck::workflows::HostConnections::hostKeyUnknown, this,
-            &HostsTab::askHostKey);
+    connect(m_hosts, &opsdeck::hosts::HostConnections::hostKeyUnknown, this, &HostsTab::askHostKey);
 }
 
 void HostsTab::selectHost(const QString &host)
@@ -78,7 +77,7 @@ void HostsTab::selectHost(const QString &host)
     if (!transport || !m_hosts->inventory())
         return;
     m_signals = new opsdeck::remote::HostSignals(
-        transport, opsdeck::workflows::hostSignalsQueries(*m_hosts->inventory(), host), this);
+        transport, opsdeck::hosts::hostSignalsQueries(*m_hosts->inventory(), host), this);
     m_hostPanel->setHostSignals(m_signals);
     if (isVisible())
         m_signals->start();

@@ -16,7 +16,7 @@ namespace opsdeck::remote {
 class HostSignals;
 class LogTail;
 } // namespace opsdeck::remote
-namespace opsdeck::workflows {
+namespace opsdeck::hosts {
 class HostConnections;
 }
 
@@ -28,7 +28,7 @@ class HostsTab : public QWidget
 {
     Q_OBJECT
 public:
-    explicit HostsTab(opsdeck::workflows::HostConnections *hosts, QWidget *parent = nullptr);
+    explicit HostsTab(opsdeck::hosts::HostConnections *hosts, QWidget *parent = nullptr);
 
     HostsTable *table() const { return m_table; }
     HostPanel *hostPanel() const { return m_hostPanel; }
@@ -51,7 +51,7 @@ private:
     void askHostKey(const QString &host, const opsdeck::remote::SshConnectionState &state);
     void askNext();
 
-    opsdeck::workflows::HostConnections *m_hosts;
+    opsdeck::hosts::HostConnections *m_hosts;
     HostsTable *m_table;
     HostPanel *m_hostPanel;
     opsdeck::remote::HostSignals *m_signals = nullptr;

@@ -17,7 +17,7 @@ enum Column
 };
 }
 
-HostsTable::HostsTable(opsdeck::workflows::HostConnections *hosts, QWidget *parent)
+HostsTable::HostsTable(opsdeck::hosts::HostConnections *hosts, QWidget *parent)
     : QTableWidget(0, ColumnCount, parent), m_hosts(hosts)
 {
     setHorizontalHeaderLabels(
@@ -33,9 +33,8 @@ HostsTable::HostsTable(opsdeck::workflows::HostConnections *hosts, QWidget *pare
     setSelectionMode(QAbstractItemView::SingleSelection);
     setEditTriggers(QAbstractItemView::NoEditTriggers);
     setWordWrap(false);
-    connect(m_hosts, &opsdeck::workflows::HostConnections::hostsChanged, this,
-            &HostsTable::rebuild);
-    connect(m_hosts, &opsdeck::workflows::HostConnections::stateChanged, this,
+    connect(m_hosts, &opsdeck::hosts::HostConnections::hostsChanged, this, &HostsTable::rebuild);
+    connect(m_hosts, &opsdeck::hosts::HostConnections::stateChanged, this,
             [this](const QString &host) { refresh(host); });
     connect(this, &QTableWidget::currentCellChanged, this, [this](int row) {
         if (row >= 0)

@@ -2,7 +2,7 @@
 
 #include <QTableWidget>
 
-namespace opsdeck::workflows {
+namespace opsdeck::hosts {
 class HostConnections;
 }
 
@@ -16,7 +16,7 @@ class HostsTable : public QTableWidget
 {
     Q_OBJECT
 public:
-    explicit HostsTable(opsdeck::workflows::HostConnections *hosts, QWidget *parent = nullptr);
+    explicit HostsTable(opsdeck::hosts::HostConnections *hosts, QWidget *parent = nullptr);
 
     /// Tall enough for up to 6 hosts without scrolling, so the panels below
     /// keep their room.
@@ -32,5 +32,5 @@ private:
     void rebuild();
     void refresh(const QString &host);
 
-    opsdeck::workflows::HostConnections *m_hosts;
+    opsdeck::hosts::HostConnections *m_hosts;
 };

@@ -59,7 +59,7 @@ MainWindow::MainWindow(QWidget *parent)
       m_dashboard(new MetricsDashboard(m_hotWindow)),
       m_probeLab(new probes::ProbeLab(m_hotWindow, this)),
       m_probeLabPanel(new ProbeLabPanel(m_probeLab, m_hotWindow)),
-      m_hosts(new workflows::HostConnections({}, this)), m_hostsTab(new HostsTab(m_hosts)),
+      m_hosts(new hosts::HostConnections({}, this)), m_hostsTab(new HostsTab(m_hosts)),
       m_secretPrompt(new SecretPrompt(this)), m_tabs(new QTabWidget),
       m_stallBanner(new StallBanner), m_watch(new probes::KeepAliveWatch(this)),
       m_dashboards(new QStackedWidget), m_logDock(new LogDock(this)), m_banner(new QLabel),
@@ -339,7 +339,7 @@ bool MainWindow::openInventory(const QString &path)
     m_inventoryPath = loaded.inventory->path;
     m_inventory = *loaded.inventory;
     // Hosts first: services with `via:` are polled and probed through their tunnels.
-    workflows::HostConnections::Options hostOptions = m_hostOptions;
+    hosts::HostConnections::Options hostOptions = m_hostOptions;
     hostOptions.decorate = [base = m_hostOptions.decorate,
                             prompt = m_secretPrompt](remote::SshSettings &settings) {
         if (base)
@@ -347,7 +347,7 @@ bool MainWindow::openInventory(const QString &path)
         remote::SshSecrets::install(
             settings, [prompt](const QString &question) { return prompt->ask(question); });
     };
-    hostOptions.auditor = workflows::HostKeyAuditor::inDataDir(m_dataDir);
+    hostOptions.auditor = hosts::HostKeyAuditor::inDataDir(m_dataDir);
     m_hosts->setOptions(hostOptions);
     // The old transports' threads are joined: none may wait on a question.
     m_secretPrompt->abandon();
@@ -394,36 +394,33 @@ void MainWindow::chooseInventory()
         openInventory(path);
 }
 
-void MainWindow::startDemo(const workflows::DemoOptions &options)
+void MainWindow::startDemo(const demo::DemoOptions &options)
 {
     if (!m_demo) {
-        m_demo = new workflows::DemoCluster(this);
-        connect(m_demo, &workflows::DemoCluster::progressed, this,
+        m_demo = new demo::DemoCluster(this);
+        connect(m_demo, &demo::DemoCluster::progressed, this,
                 [this](const QString &line) { statusBar()->showMessage(line, 5000); });
-        connect(m_demo, &workflows::DemoCluster::upFinished, this,
-                [this](bool ok, const QString &detail) {
-                    m_demoState = ok ? DemoState::Running : DemoState::Stopped;
-                    if (ok) {
-                        showBanner({}, false);
-                        // Every service answers now: the watch's startup rounds again.
-                        startOrFollowWatch(true);
-                    } else {
-                        showBanner(QStringLiteral("The demo cluster did not start: ") + detail,
-                                   true);
-                    }
-                    Q_EMIT demoStarted(ok, detail);
-                    if (m_closeRequested)
-                        close();
-                });
+        connect(
+            m_demo, &demo::DemoCluster::upFinished, this, [this](bool ok, const QString &detail) {
+                m_demoState = ok ? DemoState::Running : DemoState::Stopped;
+                if (ok) {
+                    showBanner({}, false);
+                    // Every service answers now: the watch's startup rounds again.
+                    startOrFollowWatch(true);
+                } else {
+                    showBanner(QStringLiteral("The demo cluster did not start: ") + detail, true);
+                }
+                Q_EMIT demoStarted(ok, detail);
+                if (m_closeRequested)
+                    close();
+            });
         // Watch the services from the moment they are written, so that a
         // person sees them go from down through starting to healthy.
-        connect(m_demo, &workflows::DemoCluster::inventoryWritten, this,
-                [this](const QString &path) {
-                    openInventory(path);
-                    showBanner(QStringLiteral("Starting the demo cluster in %1 …").arg(m_demoDir),
-                               false);
-                });
-        connect(m_demo, &workflows::DemoCluster::downFinished, this,
+        connect(m_demo, &demo::DemoCluster::inventoryWritten, this, [this](const QString &path) {
+            openInventory(path);
+            showBanner(QStringLiteral("Starting the demo cluster in %1 …").arg(m_demoDir), false);
+        });
+        connect(m_demo, &demo::DemoCluster::downFinished, this,
                 [this](bool ok, const QString &message) {
                     m_demoState = DemoState::Stopped;
                     if (!ok)

@@ -44,7 +44,7 @@ class KeepAliveWatch;
 class ProbeLab;
 class ServiceStatusModel;
 } // namespace opsdeck::probes
-namespace opsdeck::workflows {
+namespace opsdeck::demo {
 class DemoCluster;
 }
 namespace opsdeck::logging {
@@ -82,7 +82,7 @@ public:
     /// keeps what it watched before.
     bool openInventory(const QString &path);
     /// Starts the demo cluster, then watches its inventory.
-    void startDemo(const opsdeck::workflows::DemoOptions &options);
+    void startDemo(const opsdeck::demo::DemoOptions &options);
 
     opsdeck::probes::ServiceStatusModel *statusModel() const { return m_statusModel; }
     opsdeck::probes::LoadHistory *loadHistory() const { return m_loadHistory; }
@@ -133,11 +133,11 @@ public:
     /// Every inventory host's transport, connection state and tunnels
     /// (issue 5); the Hosts tab shows them. Host-key decisions go to
     /// `<data dir>/audit.jsonl`.
-    opsdeck::workflows::HostConnections *hostConnections() const { return m_hosts; }
+    opsdeck::hosts::HostConnections *hostConnections() const { return m_hosts; }
     /// SSH files and settings for inventories opened from now on (tests point
     /// them at a test sshd). The window adds the audit log and the keychain
     /// with its password prompt (SshSecrets, SecretPrompt) to them.
-    void setHostOptions(const opsdeck::workflows::HostConnections::Options &options)
+    void setHostOptions(const opsdeck::hosts::HostConnections::Options &options)
     {
         m_hostOptions = options;
     }
@@ -196,9 +196,9 @@ private:
     MetricsDashboard *m_dashboard;
     opsdeck::probes::ProbeLab *m_probeLab;
     ProbeLabPanel *m_probeLabPanel;
-    opsdeck::workflows::HostConnections *m_hosts;
+    opsdeck::hosts::HostConnections *m_hosts;
     HostsTab *m_hostsTab;
-    opsdeck::workflows::HostConnections::Options m_hostOptions;
+    opsdeck::hosts::HostConnections::Options m_hostOptions;
     SecretPrompt *m_secretPrompt;
     QTabWidget *m_tabs;
     StallBanner *m_stallBanner;
@@ -217,7 +217,7 @@ private:
     QTimer *m_markerTimer;
     std::optional<opsdeck::inventory::Inventory> m_inventory;
     qint64 m_rangeMs = 0; ///< span shown, ms; 0 live
-    opsdeck::workflows::DemoCluster *m_demo = nullptr;
+    opsdeck::demo::DemoCluster *m_demo = nullptr;
     QString m_demoDir;
     QString m_dataDir;
     QString m_inventoryPath;

@@ -22,13 +22,13 @@ void addTunnelOptions(QCommandLineParser &parser)
                       QStringLiteral("file")});
 }
 
-workflows::HostConnections::Options sshFileOptions(const QCommandLineParser &parser)
+hosts::HostConnections::Options sshFileOptions(const QCommandLineParser &parser)
 {
     const auto given = [&parser](const QString &name) -> std::optional<QString> {
         return parser.isSet(name) ? std::optional(parser.value(name)) : std::nullopt;
     };
-    return workflows::HostConnections::Options::fromQSettings(given(QStringLiteral("ssh-config")),
-                                                              given(QStringLiteral("known-hosts")));
+    return hosts::HostConnections::Options::fromQSettings(given(QStringLiteral("ssh-config")),
+                                                          given(QStringLiteral("known-hosts")));
 }
 
 std::optional<ServedInventory> loadServedInventory(const QCommandLineParser &parser,
@@ -45,12 +45,12 @@ std::optional<ServedInventory> loadServedInventory(const QCommandLineParser &par
     if (std::none_of(services.cbegin(), services.cend(),
                      [](const inventory::Service &s) { return !s.via.isEmpty(); }))
         return served;
-    workflows::HostConnections::Options options = sshFileOptions(parser);
+    hosts::HostConnections::Options options = sshFileOptions(parser);
     const QString dataDir = parser.value(QStringLiteral("data-dir"));
-    options.auditor = workflows::HostKeyAuditor::inDataDir(dataDir);
-    served.tunnels = std::make_shared<workflows::InventoryTunnels>(
+    options.auditor = hosts::HostKeyAuditor::inDataDir(dataDir);
+    served.tunnels = std::make_shared<hosts::InventoryTunnels>(
         served.inventory, [options](const inventory::Host &host) {
-            return workflows::HostConnections::sshSettings(host, options);
+            return hosts::HostConnections::sshSettings(host, options);
         });
     served.inventory = served.tunnels->routed();
     return served;

@@ -8,7 +8,7 @@
 #include <memory>
 #include <optional>
 
-namespace opsdeck::workflows {
+namespace opsdeck::hosts {
 class InventoryTunnels;
 }
 
@@ -21,7 +21,7 @@ struct ServedInventory
     /// ports (InventoryTunnels::routed(); `directUrl` keeps the written URL).
     inventory::Inventory inventory;
     /// Keeps those tunnels open; null when no service has `via:`.
-    std::shared_ptr<workflows::InventoryTunnels> tunnels;
+    std::shared_ptr<hosts::InventoryTunnels> tunnels;
 };
 
 /// `--ssh-config FILE` and `--known-hosts FILE` (as `opsdeck-cli ssh`), for
@@ -32,7 +32,7 @@ void addTunnelOptions(QCommandLineParser &parser);
 /// (HostConnections::Options::fromQSettings()), each replaced by
 /// `--ssh-config` / `--known-hosts` when that option is given (an empty value
 /// then means the user's own ~/.ssh file).
-workflows::HostConnections::Options sshFileOptions(const QCommandLineParser &parser);
+hosts::HostConnections::Options sshFileOptions(const QCommandLineParser &parser);
 
 /// Loads `path`; on errors prints each (file:line:column) and returns nullopt.
 /// Services with `via:` are reached through SSH tunnels made with the user's

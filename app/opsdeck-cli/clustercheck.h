@@ -14,7 +14,7 @@ class SecretStore;
 namespace opsdeck::history {
 class HistoryStore;
 }
-namespace opsdeck::workflows {
+namespace opsdeck::hosts {
 class InventoryTunnels;
 }
 
@@ -35,8 +35,8 @@ public:
     static std::optional<ClusterCheck> load(const QCommandLineParser &parser,
                                             const QString &command);
 
-    inventory::Inventory inventory; ///< `via:` services routed through `tunnels`
-    std::shared_ptr<workflows::InventoryTunnels> tunnels; ///< null when none is needed
+    inventory::Inventory inventory;                   ///< `via:` services routed through `tunnels`
+    std::shared_ptr<hosts::InventoryTunnels> tunnels; ///< null when none is needed
     QString cluster;
     int n = 16;           ///< -n, 1..256
     QString confirmation; ///< --confirm

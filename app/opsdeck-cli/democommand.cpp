@@ -21,13 +21,13 @@ QString demoDir(const QCommandLineParser &parser)
                          : dir;
 }
 
-int up(workflows::DemoCluster &demo, const QCommandLineParser &parser)
+int up(demo::DemoCluster &demo, const QCommandLineParser &parser)
 {
     const auto flag = [&parser](const QString &name) -> std::optional<QString> {
         return parser.isSet(name) ? std::optional<QString>(parser.value(name)) : std::nullopt;
     };
     QString error;
-    const std::optional<workflows::DemoOptions> parsed = workflows::DemoOptions::fromFlags(
+    const std::optional<demo::DemoOptions> parsed = demo::DemoOptions::fromFlags(
         {flag(QStringLiteral("dir")), flag(QStringLiteral("data-dir")),
          flag(QStringLiteral("traffic")), flag(QStringLiteral("fault")),
          flag(QStringLiteral("transfer-backend"))},
@@ -36,11 +36,11 @@ int up(workflows::DemoCluster &demo, const QCommandLineParser &parser)
         printError(error);
         return ExitBadInput;
     }
-    const workflows::DemoOptions options = *parsed;
+    const demo::DemoOptions options = *parsed;
     QEventLoop loop;
     int code = ExitFailed;
     QObject::connect(
-        &demo, &workflows::DemoCluster::upFinished, &loop, [&](bool ok, const QString &detail) {
+        &demo, &demo::DemoCluster::upFinished, &loop, [&](bool ok, const QString &detail) {
             if (!ok) {
                 printError(QStringLiteral("demo up failed: ") + detail);
             } else if (parser.isSet(QStringLiteral("json"))) {
@@ -57,11 +57,11 @@ int up(workflows::DemoCluster &demo, const QCommandLineParser &parser)
     return code;
 }
 
-int down(workflows::DemoCluster &demo, const QCommandLineParser &parser)
+int down(demo::DemoCluster &demo, const QCommandLineParser &parser)
 {
     QEventLoop loop;
     int code = ExitFailed;
-    QObject::connect(&demo, &workflows::DemoCluster::downFinished, &loop,
+    QObject::connect(&demo, &demo::DemoCluster::downFinished, &loop,
                      [&](bool ok, const QString &message) {
                          if (!ok)
                              printError(QStringLiteral("demo down: ") + message);
@@ -109,15 +109,15 @@ int runDemo(const QStringList &arguments)
     }
     if (action == u"up") {
         QString error;
-        if (!workflows::DemoSetup::checkDir(demoDir(parser), &error)) {
+        if (!demo::DemoSetup::checkDir(demoDir(parser), &error)) {
             printError(error);
             return ExitBadInput;
         }
     }
-    workflows::DemoCluster demo;
+    demo::DemoCluster demo;
     // The demo is recorded by this same program's `record` command.
     demo.setRecorderProgram(QCoreApplication::applicationFilePath());
-    QObject::connect(&demo, &workflows::DemoCluster::progressed, &demo, [](const QString &line) {
+    QObject::connect(&demo, &demo::DemoCluster::progressed, &demo, [](const QString &line) {
         std::fprintf(stderr, "%s\n", line.toLocal8Bit().constData());
     });
     return action == u"up" ? up(demo, parser) : down(demo, parser);

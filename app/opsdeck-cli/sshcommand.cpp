@@ -83,7 +83,7 @@ bool resolveHost(const QString &host, const QString &inventoryFile, SshSettings 
     }
     // As the window reaches it: the name as an ssh config alias, the
     // inventory's address, port and user as overrides.
-    settings = workflows::HostConnections::sshSettings(*entry, {});
+    settings = hosts::HostConnections::sshSettings(*entry, {});
     return true;
 }
 
@@ -255,7 +255,7 @@ int runSsh(const QStringList &arguments)
     // Password and key passphrases: the keychain, else asked once on a terminal.
     remote::SshSecrets::install(settings, &askOnTerminal);
     // Host-key decisions (accepted, refused) go to the audit log, as in the window.
-    auto auditor = workflows::HostKeyAuditor::inDataDir(parser.value(QStringLiteral("data-dir")));
+    auto auditor = hosts::HostKeyAuditor::inDataDir(parser.value(QStringLiteral("data-dir")));
     settings.hostKeyDecided = [auditor](const remote::HostKeyDecision &decision) {
         auditor->record(decision);
     };

@@ -145,7 +145,7 @@ int main(int argc, char **argv)
     const auto given = [&parser](const QCommandLineOption &option) -> std::optional<QString> {
         return parser.isSet(option) ? std::optional(parser.value(option)) : std::nullopt;
     };
-    window.setHostOptions(opsdeck::workflows::HostConnections::Options::fromQSettings(
+    window.setHostOptions(opsdeck::hosts::HostConnections::Options::fromQSettings(
         given(sshConfig), given(knownHosts)));
     if (parser.isSet(probeIdleGap)) {
         bool ok = false;
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
                                         : std::nullopt;
         };
         QString error;
-        const auto options = opsdeck::workflows::DemoOptions::fromFlags(
+        const auto options = opsdeck::demo::DemoOptions::fromFlags(
             {flag(dir), flag(dataDir), flag(traffic), flag(fault), std::nullopt}, &error);
         if (!options) {
             std::fprintf(stderr, "opsdeck: %s\n", qPrintable(error));

@@ -9,7 +9,7 @@
 #include <QFileInfo>
 #include <spdlog/spdlog.h>
 
-namespace opsdeck::workflows {
+namespace opsdeck::demo {
 
 DemoCluster::DemoCluster(QObject *parent)
     : QObject(parent), m_local(QStringLiteral("local")),
@@ -23,7 +23,7 @@ DemoCluster::DemoCluster(QObject *parent)
     m_aliveTimer->setInterval(500);
     connect(m_aliveTimer, &QTimer::timeout, this,
             [this] { m_control.checkRunning(processesOf(m_services)); });
-    connect(&m_control, &ProcessControl::runningChecked, this,
+    connect(&m_control, &processes::ProcessControl::runningChecked, this,
             [this](const QStringList &notRunning) {
                 if (m_phase != Phase::WaitingHealthy || notRunning.isEmpty())
                     return;
@@ -31,23 +31,23 @@ DemoCluster::DemoCluster(QObject *parent)
                 fail(QStringLiteral("%1 exited during start-up. %2")
                          .arg(notRunning.join(u", "), logTails(notRunning)));
             });
-    connect(&m_control, &ProcessControl::progressed, this, &DemoCluster::progressed);
-    connect(
-        &m_control, &ProcessControl::startFinished, this, [this](bool ok, const QString &message) {
-            if (!ok) {
-                fail(message);
-            } else if (m_phase == Phase::Starting) {
-                m_phase = Phase::WaitingHealthy;
-                Q_EMIT progressed(
-                    QStringLiteral("waiting until every service answers 200 on its health URL"));
-                m_health->start(m_services, m_readyDeadlineMs);
-                m_aliveTimer->start();
-            } else if (m_phase == Phase::StartingTraffic) {
-                m_phase = Phase::Idle;
-                Q_EMIT upFinished(true, m_inventoryPath);
-            }
-        });
-    connect(&m_control, &ProcessControl::stopFinished, this,
+    connect(&m_control, &processes::ProcessControl::progressed, this, &DemoCluster::progressed);
+    connect(&m_control, &processes::ProcessControl::startFinished, this,
+            [this](bool ok, const QString &message) {
+                if (!ok) {
+                    fail(message);
+                } else if (m_phase == Phase::Starting) {
+                    m_phase = Phase::WaitingHealthy;
+                    Q_EMIT progressed(QStringLiteral(
+                        "waiting until every service answers 200 on its health URL"));
+                    m_health->start(m_services, m_readyDeadlineMs);
+                    m_aliveTimer->start();
+                } else if (m_phase == Phase::StartingTraffic) {
+                    m_phase = Phase::Idle;
+                    Q_EMIT upFinished(true, m_inventoryPath);
+                }
+            });
+    connect(&m_control, &processes::ProcessControl::stopFinished, this,
             [this](bool ok, const QString &message) {
                 switch (m_phase) {
                 case Phase::Replacing:
@@ -83,7 +83,7 @@ DemoCluster::DemoCluster(QObject *parent)
                                     .arg(m_readyDeadlineMs / 1000)
                                     .arg(bad.join(u", "), logTails(names)));
                 }
-                QVector<ManagedProcess> helpers;
+                QVector<processes::ManagedProcess> helpers;
                 if (m_options.trafficClients > 0)
                     helpers.append(DemoSetup::trafficProcess(m_options.dir, simProgram()));
                 // Recorded from healthy on: start-up noise is not history worth keeping.
@@ -100,7 +100,8 @@ DemoCluster::DemoCluster(QObject *parent)
 
 DemoCluster::~DemoCluster() = default;
 
-QVector<ManagedProcess> DemoCluster::processesIn(const QString &dir, QString *problem) const
+QVector<processes::ManagedProcess> DemoCluster::processesIn(const QString &dir,
+                                                            QString *problem) const
 {
     const QString path = DemoSetup::inventoryPath(dir);
     if (!QFileInfo::exists(path))
@@ -110,7 +111,7 @@ QVector<ManagedProcess> DemoCluster::processesIn(const QString &dir, QString *pr
         *problem = loaded.errors.isEmpty() ? path : loaded.errors.first().toString();
         return {};
     }
-    QVector<ManagedProcess> processes = processesOf(loaded.inventory->services);
+    QVector<processes::ManagedProcess> processes = processesOf(loaded.inventory->services);
     processes.append(DemoSetup::trafficProcess(dir, simProgram()));
     // Stopped whether or not this DemoCluster started it: the command line may have.
     processes.append(recorderProcess(QFileInfo(path).absolutePath(),
@@ -119,9 +120,9 @@ QVector<ManagedProcess> DemoCluster::processesIn(const QString &dir, QString *pr
     return processes;
 }
 
-ManagedProcess DemoCluster::recorderProcess(const QString &dir, const QString &program)
+processes::ManagedProcess DemoCluster::recorderProcess(const QString &dir, const QString &program)
 {
-    ManagedProcess process;
+    processes::ManagedProcess process;
     process.program = QFileInfo(program).fileName();
     process.name = QStringLiteral("recorder");
     process.host = QStringLiteral("local");
@@ -144,12 +145,13 @@ QString DemoCluster::simProgram() const
         .fileName();
 }
 
-QVector<ManagedProcess> DemoCluster::processesOf(const QVector<inventory::Service> &services) const
+QVector<processes::ManagedProcess>
+DemoCluster::processesOf(const QVector<inventory::Service> &services) const
 {
     // Every demo process is opsdeck-sim: only a pid running it is ours.
-    QVector<ManagedProcess> processes;
+    QVector<processes::ManagedProcess> processes;
     for (const auto &service : services)
-        processes.append(ManagedProcess::fromService(service, simProgram()));
+        processes.append(processes::ManagedProcess::fromService(service, simProgram()));
     return processes;
 }
 
@@ -230,4 +232,4 @@ void DemoCluster::down(const QString &dir)
     m_control.stopAll(processes);
 }
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::demo

@@ -11,7 +11,7 @@ namespace opsdeck::probes {
 class HealthWait;
 }
 
-namespace opsdeck::workflows {
+namespace opsdeck::demo {
 
 /// The demo: a simulated PD cluster (prefill, decode, router, proxy) on this
 /// machine, started through the local transport with the inventory's own
@@ -41,7 +41,7 @@ public:
     /// The recorder of the demo in `dir` as a managed process of its local
     /// host; `program` is the opsdeck-cli to run (only its file name matters
     /// for stopping).
-    static ManagedProcess recorderProcess(const QString &dir, const QString &program);
+    static processes::ManagedProcess recorderProcess(const QString &dir, const QString &program);
     void up(const DemoOptions &options);
     void down(const QString &dir);
     /// The inventory written by the last successful up().
@@ -58,18 +58,19 @@ Q_SIGNALS:
 private:
     /// Services and traffic of the demo written in `dir`, or empty when
     /// there is none (no inventory, or one that does not load).
-    QVector<ManagedProcess> processesIn(const QString &dir, QString *problem) const;
+    QVector<processes::ManagedProcess> processesIn(const QString &dir, QString *problem) const;
     void startServices();
     /// File name of the sim binary: the demo's pids must be running it.
     QString simProgram() const;
-    QVector<ManagedProcess> processesOf(const QVector<inventory::Service> &services) const;
+    QVector<processes::ManagedProcess>
+    processesOf(const QVector<inventory::Service> &services) const;
     void fail(const QString &message);
     /// "name: last lines of its log" for each named service, read from the
     /// demo folder (the demo's host is this machine).
     QString logTails(const QStringList &names) const;
 
     remote::LocalTransport m_local;
-    ProcessControl m_control;
+    processes::ProcessControl m_control;
     probes::HealthWait *m_health = nullptr;
     QTimer *m_aliveTimer = nullptr; ///< while waiting for health: did a service die?
     DemoOptions m_options;
@@ -91,4 +92,4 @@ private:
     QString m_failure;
 };
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::demo

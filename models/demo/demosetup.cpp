@@ -11,7 +11,7 @@
 #include <QSaveFile>
 #include <QTcpServer>
 
-namespace opsdeck::workflows {
+namespace opsdeck::demo {
 
 std::optional<DemoFault> DemoFault::parse(const QString &text, QString *error)
 {
@@ -171,9 +171,9 @@ std::optional<QString> DemoSetup::write(const DemoOptions &options, QString *err
     return inventoryPath(dir);
 }
 
-ManagedProcess DemoSetup::trafficProcess(const QString &dir, const QString &program)
+processes::ManagedProcess DemoSetup::trafficProcess(const QString &dir, const QString &program)
 {
-    ManagedProcess process;
+    processes::ManagedProcess process;
     process.program = program;
     process.name = QStringLiteral("traffic");
     process.host = QStringLiteral("local");
@@ -186,4 +186,4 @@ ManagedProcess DemoSetup::trafficProcess(const QString &dir, const QString &prog
     return process;
 }
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::demo

@@ -5,7 +5,7 @@
 #include <QString>
 #include <optional>
 
-namespace opsdeck::workflows {
+namespace opsdeck::demo {
 
 /// A keep-alive fault for the demo: `proxy-reused-stall=SECONDS` or
 /// `router-reused-stall=SECONDS` — requests on a reused client connection of
@@ -60,7 +60,7 @@ public:
     static bool checkDir(const QString &dir, QString *error);
     /// The traffic generator as a managed process of the demo's local host.
     /// `program`: see ManagedProcess::program.
-    static ManagedProcess trafficProcess(const QString &dir, const QString &program);
+    static processes::ManagedProcess trafficProcess(const QString &dir, const QString &program);
 };
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::demo

@@ -11,7 +11,7 @@
 
 #include <QSettings>
 
-namespace opsdeck::workflows {
+namespace opsdeck::hosts {
 
 using remote::SshConnectionState;
 
@@ -199,4 +199,4 @@ void HostConnections::refuseHostKey(const QString &host)
                                                 false);
 }
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::hosts

@@ -15,7 +15,7 @@ namespace opsdeck::remote {
 class Transport;
 }
 
-namespace opsdeck::workflows {
+namespace opsdeck::hosts {
 
 class HostKeyAuditor;
 class InventoryTunnels;
@@ -124,4 +124,4 @@ private:
     std::unique_ptr<InventoryTunnels> m_tunnels;
 };
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::hosts

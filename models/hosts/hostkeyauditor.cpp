@@ -5,7 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
-namespace opsdeck::workflows {
+namespace opsdeck::hosts {
 
 HostKeyAuditor::HostKeyAuditor(std::shared_ptr<history::AuditLog> log,
                                std::chrono::seconds repeatWindow)
@@ -70,4 +70,4 @@ bool HostKeyAuditor::append(const QString &host, const QString &action, const QS
     return false;
 }
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::hosts

@@ -12,7 +12,7 @@ namespace opsdeck::history {
 class AuditLog;
 }
 
-namespace opsdeck::workflows {
+namespace opsdeck::hosts {
 
 /// Writes SSH host-key decisions to the audit log (issue 5: "each decision
 /// is written to the audit log"): accepted keys, refused unknown and changed
@@ -50,4 +50,4 @@ private:
     QHash<QString, QDateTime> m_lastWritten; ///< "host|action|fingerprint" -> when
 };
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::hosts

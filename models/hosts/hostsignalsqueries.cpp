@@ -1,6 +1,6 @@
 #include "hostsignalsqueries.h"
 
-namespace opsdeck::workflows {
+namespace opsdeck::hosts {
 
 QVector<remote::ServiceProcessQuery> hostSignalsQueries(const inventory::Inventory &inventory,
                                                         const QString &host)
@@ -12,4 +12,4 @@ QVector<remote::ServiceProcessQuery> hostSignalsQueries(const inventory::Invento
     return queries;
 }
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::hosts

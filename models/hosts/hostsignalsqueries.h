@@ -5,7 +5,7 @@
 
 #include <QVector>
 
-namespace opsdeck::workflows {
+namespace opsdeck::hosts {
 
 /// What HostSignals needs for the services of inventory host `host`, in
 /// inventory order: name, pid_file, and the port of `url` (the `--port N` the
@@ -14,4 +14,4 @@ namespace opsdeck::workflows {
 QVector<remote::ServiceProcessQuery> hostSignalsQueries(const inventory::Inventory &inventory,
                                                         const QString &host);
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::hosts

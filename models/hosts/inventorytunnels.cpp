@@ -5,7 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
-namespace opsdeck::workflows {
+namespace opsdeck::hosts {
 
 InventoryTunnels::InventoryTunnels(inventory::Inventory inventory, SettingsFor settingsFor)
     : m_inventory(std::move(inventory))
@@ -84,4 +84,4 @@ QString InventoryTunnels::status(const inventory::Service &service) const
     return ends + QStringLiteral(", failed: ") + tunnel->errorText();
 }
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::hosts

@@ -11,7 +11,7 @@ namespace opsdeck::remote {
 class SshTunnelSet;
 }
 
-namespace opsdeck::workflows {
+namespace opsdeck::hosts {
 
 /// The SSH tunnels an inventory's `via:` services need, and the copy of the
 /// inventory that uses them (issue 5, reaching services behind a host): the
@@ -61,4 +61,4 @@ private:
     std::unique_ptr<remote::SshTunnelSet> m_tunnels;
 };
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::hosts

@@ -1,7 +1,7 @@
 #include "managedprocess.h"
 
 #include "shellquote.h"
-namespace opsdeck::workflows {
+namespace opsdeck::processes {
 
 ManagedProcess ManagedProcess::fromService(const inventory::Service &service,
                                            const QString &program)
@@ -42,4 +42,4 @@ void ManagedProcess::deriveMissingCommands()
     }
 }
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::processes

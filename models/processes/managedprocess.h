@@ -4,7 +4,7 @@
 
 #include <QString>
 
-namespace opsdeck::workflows {
+namespace opsdeck::processes {
 
 /// A process OpsDeck starts and stops on a host: a service of the inventory,
 /// or a helper process of the demo (its traffic generator). The commands run
@@ -32,4 +32,4 @@ struct ManagedProcess
     void deriveMissingCommands();
 };
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::processes

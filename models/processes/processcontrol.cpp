@@ -4,7 +4,7 @@
 #include <QTimer>
 #include <spdlog/spdlog.h>
 
-namespace opsdeck::workflows {
+namespace opsdeck::processes {
 
 using remote::CommandRequest;
 using remote::CommandResult;
@@ -200,4 +200,4 @@ void ProcessControl::stopDone(StopState *state, bool exited, const QString &line
     Q_EMIT stopFinished(ok, message);
 }
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::processes

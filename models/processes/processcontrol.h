@@ -9,7 +9,7 @@
 #include <chrono>
 #include <functional>
 
-namespace opsdeck::workflows {
+namespace opsdeck::processes {
 
 /// Starts and stops managed processes through their hosts' transports:
 /// the same path for the demo's local host and, later, SSH hosts.
@@ -80,4 +80,4 @@ private:
     QStringList m_stopFailures;
 };
 
-} // namespace opsdeck::workflows
+} // namespace opsdeck::processes

@@ -11,19 +11,18 @@ using namespace opsdeck;
 TEST(DemoFault, ParsesBothHopsAndRefusesTheRest)
 {
     QString error;
-    const auto proxy = workflows::DemoFault::parse(QStringLiteral("proxy-reused-stall=30"), &error);
+    const auto proxy = demo::DemoFault::parse(QStringLiteral("proxy-reused-stall=30"), &error);
     ASSERT_TRUE(proxy);
     EXPECT_EQ(proxy->hop, QStringLiteral("proxy"));
     EXPECT_EQ(proxy->seconds, 30);
-    const auto router =
-        workflows::DemoFault::parse(QStringLiteral("router-reused-stall=2.5"), &error);
+    const auto router = demo::DemoFault::parse(QStringLiteral("router-reused-stall=2.5"), &error);
     ASSERT_TRUE(router);
     EXPECT_EQ(router->hop, QStringLiteral("router"));
     EXPECT_EQ(router->seconds, 2.5);
     for (const char *bad : {"proxy-reused-stall", "decode-reused-stall=3", "proxy-reused-stall=-1",
                             "proxy-reused-stall=0", "proxy-reused-stall=99999"}) {
         error.clear();
-        EXPECT_FALSE(workflows::DemoFault::parse(QString::fromLatin1(bad), &error)) << bad;
+        EXPECT_FALSE(demo::DemoFault::parse(QString::fromLatin1(bad), &error)) << bad;
         EXPECT_TRUE(error.contains(QString::fromLatin1(bad))) << error.toStdString();
     }
 }
@@ -31,12 +30,12 @@ TEST(DemoFault, ParsesBothHopsAndRefusesTheRest)
 TEST(DemoSetup, WritesServeScriptsAndALoadableInventory)
 {
     QTemporaryDir dir;
-    workflows::DemoOptions options;
+    demo::DemoOptions options;
     options.dir = dir.path() + QStringLiteral("/demo");
     options.simBinary = QStringLiteral("/opt/opsdeck/bin/opsdeck-sim");
-    options.fault = workflows::DemoFault{QStringLiteral("proxy"), 30};
+    options.fault = demo::DemoFault{QStringLiteral("proxy"), 30};
     QString error;
-    const auto path = workflows::DemoSetup::write(options, &error);
+    const auto path = demo::DemoSetup::write(options, &error);
     ASSERT_TRUE(path) << error.toStdString();
 
     const auto loaded = inventory::loadInventory(*path);
@@ -74,43 +73,43 @@ TEST(DemoSetup, WritesServeScriptsAndALoadableInventory)
 TEST(DemoSetup, TwoDemosGetDifferentPorts)
 {
     QTemporaryDir dir;
-    workflows::DemoOptions first;
+    demo::DemoOptions first;
     first.dir = dir.path() + QStringLiteral("/one");
     first.simBinary = QStringLiteral("opsdeck-sim");
-    workflows::DemoOptions second = first;
+    demo::DemoOptions second = first;
     second.dir = dir.path() + QStringLiteral("/two");
     QString error;
-    const auto a = inventory::loadInventory(*workflows::DemoSetup::write(first, &error));
-    const auto b = inventory::loadInventory(*workflows::DemoSetup::write(second, &error));
+    const auto a = inventory::loadInventory(*demo::DemoSetup::write(first, &error));
+    const auto b = inventory::loadInventory(*demo::DemoSetup::write(second, &error));
     ASSERT_TRUE(a.inventory && b.inventory);
     EXPECT_NE(a.inventory->services[0].url.port(), b.inventory->services[0].url.port());
 }
 
 TEST(DemoSetup, RefusesAFolderThatWouldBreakShellCommands)
 {
-    workflows::DemoOptions options;
+    demo::DemoOptions options;
     options.dir = QStringLiteral("/tmp/demo'$(reboot)");
     options.simBinary = QStringLiteral("opsdeck-sim");
     QString error;
-    EXPECT_FALSE(workflows::DemoSetup::write(options, &error));
+    EXPECT_FALSE(demo::DemoSetup::write(options, &error));
     EXPECT_TRUE(error.contains(QStringLiteral("unsafe"))) << error.toStdString();
 }
 
 TEST(DemoOptions, TheWindowAndTheCliReadTheSameFlagsTheSameWay)
 {
     QString error;
-    const auto defaults = workflows::DemoOptions::fromFlags({}, &error);
+    const auto defaults = demo::DemoOptions::fromFlags({}, &error);
     ASSERT_TRUE(defaults) << error.toStdString();
     EXPECT_EQ(defaults->trafficClients, 8);
     EXPECT_FALSE(defaults->fault);
     EXPECT_TRUE(defaults->dir.endsWith(QStringLiteral("/demo"))) << defaults->dir.toStdString();
 
-    workflows::DemoOptions::Flags flags;
+    demo::DemoOptions::Flags flags;
     flags.dir = QStringLiteral("/tmp/d");
     flags.traffic = QStringLiteral("0");
     flags.fault = QStringLiteral("proxy-reused-stall=20");
     flags.transferBackend = QStringLiteral("nixl");
-    const auto given = workflows::DemoOptions::fromFlags(flags, &error);
+    const auto given = demo::DemoOptions::fromFlags(flags, &error);
     ASSERT_TRUE(given) << error.toStdString();
     EXPECT_EQ(given->dir, QStringLiteral("/tmp/d"));
     EXPECT_EQ(given->trafficClients, 0);
@@ -119,14 +118,14 @@ TEST(DemoOptions, TheWindowAndTheCliReadTheSameFlagsTheSameWay)
     EXPECT_EQ(given->transferBackend, QStringLiteral("nixl"));
 
     for (const char *bad : {"1.5", "-1", "257", "+4", " 4", "1e2"}) {
-        workflows::DemoOptions::Flags traffic;
+        demo::DemoOptions::Flags traffic;
         traffic.traffic = QString::fromLatin1(bad);
-        EXPECT_FALSE(workflows::DemoOptions::fromFlags(traffic, &error)) << bad;
+        EXPECT_FALSE(demo::DemoOptions::fromFlags(traffic, &error)) << bad;
         EXPECT_TRUE(error.startsWith(QStringLiteral("bad --traffic '%1'").arg(QLatin1String(bad))))
             << error.toStdString();
     }
-    workflows::DemoOptions::Flags backend;
+    demo::DemoOptions::Flags backend;
     backend.transferBackend = QStringLiteral("rdma");
-    EXPECT_FALSE(workflows::DemoOptions::fromFlags(backend, &error));
+    EXPECT_FALSE(demo::DemoOptions::fromFlags(backend, &error));
     EXPECT_TRUE(error.contains(QStringLiteral("mooncake or nixl"))) << error.toStdString();
 }

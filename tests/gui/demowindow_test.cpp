@@ -42,7 +42,7 @@ QVector<qint64> pidsIn(const QString &runDir)
 TEST(DemoWindow, WatchesTheDemoClusterAndStopsItOnClose)
 {
     QTemporaryDir dir;
-    workflows::DemoOptions options;
+    demo::DemoOptions options;
     options.dir = dir.path() + QStringLiteral("/demo");
     options.simBinary = test::binPath(QStringLiteral("opsdeck-sim"));
     options.trafficClients = 8;

@@ -54,7 +54,7 @@ struct HostsFixture
     /// inventory with one ssh host and one decode reached through it.
     bool open(MainWindow &window)
     {
-        workflows::HostConnections::Options options;
+        hosts::HostConnections::Options options;
         options.sshConfigFile = sshd.sshConfig();
         options.knownHostsFile = knownHosts;
         options.sshDirectory = sshd.sshDirectory();

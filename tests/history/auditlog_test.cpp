@@ -151,7 +151,7 @@ TEST(HostKeyAuditor, MatchedIsNotWrittenAndARepeatedRefusalOnlyOnce)
 {
     QTemporaryDir dir;
     auto log = std::make_shared<AuditLog>(AuditLog::pathIn(dir.path()));
-    opsdeck::workflows::HostKeyAuditor auditor(log);
+    opsdeck::hosts::HostKeyAuditor auditor(log);
     opsdeck::remote::HostKeyDecision d;
     d.host = QStringLiteral("gpu-1");
     d.hostEntry = QStringLiteral("[127.0.0.1]:2222");

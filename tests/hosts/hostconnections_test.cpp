@@ -15,10 +15,10 @@
 #include <gtest/gtest.h>
 
 using namespace std::chrono_literals;
+using opsdeck::hosts::HostConnections;
 using opsdeck::remote::SshConnectionState;
 using opsdeck::test::SimProcess;
 using opsdeck::test::SshdProcess;
-using opsdeck::workflows::HostConnections;
 
 namespace {
 
@@ -38,7 +38,7 @@ void prepare(HostsSetup &s, const SshdProcess &sshd, const QString &knownHosts)
     s.options.sshConfigFile = sshd.sshConfig();
     s.options.knownHostsFile = knownHosts;
     s.options.sshDirectory = sshd.sshDirectory();
-    s.options.auditor = std::make_shared<opsdeck::workflows::HostKeyAuditor>(s.audit);
+    s.options.auditor = std::make_shared<opsdeck::hosts::HostKeyAuditor>(s.audit);
     s.options.decorate = [&sshd](opsdeck::remote::SshSettings &settings) {
         settings.identityFiles = {sshd.clientKey()};
         settings.useAgent = false;

@@ -19,9 +19,9 @@ using opsdeck::test::waitUntil;
 
 namespace {
 
-workflows::ManagedProcess detachedSleeper(const QString &dir, const QString &name, bool ignoreTerm)
+processes::ManagedProcess detachedSleeper(const QString &dir, const QString &name, bool ignoreTerm)
 {
-    workflows::ManagedProcess process;
+    processes::ManagedProcess process;
     process.name = name;
     process.host = QStringLiteral("local");
     process.pidFile = dir + QLatin1Char('/') + name + QStringLiteral(".pid");
@@ -45,12 +45,12 @@ TEST(ProcessControl, StartsAndStopsDetachedProcesses)
 {
     QTemporaryDir dir;
     remote::LocalTransport local;
-    workflows::ProcessControl control([&](const QString &) { return &local; });
-    const QVector<workflows::ManagedProcess> processes{
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const QVector<processes::ManagedProcess> processes{
         detachedSleeper(dir.path(), QStringLiteral("a"), false),
         detachedSleeper(dir.path(), QStringLiteral("b"), false)};
 
-    QSignalSpy started(&control, &workflows::ProcessControl::startFinished);
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
     control.startAll(processes);
     ASSERT_TRUE(started.wait(10000));
     EXPECT_TRUE(started.first().at(0).toBool());
@@ -60,7 +60,7 @@ TEST(ProcessControl, StartsAndStopsDetachedProcesses)
     EXPECT_TRUE(processAlive(pidA));
     EXPECT_TRUE(processAlive(pidB));
 
-    QSignalSpy stopped(&control, &workflows::ProcessControl::stopFinished);
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
     control.stopAll(processes);
     ASSERT_TRUE(stopped.wait(15000));
     EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
@@ -72,20 +72,20 @@ TEST(ProcessControl, EscalatesToSigkillAfterTheGracePeriod)
 {
     QTemporaryDir dir;
     remote::LocalTransport local;
-    workflows::ProcessControl control([&](const QString &) { return &local; });
-    workflows::ProcessControl::Settings settings;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    processes::ProcessControl::Settings settings;
     settings.stopGrace = std::chrono::milliseconds(600);
     control.setSettings(settings);
     const auto stubborn = detachedSleeper(dir.path(), QStringLiteral("stubborn"), true);
 
-    QSignalSpy started(&control, &workflows::ProcessControl::startFinished);
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
     control.startAll({stubborn});
     ASSERT_TRUE(started.wait(10000));
     const qint64 pid = pidFrom(stubborn.pidFile);
     ASSERT_TRUE(waitUntil([&] { return processAlive(pid); }, std::chrono::seconds(5)));
 
-    QSignalSpy progressed(&control, &workflows::ProcessControl::progressed);
-    QSignalSpy stopped(&control, &workflows::ProcessControl::stopFinished);
+    QSignalSpy progressed(&control, &processes::ProcessControl::progressed);
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
     control.stopAll({stubborn});
     ASSERT_TRUE(stopped.wait(15000));
     EXPECT_TRUE(stopped.first().at(0).toBool());
@@ -99,12 +99,12 @@ TEST(ProcessControl, EscalatesToSigkillAfterTheGracePeriod)
 TEST(ProcessControl, FailedStartNamesTheProcessAndHost)
 {
     remote::LocalTransport local;
-    workflows::ProcessControl control([&](const QString &) { return &local; });
-    workflows::ManagedProcess broken;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    processes::ManagedProcess broken;
     broken.name = QStringLiteral("decode");
     broken.host = QStringLiteral("local");
     broken.start = QStringLiteral("echo 'no such serve script' >&2; exit 3");
-    QSignalSpy started(&control, &workflows::ProcessControl::startFinished);
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
     control.startAll({broken});
     ASSERT_TRUE(started.wait(10000));
     EXPECT_FALSE(started.first().at(0).toBool());
@@ -116,13 +116,13 @@ TEST(ProcessControl, FailedStartNamesTheProcessAndHost)
 
 TEST(ProcessControl, UnreachableHostIsAFailureNotACrash)
 {
-    workflows::ProcessControl control(
+    processes::ProcessControl control(
         [](const QString &) -> remote::Transport * { return nullptr; });
-    workflows::ManagedProcess process;
+    processes::ManagedProcess process;
     process.name = QStringLiteral("prefill");
     process.host = QStringLiteral("gpu-1");
     process.start = QStringLiteral("true");
-    QSignalSpy started(&control, &workflows::ProcessControl::startFinished);
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
     control.startAll({process});
     ASSERT_TRUE(started.wait(5000));
     EXPECT_FALSE(started.first().at(0).toBool());
@@ -133,12 +133,12 @@ TEST(ProcessControl, AStalePidFileNeverSignalsAnotherProcess)
 {
     QTemporaryDir dir;
     remote::LocalTransport local;
-    workflows::ProcessControl control([&](const QString &) { return &local; });
+    processes::ProcessControl control([&](const QString &) { return &local; });
     // An unrelated process whose pid a stale pid file names (pid reuse).
     QProcess unrelated;
     unrelated.start(QStringLiteral("sleep"), {QStringLiteral("30")});
     ASSERT_TRUE(unrelated.waitForStarted());
-    workflows::ManagedProcess decode;
+    processes::ManagedProcess decode;
     decode.name = QStringLiteral("decode");
     decode.host = QStringLiteral("local");
     decode.pidFile = dir.filePath(QStringLiteral("decode.pid"));
@@ -149,8 +149,8 @@ TEST(ProcessControl, AStalePidFileNeverSignalsAnotherProcess)
     pidFile.write(QByteArray::number(unrelated.processId()));
     pidFile.close();
 
-    QSignalSpy stopped(&control, &workflows::ProcessControl::stopFinished);
-    QSignalSpy progressed(&control, &workflows::ProcessControl::progressed);
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
+    QSignalSpy progressed(&control, &processes::ProcessControl::progressed);
     control.stopAll({decode});
     ASSERT_TRUE(stopped.wait(10000));
     EXPECT_TRUE(stopped.first().at(0).toBool());
@@ -166,16 +166,16 @@ TEST(ProcessControl, StoppingRemovesThePidFileSoASecondStopIsANoOp)
 {
     QTemporaryDir dir;
     remote::LocalTransport local;
-    workflows::ProcessControl control([&](const QString &) { return &local; });
+    processes::ProcessControl control([&](const QString &) { return &local; });
     const auto sleeper = detachedSleeper(dir.path(), QStringLiteral("sleeper"), false);
-    QSignalSpy started(&control, &workflows::ProcessControl::startFinished);
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
     control.startAll({sleeper});
     ASSERT_TRUE(started.wait(10000));
-    QSignalSpy stopped(&control, &workflows::ProcessControl::stopFinished);
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
     control.stopAll({sleeper});
     ASSERT_TRUE(stopped.wait(15000));
     EXPECT_FALSE(QFile::exists(sleeper.pidFile));
-    QSignalSpy progressed(&control, &workflows::ProcessControl::progressed);
+    QSignalSpy progressed(&control, &processes::ProcessControl::progressed);
     control.stopAll({sleeper});
     ASSERT_TRUE(stopped.wait(10000));
     ASSERT_EQ(progressed.size(), 1) << "no stop command for a process that is not running";
@@ -189,9 +189,9 @@ TEST(ProcessControl, AStatusWithoutAnAnswerStopsNothingAndKeepsThePidFile)
 {
     QTemporaryDir dir;
     remote::LocalTransport local;
-    workflows::ProcessControl control([&](const QString &) { return &local; });
+    processes::ProcessControl control([&](const QString &) { return &local; });
     auto sleeper = detachedSleeper(dir.path(), QStringLiteral("sleeper"), false);
-    QSignalSpy started(&control, &workflows::ProcessControl::startFinished);
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
     control.startAll({sleeper});
     ASSERT_TRUE(started.wait(10000));
     const qint64 pid = pidFrom(sleeper.pidFile);
@@ -203,7 +203,7 @@ TEST(ProcessControl, AStatusWithoutAnAnswerStopsNothingAndKeepsThePidFile)
         QStringLiteral("printf 'Check the pid? [y/N] '; read a; [ \"$a\" = y ] || exit 1")};
     for (const QString &status : statuses) {
         sleeper.status = status;
-        QSignalSpy stopped(&control, &workflows::ProcessControl::stopFinished);
+        QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
         control.stopAll({sleeper});
         ASSERT_TRUE(stopped.wait(15000));
         EXPECT_FALSE(stopped.first().at(0).toBool()) << status.toStdString();

@@ -11,8 +11,8 @@
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
 
+using opsdeck::hosts::HostConnections;
 using opsdeck::test::SshdProcess;
-using opsdeck::workflows::HostConnections;
 
 namespace {
 
