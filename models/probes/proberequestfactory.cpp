@@ -23,24 +23,27 @@ inventory::Service entryOf(const ProbePath &path)
 
 } // namespace
 
-ProbeRequestFactory::ProbeRequestFactory(ProbePath path, QByteArray apiKey, QString problem)
-    : m_path(std::move(path)), m_apiKey(std::move(apiKey)), m_problem(std::move(problem))
+ProbeRequestFactory::ProbeRequestFactory(ProbePath path, HttpRequestSettings http)
+    : m_path(std::move(path)), m_http(std::move(http))
 {
+}
+
+ProbeRequestFactory::ProbeRequestFactory(ProbePath path, QByteArray apiKey)
+    : ProbeRequestFactory(path, HttpRequestSettings::withoutSecrets(entryOf(path)))
+{
+    m_http.problem.clear();
+    m_http.apiKey = std::move(apiKey);
 }
 
 ProbeRequestFactory ProbeRequestFactory::resolve(const ProbePath &path, secrets::SecretStore &store,
                                                  std::chrono::milliseconds deadline)
 {
-    HttpRequestSettings settings = HttpRequestSettings::resolve(entryOf(path), store, deadline);
-    ProbeRequestFactory factory(path, settings.apiKey, settings.problem);
-    settings.wipe();
-    return factory;
+    return ProbeRequestFactory(path, HttpRequestSettings::resolve(entryOf(path), store, deadline));
 }
 
 ProbeRequestFactory ProbeRequestFactory::withoutSecrets(const ProbePath &path)
 {
-    const HttpRequestSettings settings = HttpRequestSettings::withoutSecrets(entryOf(path));
-    return ProbeRequestFactory(path, {}, settings.problem);
+    return ProbeRequestFactory(path, HttpRequestSettings::withoutSecrets(entryOf(path)));
 }
 
 QVector<ProbeRequestFactory> ProbeRequestFactory::forPaths(const QVector<ProbePath> &paths)
@@ -57,24 +60,19 @@ QVector<ProbeRequestFactory> ProbeRequestFactory::forPaths(const QVector<ProbePa
 
 int ProbeRequestFactory::timeoutMs() const
 {
-    int ms = m_overrideTimeoutMs > 0     ? m_overrideTimeoutMs
-             : m_path.http.timeoutMs > 0 ? m_path.http.timeoutMs
-                                         : m_defaultTimeoutMs;
+    const int ms = m_overrideTimeoutMs > 0 ? m_overrideTimeoutMs
+                                           : m_http.effectiveTimeoutMs(m_defaultTimeoutMs);
     return std::clamp(ms, 1, 600'000);
 }
 
 ProbeRequest ProbeRequestFactory::request(ProbeKind kind, ConnectionMode mode,
                                           const QUrl &url) const
 {
-    ProbeRequest request;
+    // The service's settings applied the one way every client of the engine does.
+    ProbeRequest request = m_http.request(url, m_defaultTimeoutMs, ProbeRequest().maxBytes);
     request.kind = kind;
     request.mode = mode;
-    request.url = url;
-    request.apiKey = m_apiKey;
-    request.caFile = m_path.http.caFile;
-    request.verifyTls = m_path.http.verifyTls;
-    request.proxy = m_path.http.proxy;
-    request.timeoutMs = timeoutMs();
+    request.timeoutMs = timeoutMs(); // probe rounds may bound it tighter
     request.label = m_path.name;
     return request;
 }
@@ -107,7 +105,7 @@ ProbeRequest ProbeRequestFactory::chat(ConnectionMode mode, const QString &model
 
 void ProbeRequestFactory::wipe()
 {
-    secrets::SecretStore::wipe(m_apiKey);
+    m_http.wipe();
 }
 
 } // namespace opsdeck::probes

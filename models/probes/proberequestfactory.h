@@ -1,6 +1,7 @@
 #pragma once
 
 #include "chatapi.h"
+#include "httprequestsettings.h"
 #include "probe.h"
 #include "probepath.h"
 
@@ -34,10 +35,9 @@ public:
     static constexpr int kTinyChatTokens = ChatApi::kTinyChatTokens;
 
     ProbeRequestFactory() = default;
-    /// `apiKey`: the entry service's key (empty: none). `problem`: why requests
-    /// on this path cannot be made (a key missing from the store, an unreadable
-    /// CA file); when set, requests are still built but callers should not send them.
-    explicit ProbeRequestFactory(ProbePath path, QByteArray apiKey = {}, QString problem = {});
+    /// The path's request settings (CA file, TLS, proxy, timeout) with `apiKey`
+    /// as the entry's key (empty: none), and no problem.
+    explicit ProbeRequestFactory(ProbePath path, QByteArray apiKey = {});
 
     /// Reads the entry's API key through HttpRequestSettings::resolve (blocking,
     /// at most `deadline`). A key that cannot be read gives problem() naming the
@@ -53,7 +53,8 @@ public:
 
     const ProbePath &path() const { return m_path; }
     /// Why this path cannot be probed; empty when it can.
-    const QString &problem() const { return m_problem; }
+    /// When set, requests are still built but callers should not send them.
+    const QString &problem() const { return m_http.problem; }
 
     /// Timeout of every request, ms: `http.timeout_ms` of the entry when set,
     /// else the one given here (default kDefaultTimeoutMs). Clamped to 1..600000.
@@ -78,11 +79,13 @@ public:
     void wipe();
 
 private:
+    ProbeRequestFactory(ProbePath path, HttpRequestSettings http);
     ProbeRequest request(ProbeKind kind, ConnectionMode mode, const QUrl &url) const;
 
     ProbePath m_path;
-    QByteArray m_apiKey;
-    QString m_problem;
+    /// The entry service's settings as every request of the engine gets them:
+    /// its API key (a secret: wiped by wipe()), CA file, TLS, proxy, timeout.
+    HttpRequestSettings m_http;
     int m_defaultTimeoutMs = kDefaultTimeoutMs;
     int m_overrideTimeoutMs = 0;
 };

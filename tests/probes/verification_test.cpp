@@ -30,6 +30,19 @@ StagedVerification::Settings settingsFor(int n)
     return settings;
 }
 
+/// The staged verification of a started stall cluster's `pd`, with N = 8.
+void verifyStallCluster(test::StallCluster &cluster, probes::VerificationResult &result)
+{
+    ASSERT_TRUE(cluster.waitReady(std::chrono::seconds(20)));
+    const inventory::LoadResult loaded =
+        inventory::parseInventory(cluster.inventoryYaml().toUtf8(), QStringLiteral("stall.yaml"));
+    ASSERT_TRUE(loaded.inventory);
+    probes::ProbeEngine engine;
+    StagedVerification verification(engine, *loaded.inventory, QStringLiteral("pd"),
+                                    settingsFor(8));
+    result = verification.run();
+}
+
 } // namespace
 
 TEST(VerificationWithSim, AHealthyClusterPassesEveryStageAndHistoryRecordsIt)
@@ -113,14 +126,8 @@ TEST(VerificationWithSim, AProxyThatStallsKeptConnectionsFailsTheKeepAliveStage)
 {
     test::StallCluster cluster;
     ASSERT_TRUE(cluster.start(3, 0)) << cluster.error.toStdString();
-    ASSERT_TRUE(cluster.waitReady(std::chrono::seconds(20)));
-    const inventory::LoadResult loaded =
-        inventory::parseInventory(cluster.inventoryYaml().toUtf8(), QStringLiteral("stall.yaml"));
-    ASSERT_TRUE(loaded.inventory);
-    probes::ProbeEngine engine;
-    StagedVerification verification(engine, *loaded.inventory, QStringLiteral("pd"),
-                                    settingsFor(8));
-    const probes::VerificationResult result = verification.run();
+    probes::VerificationResult result;
+    ASSERT_NO_FATAL_FAILURE(verifyStallCluster(cluster, result));
 
     EXPECT_FALSE(result.passed);
     ASSERT_EQ(result.stages.size(), 4);
@@ -143,14 +150,8 @@ TEST(VerificationWithSim, ARouterStallBehindThePoolingProxyFailsTheKeepAliveStag
     // client connection stalls, so "reused no slower than fresh" alone passed.
     test::StallCluster cluster;
     ASSERT_TRUE(cluster.start(0, 2)) << cluster.error.toStdString();
-    ASSERT_TRUE(cluster.waitReady(std::chrono::seconds(20)));
-    const inventory::LoadResult loaded =
-        inventory::parseInventory(cluster.inventoryYaml().toUtf8(), QStringLiteral("stall.yaml"));
-    ASSERT_TRUE(loaded.inventory);
-    probes::ProbeEngine engine;
-    StagedVerification verification(engine, *loaded.inventory, QStringLiteral("pd"),
-                                    settingsFor(8));
-    const probes::VerificationResult result = verification.run();
+    probes::VerificationResult result;
+    ASSERT_NO_FATAL_FAILURE(verifyStallCluster(cluster, result));
 
     EXPECT_FALSE(result.passed);
     ASSERT_EQ(result.stages.size(), 4);
