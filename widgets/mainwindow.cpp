@@ -1,31 +1,19 @@
 #include "mainwindow.h"
 
 #include "alertcenter.h"
-#include "alertthread.h"
 #include "decodebatchpanel.h"
-#include "democluster.h"
-#include "desktopnotifier.h"
 #include "historyrangeloader.h"
-#include "historyrecorder.h"
-#include "historystore.h"
-#include "historywriter.h"
-#include "hostconnections.h"
-#include "hostkeyauditor.h"
 #include "hoststab.h"
 #include "hotwindow.h"
-#include "keepalivewatch.h"
-#include "loadhistory.h"
 #include "logdock.h"
 #include "logrelay.h"
 #include "metricsdashboard.h"
-#include "pollerthread.h"
 #include "probelab.h"
 #include "probelabpanel.h"
 #include "secretprompt.h"
 #include "secretsbanner.h"
 #include "secretstore.h"
 #include "servicespanel.h"
-#include "servicestatusmodel.h"
 #include "sshsecrets.h"
 #include "stallbanner.h"
 
@@ -40,7 +28,6 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <spdlog/spdlog.h>
@@ -49,22 +36,15 @@ using namespace opsdeck;
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_logRelay(std::make_unique<logging::LogRelay>()),
-      m_poller(std::make_unique<probes::PollerThread>()),
-      m_alerts(std::make_unique<alerts::AlertThread>()),
-      m_statusModel(new probes::ServiceStatusModel(this)),
-      m_loadHistory(new probes::LoadHistory(this)), m_hotWindow(new history::HotWindow(this)),
-      m_rangeLoader(new history::HistoryRangeLoader(this)),
-      m_alertCenter(new alerts::AlertCenter(this)), m_notifier(new alerts::DesktopNotifier(this)),
-      m_servicesPanel(new ServicesPanel(m_statusModel)),
-      m_dashboard(new MetricsDashboard(m_hotWindow)),
-      m_probeLab(new probes::ProbeLab(m_hotWindow, this)),
-      m_probeLabPanel(new ProbeLabPanel(m_probeLab, m_hotWindow)),
-      m_hosts(new hosts::HostConnections({}, this)), m_hostsTab(new HostsTab(m_hosts)),
+      m_session(new session::ConsoleSession({}, this)),
+      m_servicesPanel(new ServicesPanel(m_session->statusModel())),
+      m_dashboard(new MetricsDashboard(m_session->hotWindow())),
+      m_probeLabPanel(new ProbeLabPanel(m_session->probeLab(), m_session->hotWindow())),
+      m_hostsTab(new HostsTab(m_session->hostConnections())),
       m_secretPrompt(new SecretPrompt(this)), m_tabs(new QTabWidget),
-      m_stallBanner(new StallBanner), m_watch(new probes::KeepAliveWatch(this)),
-      m_dashboards(new QStackedWidget), m_logDock(new LogDock(this)), m_banner(new QLabel),
-      m_alertBanner(new QLabel), m_refreshLabel(new QLabel), m_historyLabel(new QLabel),
-      m_markerTimer(new QTimer(this))
+      m_stallBanner(new StallBanner), m_dashboards(new QStackedWidget),
+      m_logDock(new LogDock(this)), m_banner(new QLabel), m_alertBanner(new QLabel),
+      m_refreshLabel(new QLabel), m_historyLabel(new QLabel)
 {
     setWindowTitle(QStringLiteral("OpsDeck"));
     // Room for the dashboard's two columns and three rows of panels when the
@@ -130,68 +110,92 @@ MainWindow::MainWindow(QWidget *parent)
         [this](const QString &level, const QString &line) { m_logDock->appendLine(level, line); });
     logging::installDefaultLogger(m_logRelay->sink());
 
-    connectPoller();
-    connectProbeLab();
-    connectWatch();
-    m_alerts->connectPoller(m_poller->poller());
-    m_alerts->connectCenter(m_alertCenter);
-    connect(m_alertCenter, &alerts::AlertCenter::changed, this, &MainWindow::showAlerts);
-    // The center re-emits a raise when an alert's text is updated: notify once per raise.
-    connect(m_alertCenter, &alerts::AlertCenter::alertRaised, this,
-            [this](const alerts::Alert &alert) {
-                if (!m_notified.contains(alert.key())) {
-                    m_notified.insert(alert.key());
-                    m_notifier->notify(alert);
-                }
-            });
-    connect(m_alertCenter, &alerts::AlertCenter::alertCleared, this,
-            [this](const alerts::Alert &alert) {
-                if (m_notified.remove(alert.key()))
-                    m_notifier->resolve(alert);
-            });
-    connect(m_rangeLoader, &history::HistoryRangeLoader::loaded, this, &MainWindow::rangeLoaded);
-    connect(m_markerTimer, &QTimer::timeout, this, [this] {
-        tryRecording();
-        refreshMarkers();
-    });
-    m_markerTimer->start(5000);
-    m_poller->start();
+    connectSession();
+    setHostOptions({});
 }
 
 MainWindow::~MainWindow()
 {
-    stopBackgroundWork();
-    // The transports (children) join their session threads after this.
+    m_session->stop();
+    // The transports (the session's) join their session threads after this.
     m_secretPrompt->abandon();
     // The relay's sink stays in the default logger; make it drop messages.
     logging::installDefaultLogger();
 }
 
-void MainWindow::connectPoller()
+void MainWindow::connectSession()
 {
-    probes::ServicePoller *poller = m_poller->poller();
-    // One queued call per batch of results, not one per result and receiver.
-    connect(poller, &probes::ServicePoller::answered, this, &MainWindow::showAnswers);
-    connect(poller, &probes::ServicePoller::loadFailed, m_dashboard,
-            &MetricsDashboard::showProblem);
+    session::ConsoleSession *s = m_session;
+    connect(s, &session::ConsoleSession::answered, this, &MainWindow::showAnswers);
+    connect(s, &session::ConsoleSession::loadFailed, m_dashboard, &MetricsDashboard::showProblem);
+    connect(s->alertCenter(), &alerts::AlertCenter::changed, this, &MainWindow::showAlerts);
+    connect(s->rangeLoader(), &history::HistoryRangeLoader::loaded, this, &MainWindow::rangeLoaded);
+    connect(s, &session::ConsoleSession::stallDiagnosed, m_stallBanner, &StallBanner::showStall);
+    connect(s, &session::ConsoleSession::stallCleared, m_stallBanner, &StallBanner::clearStall);
+    connect(s, &session::ConsoleSession::markersChanged, this, &MainWindow::refreshMarkers);
+    connect(s, &session::ConsoleSession::historyStatusChanged, this,
+            &MainWindow::showHistoryStatus);
+    connect(s, &session::ConsoleSession::historyWriteFailed, this,
+            [this](const QString &error) { statusBar()->showMessage(error, 10000); });
+    connect(s, &session::ConsoleSession::demoProgressed, this,
+            [this](const QString &line) { statusBar()->showMessage(line, 5000); });
+    connect(s, &session::ConsoleSession::demoInventoryOpened, this,
+            [this](const inventory::LoadResult &loaded) {
+                if (!loaded.inventory) {
+                    showLoadErrors(loaded);
+                    return;
+                }
+                m_stallBanner->clearAll();
+                showWatching();
+                showBanner(
+                    QStringLiteral("Starting the demo cluster in %1 …").arg(m_session->demoDir()),
+                    false);
+            });
+    connect(s, &session::ConsoleSession::demoStarted, this, [this](bool ok, const QString &detail) {
+        if (ok)
+            showBanner({}, false);
+        else
+            showBanner(QStringLiteral("The demo cluster did not start: ") + detail, true);
+        Q_EMIT demoStarted(ok, detail);
+    });
+    // Every process the session started has exited: the window may go.
+    connect(s, &session::ConsoleSession::shutdownReady, this, &QWidget::close);
+}
+
+void MainWindow::setHostOptions(const hosts::HostConnections::Options &options)
+{
+    hosts::HostConnections::Options withPrompt = options;
+    withPrompt.decorate = [base = options.decorate,
+                           prompt = m_secretPrompt](remote::SshSettings &settings) {
+        if (base)
+            base(settings);
+        remote::SshSecrets::install(
+            settings, [prompt](const QString &question) { return prompt->ask(question); });
+    };
+    m_session->setHostOptions(withPrompt);
 }
 
 void MainWindow::showAnswers(const probes::PollAnswers &answers)
 {
-    for (probes::ServiceStatus status : answers.statuses) {
-        m_hosts->explain(status); // the table's copy: a tunnel's state told apart
-        m_statusModel->updateStatus(status);
-    }
     if (!answers.statuses.isEmpty())
         m_refreshLabel->setText(QStringLiteral("Last refresh %1")
                                     .arg(answers.statuses.last().lastCheck.toLocalTime().toString(
                                         QStringLiteral("HH:mm:ss"))));
-    for (const probes::LoadSample &sample : answers.loads) {
-        m_loadHistory->append(sample);
+    for (const probes::LoadSample &sample : answers.loads)
         m_dashboard->noteLoad(sample);
-    }
     for (const probes::MetricsSnapshot &snapshot : answers.snapshots)
         m_dashboard->noteSnapshot(snapshot);
+}
+
+void MainWindow::showHistoryStatus(const QString &status, const QString &detail)
+{
+    m_historyLabel->setText(status);
+    m_historyLabel->setToolTip(detail);
+}
+
+QString MainWindow::historyStatus() const
+{
+    return m_historyLabel->text();
 }
 
 QWidget *MainWindow::buildRangeBar()
@@ -214,34 +218,6 @@ QWidget *MainWindow::buildRangeBar()
     connect(m_rangeBox, &QComboBox::activated, this,
             [this](int index) { showHistoryRange(m_rangeBox->itemData(index).toLongLong()); });
     return bar;
-}
-
-void MainWindow::connectProbeLab()
-{
-    connect(m_probeLab, &probes::ProbeLab::stallDiagnosed, this,
-            [this](const probes::Diagnosis &diagnosis) {
-                m_stallBanner->showStall(m_probeLab->cluster(), diagnosis);
-                spdlog::warn("probe lab: {}", diagnosis.headline().toStdString());
-            });
-    connect(m_probeLab, &probes::ProbeLab::diagnosisCleared, this,
-            [this] { m_stallBanner->clearStall(m_probeLab->cluster()); });
-    connect(m_probeLab, &probes::ProbeLab::markerAdded, this, &MainWindow::refreshMarkers);
-}
-
-void MainWindow::connectWatch()
-{
-    connect(m_watch, &probes::KeepAliveWatch::stallDiagnosed, this,
-            [this](const QString &cluster, const probes::Diagnosis &diagnosis) {
-                m_stallBanner->showStall(cluster, diagnosis);
-                spdlog::warn("watch: {}: {}", cluster.toStdString(),
-                             diagnosis.headline().toStdString());
-            });
-    connect(m_watch, &probes::KeepAliveWatch::stallCleared, this,
-            [this](const QString &cluster, const QString &why) {
-                m_stallBanner->clearStall(cluster);
-                spdlog::info("watch: {}: {}", cluster.toStdString(), why.toStdString());
-            });
-    connect(m_watch, &probes::KeepAliveWatch::markerAdded, this, &MainWindow::refreshMarkers);
 }
 
 void MainWindow::showProbeLab()
@@ -288,7 +264,7 @@ QString MainWindow::bannerText() const
 
 void MainWindow::showAlerts()
 {
-    const QString text = m_alertCenter->bannerText();
+    const QString text = m_session->alertCenter()->bannerText();
     m_alertBanner->setText(text);
     m_alertBanner->setVisible(!text.isEmpty());
 }
@@ -308,82 +284,68 @@ void MainWindow::showBanner(const QString &text, bool error)
     m_banner->show();
 }
 
+void MainWindow::showLoadErrors(const inventory::LoadResult &loaded)
+{
+    // A file with thousands of errors must not grow the window (or the
+    // log) without bound: the first ones say what is wrong, and where.
+    constexpr qsizetype shownErrors = 10;
+    constexpr qsizetype loggedErrors = 200;
+    QStringList lines;
+    for (qsizetype i = 0; i < loaded.errors.size() && i < loggedErrors; ++i) {
+        const QString text = loaded.errors[i].toString();
+        spdlog::error("{}", text.toStdString());
+        if (i < shownErrors)
+            lines << text;
+    }
+    if (loaded.errors.size() > shownErrors)
+        lines << QStringLiteral("… and %1 more errors (%2 in the log)")
+                     .arg(loaded.errors.size() - shownErrors)
+                     .arg(std::min(loaded.errors.size(), loggedErrors) - shownErrors);
+    const QString watched = m_session->inventoryPath();
+    const QString header =
+        watched.isEmpty()
+            ? QStringLiteral("Inventory not loaded:\n")
+            : QStringLiteral("Inventory not loaded — still watching %1:\n").arg(watched);
+    showBanner(header + lines.join(QLatin1Char('\n')), true);
+}
+
 bool MainWindow::openInventory(const QString &path)
 {
-    if (!m_poller)
-        return false; // shutting down
-    const auto loaded = inventory::loadInventory(path);
+    // The old transports' threads are joined on reopening: none may wait on a question.
+    m_secretPrompt->abandon();
+    const inventory::LoadResult loaded = m_session->openInventory(path);
     if (!loaded.inventory) {
-        // A file with thousands of errors must not grow the window (or the
-        // log) without bound: the first ones say what is wrong, and where.
-        constexpr qsizetype shownErrors = 10;
-        constexpr qsizetype loggedErrors = 200;
-        QStringList lines;
-        for (qsizetype i = 0; i < loaded.errors.size() && i < loggedErrors; ++i) {
-            const QString text = loaded.errors[i].toString();
-            spdlog::error("{}", text.toStdString());
-            if (i < shownErrors)
-                lines << text;
-        }
-        if (loaded.errors.size() > shownErrors)
-            lines << QStringLiteral("… and %1 more errors (%2 in the log)")
-                         .arg(loaded.errors.size() - shownErrors)
-                         .arg(std::min(loaded.errors.size(), loggedErrors) - shownErrors);
-        const QString header = m_inventoryPath.isEmpty()
-                                   ? QStringLiteral("Inventory not loaded:\n")
-                                   : QStringLiteral("Inventory not loaded — still watching %1:\n")
-                                         .arg(m_inventoryPath);
-        showBanner(header + lines.join(QLatin1Char('\n')), true);
+        showLoadErrors(loaded);
         return false;
     }
-    m_inventoryPath = loaded.inventory->path;
-    m_inventory = *loaded.inventory;
-    // Hosts first: services with `via:` are polled and probed through their tunnels.
-    hosts::HostConnections::Options hostOptions = m_hostOptions;
-    hostOptions.decorate = [base = m_hostOptions.decorate,
-                            prompt = m_secretPrompt](remote::SshSettings &settings) {
-        if (base)
-            base(settings);
-        remote::SshSecrets::install(
-            settings, [prompt](const QString &question) { return prompt->ask(question); });
-    };
-    hostOptions.auditor = hosts::HostKeyAuditor::inDataDir(m_dataDir);
-    m_hosts->setOptions(hostOptions);
-    // The old transports' threads are joined: none may wait on a question.
-    m_secretPrompt->abandon();
-    m_hosts->setInventory(*m_inventory);
-    const inventory::Inventory routed = m_hosts->routed();
-    const auto &services = routed.services;
-    m_statusModel->setServices(services);
-    const inventory::Service *decode = loaded.inventory->firstDecode();
-    m_loadHistory->setService(decode ? decode->name : QString());
-    // History first: the preload must reach the hot window before new samples.
-    openHistory(history::HistoryStore::pathIn(historyDir()));
-    m_rangeLoader->setSources(*m_inventory, databasePath());
-    m_dashboard->setInventory(*m_inventory);
-    m_probeLab->setInventory(routed);
+    if (!m_session->pollerThread())
+        return false; // shutting down
     m_stallBanner->clearAll();
-    startOrFollowWatch(true);
-    if (m_rangeDashboard)
-        m_rangeDashboard->setInventory(*m_inventory);
-    if (m_alerts)
-        m_alerts->setInventory(routed);
-    m_poller->setServices(services);
-    m_poller->start();
-    refreshMarkers();
+    showWatching();
     showBanner({}, false);
-    statusBar()->showMessage(
-        QStringLiteral("Inventory %1 · %2 services").arg(m_inventoryPath).arg(services.size()));
-    // The platform appends the application's display name ("… — OpsDeck").
-    setWindowTitle(m_inventoryPath);
-    spdlog::info("watching {} services of {}", services.size(), m_inventoryPath.toStdString());
     return true;
+}
+
+void MainWindow::showWatching()
+{
+    const auto &inventory = m_session->inventory();
+    if (!inventory)
+        return;
+    m_dashboard->setInventory(*inventory);
+    if (m_rangeDashboard)
+        m_rangeDashboard->setInventory(*inventory);
+    refreshMarkers();
+    statusBar()->showMessage(QStringLiteral("Inventory %1 · %2 services")
+                                 .arg(inventory->path)
+                                 .arg(inventory->services.size()));
+    // The platform appends the application's display name ("… — OpsDeck").
+    setWindowTitle(inventory->path);
 }
 
 void MainWindow::reloadInventory()
 {
-    if (!m_inventoryPath.isEmpty())
-        openInventory(m_inventoryPath);
+    if (!m_session->inventoryPath().isEmpty())
+        openInventory(m_session->inventoryPath());
 }
 
 void MainWindow::chooseInventory()
@@ -396,65 +358,24 @@ void MainWindow::chooseInventory()
 
 void MainWindow::startDemo(const demo::DemoOptions &options)
 {
-    if (!m_demo) {
-        m_demo = new demo::DemoCluster(this);
-        connect(m_demo, &demo::DemoCluster::progressed, this,
-                [this](const QString &line) { statusBar()->showMessage(line, 5000); });
-        connect(
-            m_demo, &demo::DemoCluster::upFinished, this, [this](bool ok, const QString &detail) {
-                m_demoState = ok ? DemoState::Running : DemoState::Stopped;
-                if (ok) {
-                    showBanner({}, false);
-                    // Every service answers now: the watch's startup rounds again.
-                    startOrFollowWatch(true);
-                } else {
-                    showBanner(QStringLiteral("The demo cluster did not start: ") + detail, true);
-                }
-                Q_EMIT demoStarted(ok, detail);
-                if (m_closeRequested)
-                    close();
-            });
-        // Watch the services from the moment they are written, so that a
-        // person sees them go from down through starting to healthy.
-        connect(m_demo, &demo::DemoCluster::inventoryWritten, this, [this](const QString &path) {
-            openInventory(path);
-            showBanner(QStringLiteral("Starting the demo cluster in %1 …").arg(m_demoDir), false);
-        });
-        connect(m_demo, &demo::DemoCluster::downFinished, this,
-                [this](bool ok, const QString &message) {
-                    m_demoState = DemoState::Stopped;
-                    if (!ok)
-                        spdlog::error("demo shutdown: {}", message.toStdString());
-                    close();
-                });
-    }
-    m_demoDir = options.dir;
-    m_demoState = DemoState::Starting;
     showBanner(QStringLiteral("Starting the demo cluster in %1 …").arg(options.dir), false);
-    m_demo->up(options);
+    m_session->startDemo(options);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    m_closeRequested = true;
-    switch (m_demoState) {
-    case DemoState::Starting:
-    case DemoState::Stopping:
-        event->ignore(); // close again when the start or the stop has finished
+    if (m_shutdownFinished) {
+        event->accept();
         return;
-    case DemoState::Running:
-        event->ignore();
-        m_demoState = DemoState::Stopping;
-        // Services going down on purpose must not raise alerts or notifications.
-        m_alerts.reset();
-        showBanner(QStringLiteral("Stopping every process of the demo cluster …"), false);
-        m_demo->down(m_demoDir);
-        return;
-    case DemoState::None:
-    case DemoState::Stopped:
-        break;
     }
-    stopBackgroundWork(); // stop polling and flush history before the window goes
+    if (!m_session->requestShutdown()) {
+        // A demo cluster is starting or stopping: the session's shutdownReady closes again.
+        event->ignore();
+        if (m_session->isStoppingDemo())
+            showBanner(QStringLiteral("Stopping every process of the demo cluster …"), false);
+        return;
+    }
     event->accept();
+    m_shutdownFinished = true;
     Q_EMIT shutdownFinished();
 }

@@ -4,13 +4,11 @@
 #include "cancelonsignal.h"
 #include "cliinventory.h"
 #include "clioutput.h"
-#include "historyrecorder.h"
+#include "consolesession.h"
 #include "historystore.h"
 #include "historywriter.h"
 #include "inventory.h"
-#include "keepalivewatch.h"
 #include "numberoption.h"
-#include "pollerthread.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -117,9 +115,15 @@ int runRecord(const QStringList &arguments)
         }
     }
 
-    const QString database = history::HistoryStore::pathIn(
-        settings::AppPaths::dataDir(parser.value(QStringLiteral("data-dir"))));
-    history::HistoryWriter writer(database);
+    // The window's session, without its views: no hot window, no alerts.
+    session::ConsoleSession::Options options;
+    options.dataDir = parser.value(QStringLiteral("data-dir"));
+    options.alerts = false;
+    options.hotWindow = false;
+    options.watch = !parser.isSet(QStringLiteral("no-watch"));
+    options.pollIntervalMs = *intervalMs;
+    const QString database =
+        history::HistoryStore::pathIn(settings::AppPaths::dataDir(options.dataDir));
     // Before anything that takes the lock or writes the pid file: a stop
     // request from then on ends in the clean exit that removes them.
     // Stops like every other command on SIGTERM, SIGINT or SIGHUP: quit the
@@ -128,20 +132,24 @@ int runRecord(const QStringList &arguments)
         QMetaObject::invokeMethod(
             QCoreApplication::instance(), [] { QCoreApplication::quit(); }, Qt::QueuedConnection);
     });
-    QString error;
-    if (!writer.start(&error)) {
-        printError(error);
-        return writer.startFailure() == history::HistoryWriter::StartFailure::UnusableDirectory
+    session::ConsoleSession session(options);
+    session.watchRouted(loaded->inventory);
+    history::HistoryWriter *writer = session.historyWriter();
+    if (!session.isRecordingHistory()) {
+        // Without the writer lock this process would record nothing.
+        printError(session.historyDetail());
+        return writer->startFailure() == history::HistoryWriter::StartFailure::UnusableDirectory
                    ? ExitBadInput
                    : ExitFailed;
     }
+    QString error;
     if (!pidFile.isEmpty() && !writePidFile(pidFile, &error)) {
         printError(error);
         return ExitFailed;
     }
     int exitCode = ExitOk;
     QString lastWriteError;
-    QObject::connect(&writer, &history::HistoryWriter::writeFailed, &writer,
+    QObject::connect(writer, &history::HistoryWriter::writeFailed, writer,
                      [&](const QString &reason, int failedFlushes, qint64) {
                          // A corrupted or full file fails every flush alike: say each new
                          // error once, and stop rather than record nothing for hours.
@@ -153,45 +161,22 @@ int runRecord(const QStringList &arguments)
                              QCoreApplication::quit();
                          }
                      });
-    {
-        probes::PollerThread poller;
-        probes::ServicePoller::Settings settings;
-        settings.intervalMs = *intervalMs;
-        QMetaObject::invokeMethod(
-            poller.poller(), [p = poller.poller(), settings] { p->setSettings(settings); },
-            Qt::QueuedConnection);
-        history::HistoryRecorder recorder(poller.poller(), &writer, nullptr);
-        poller.setServices(loaded->inventory.services);
-        poller.start();
-        // The watch writes its diagnoses to the same database: a window on this
-        // data dir shows them without probing a second time.
-        probes::KeepAliveWatch watch;
-        watch.setDatabasePath(database);
-        QObject::connect(&watch, &probes::KeepAliveWatch::stallDiagnosed, &watch,
-                         [](const QString &cluster, const probes::Diagnosis &diagnosis) {
-                             spdlog::warn("watch: {}: {}", cluster.toStdString(),
-                                          diagnosis.headline().toStdString());
-                         });
-        if (!parser.isSet(QStringLiteral("no-watch")))
-            watch.start(loaded->inventory);
-        std::fprintf(stderr, "opsdeck-cli: recording %lld services of %s into %s (pid %lld)\n",
-                     static_cast<long long>(loaded->inventory.services.size()),
-                     inventoryPath.toLocal8Bit().constData(), database.toLocal8Bit().constData(),
-                     static_cast<long long>(QCoreApplication::applicationPid()));
-        std::fflush(stderr);
-        QCoreApplication::exec();
-        // The poller stops first (destroyed here); results already queued to
-        // the recorder are delivered before the final flush below.
-        QCoreApplication::processEvents();
-        spdlog::info("record: stopping, {} samples passed on", recorder.samplesRecorded());
-    }
-    writer.stop();
+    std::fprintf(stderr, "opsdeck-cli: recording %lld services of %s into %s (pid %lld)\n",
+                 static_cast<long long>(loaded->inventory.services.size()),
+                 inventoryPath.toLocal8Bit().constData(), database.toLocal8Bit().constData(),
+                 static_cast<long long>(QCoreApplication::applicationPid()));
+    std::fflush(stderr);
+    QCoreApplication::exec();
+    // The poller stops first; results already queued to the recorder are
+    // delivered before the final flush.
+    session.stop();
+    spdlog::info("record: stopping, {} samples passed on", session.samplesRecorded());
     if (exitCode == ExitFailed)
         printError(QStringLiteral("stopped: %1 flushes in a row failed to write into %2 (%3); "
                                   "%4 samples were not written")
                        .arg(kMaxFailedFlushes)
                        .arg(database, lastWriteError)
-                       .arg(writer.samplesNotWritten()));
+                       .arg(writer->samplesNotWritten()));
     // Another recorder may have taken the pid file over: remove only ours.
     if (!pidFile.isEmpty() && pidIn(pidFile) == QCoreApplication::applicationPid())
         QFile::remove(pidFile);

@@ -57,9 +57,11 @@ void KeepAliveWatch::start(const inventory::Inventory &inventory)
             continue;
         Worker worker;
         worker.run = std::make_shared<CancellableRun>();
-        worker.thread =
-            std::thread([this, run = worker.run, paths, name = cluster.name, settings,
-                         db = m_databasePath] { watchCluster(run, paths, name, settings, db); });
+        worker.thread = std::make_unique<threads::WorkerThread>(
+            QStringLiteral("watch %1").arg(cluster.name),
+            [this, run = worker.run, paths, name = cluster.name, settings, db = m_databasePath] {
+                watchCluster(run, paths, name, settings, db);
+            });
         m_workers.push_back(std::move(worker));
     }
 }
@@ -75,8 +77,7 @@ void KeepAliveWatch::stop()
     for (Worker &worker : m_workers)
         worker.run->requestStop();
     for (Worker &worker : m_workers)
-        if (worker.thread.joinable())
-            worker.thread.join();
+        worker.thread->stop();
     m_workers.clear();
 }
 

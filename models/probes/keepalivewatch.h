@@ -3,13 +3,13 @@
 #include "diagnosis.h"
 #include "inventory.h"
 #include "probepath.h"
+#include "workerthread.h"
 
 #include <QHash>
 #include <QObject>
 #include <QStringList>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <vector>
 
 namespace opsdeck::probes {
@@ -107,7 +107,7 @@ private:
     struct Worker
     {
         std::shared_ptr<CancellableRun> run;
-        std::thread thread;
+        std::unique_ptr<threads::WorkerThread> thread;
     };
     // Worker thread (keepalivewatchrun.cpp): reads only its arguments.
     void watchCluster(const std::shared_ptr<CancellableRun> &run, const QVector<ProbePath> &paths,

@@ -8,6 +8,21 @@ WorkerThread::WorkerThread(const QString &name)
     m_thread.start();
 }
 
+WorkerThread::WorkerThread(const QString &name, std::function<void()> body)
+{
+    m_thread.body = std::move(body);
+    m_thread.setObjectName(name);
+    m_thread.start();
+}
+
+void WorkerThread::Thread::run()
+{
+    if (body)
+        body();
+    else
+        exec();
+}
+
 WorkerThread::~WorkerThread()
 {
     stop();

@@ -3,6 +3,7 @@
 #include <QObject>
 #include <QString>
 #include <QThread>
+#include <functional>
 
 namespace opsdeck::threads {
 
@@ -13,6 +14,11 @@ namespace opsdeck::threads {
 /// and waits until it has ended, and the workers adopt()ed are then deleted
 /// on that thread (deleteLater on QThread::finished), never on the caller's.
 ///
+/// A worker that is one blocking loop rather than QObjects (the keep-alive
+/// watch's rounds of one cluster) is given as `body`: the thread runs it
+/// instead of an event loop, and stop() waits for it to return, so the body
+/// must watch a stop request of its own (ask it before stop()).
+///
 /// Thread: create, use and destroy from one thread (the GUI or main thread);
 /// talk to the workers with queued calls or signals only.
 class WorkerThread
@@ -20,6 +26,8 @@ class WorkerThread
 public:
     /// `name`: the thread's name, as `top -H` and a debugger show it.
     explicit WorkerThread(const QString &name);
+    /// A thread that runs `body` once, then ends.
+    WorkerThread(const QString &name, std::function<void()> body);
     ~WorkerThread();
     WorkerThread(const WorkerThread &) = delete;
     WorkerThread &operator=(const WorkerThread &) = delete;
@@ -31,15 +39,24 @@ public:
         adoptObject(worker);
         return worker;
     }
-    /// Quits the event loop and waits for the thread to end (the adopted
-    /// workers are deleted by then). Idempotent.
+    /// Quits the event loop (or waits for the body to return) and waits for
+    /// the thread to end (the adopted workers are deleted by then). Idempotent.
     void stop();
     bool isRunning() const { return m_thread.isRunning(); }
 
 private:
+    /// Runs the body when there is one, else an event loop.
+    class Thread : public QThread
+    {
+    public:
+        std::function<void()> body;
+
+    protected:
+        void run() override;
+    };
     void adoptObject(QObject *worker);
 
-    QThread m_thread;
+    Thread m_thread;
 };
 
 } // namespace opsdeck::threads

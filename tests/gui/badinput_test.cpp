@@ -114,7 +114,7 @@ protected:
         rssBefore = residentBytes();
         rssPeak = rssBefore;
         ASSERT_TRUE(window->openInventory(inventoryPath)) << window->bannerText().toStdString();
-        const probes::ServiceStatusModel &model = *window->statusModel();
+        const probes::ServiceStatusModel &model = *window->session()->statusModel();
         goodRow = rowOf(model, QStringLiteral("good"));
         ASSERT_GE(goodRow, 0);
 
@@ -150,7 +150,7 @@ protected:
 
     const probes::ServiceStatus &statusOf(BadHttpServer::Mode mode) const
     {
-        const probes::ServiceStatusModel &model = *window->statusModel();
+        const probes::ServiceStatusModel &model = *window->session()->statusModel();
         const int row = rowOf(model, serviceName(mode));
         EXPECT_GE(row, 0);
         return model.status(std::max(row, 0));
@@ -171,7 +171,7 @@ protected:
 TEST_F(BadInput, EachBadServiceHasItsOwnErrorAndTheRestKeepsRunning)
 {
     ASSERT_NO_FATAL_FAILURE(watchFor(20000));
-    const probes::ServiceStatusModel &model = *window->statusModel();
+    const probes::ServiceStatusModel &model = *window->session()->statusModel();
 
     EXPECT_LT(watchdog->worstStallMs(), 1000) << "the GUI thread stalled";
     EXPECT_EQ(model.status(goodRow).state, probes::ServiceState::Healthy)
@@ -203,7 +203,7 @@ TEST_F(BadInput, EachBadServiceHasItsOwnErrorAndTheRestKeepsRunning)
 
     // One bad line never loses the page: the running gauge of the non-UTF-8
     // page (7) is read; the lines with bad bytes around it do not hide it.
-    const auto &samples = window->loadHistory()->samples();
+    const auto &samples = window->session()->loadHistory()->samples();
     ASSERT_FALSE(samples.empty()) << "no load read from the non-UTF-8 page";
     EXPECT_DOUBLE_EQ(samples.back().running, 7);
     EXPECT_EQ(samples.back().source, QStringLiteral("/metrics"));

@@ -75,7 +75,7 @@ TEST(DemoWindow, WatchesTheDemoClusterAndStopsItOnClose)
     // The traffic generator makes decode's batch non-empty; the chart shows it.
     ASSERT_TRUE(waitUntil(
         [&] {
-            const auto &samples = window->loadHistory()->samples();
+            const auto &samples = window->session()->loadHistory()->samples();
             return samples.size() >= 3 && std::any_of(samples.begin(), samples.end(),
                                                       [](const auto &s) { return s.running > 0; });
         },

@@ -141,11 +141,11 @@ TEST(HostsTab, UnknownKeyAcceptedInTheDialogConnectsAndTunnels)
     // The decode is polled through the tunnel, and its card says so.
     ASSERT_TRUE(waitUntil(
         [&] {
-            return window.statusModel()->rowCount() == 1 &&
-                   window.statusModel()->status(0).state == probes::ServiceState::Healthy;
+            return window.session()->statusModel()->rowCount() == 1 &&
+                   window.session()->statusModel()->status(0).state == probes::ServiceState::Healthy;
         },
         30s));
-    const probes::ServiceStatus status = window.statusModel()->status(0);
+    const probes::ServiceStatus status = window.session()->statusModel()->status(0);
     EXPECT_EQ(status.via, QStringLiteral("gpu-1"));
     EXPECT_NE(status.tunnelUrl.port(), f.sim.port());
     ServiceCard *card = window.servicesPanel()->card(0);
@@ -181,8 +181,8 @@ TEST(HostsTab, RefusedKeyLeavesTheHostFailedAndIsAudited)
     // Polling through the refused host never reaches the decode, and the card
     // says why instead of calling it down.
     ASSERT_TRUE(
-        waitUntil([&] { return window.statusModel()->status(0).lastCheck.isValid(); }, 15s));
-    const probes::ServiceStatus status = window.statusModel()->status(0);
+        waitUntil([&] { return window.session()->statusModel()->status(0).lastCheck.isValid(); }, 15s));
+    const probes::ServiceStatus status = window.session()->statusModel()->status(0);
     EXPECT_EQ(status.state, probes::ServiceState::Unknown);
     EXPECT_TRUE(status.detail.contains(QStringLiteral("not reached: tunnel via gpu-1 to ")))
         << status.detail.toStdString();

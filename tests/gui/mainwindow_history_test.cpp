@@ -66,11 +66,11 @@ TEST(MainWindowHistory, ReopeningShowsTheEarlierPointsBeforeTheFirstNewPoll)
         MainWindow window;
         window.setDataDir(dataDir);
         ASSERT_TRUE(window.openInventory(inventory)) << window.bannerText().toStdString();
-        EXPECT_TRUE(window.isRecordingHistory()) << window.historyStatus().toStdString();
-        EXPECT_EQ(window.databasePath(), history::HistoryStore::pathIn(dataDir));
+        EXPECT_TRUE(window.session()->isRecordingHistory()) << window.historyStatus().toStdString();
+        EXPECT_EQ(window.session()->databasePath(), history::HistoryStore::pathIn(dataDir));
         ASSERT_TRUE(waitUntil(
-            [&] { return window.hotWindow()->points(u"engine"_qs, u"up"_qs).size() >= 3; }, 15s));
-        lastRecordedMs = window.hotWindow()->points(u"engine"_qs, u"up"_qs).constLast().timeMs;
+            [&] { return window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).size() >= 3; }, 15s));
+        lastRecordedMs = window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).constLast().timeMs;
         closeAndWait(window); // flushes: the writer's interval (5 s) has not passed
     }
     engine.stop(); // nothing new can be polled now
@@ -79,11 +79,11 @@ TEST(MainWindowHistory, ReopeningShowsTheEarlierPointsBeforeTheFirstNewPoll)
     reopened.setDataDir(dataDir);
     ASSERT_TRUE(reopened.openInventory(inventory));
     // No event has run since openInventory(): every point is from the database.
-    const auto up = reopened.hotWindow()->points(u"engine"_qs, u"up"_qs);
+    const auto up = reopened.session()->hotWindow()->points(u"engine"_qs, u"up"_qs);
     ASSERT_GE(up.size(), 3);
     EXPECT_GE(up.constLast().timeMs, lastRecordedMs) << "the last poll before closing was kept";
     EXPECT_EQ(up.constLast().value, 1.0) << "the engine was healthy";
-    EXPECT_FALSE(reopened.hotWindow()->points(u"engine"_qs, u"health_latency_ms"_qs).isEmpty());
+    EXPECT_FALSE(reopened.session()->hotWindow()->points(u"engine"_qs, u"health_latency_ms"_qs).isEmpty());
 
     // Without `prometheus:` the hour range is read from the same database.
     QSignalSpy loaded(&reopened, &MainWindow::historyRangeLoaded);
@@ -131,7 +131,7 @@ TEST(MainWindowHistory, AFullHourOfSixtySeriesIsPreloadedWhole)
     std::printf("openInventory with 60 series x 3600 points to preload: %lld ms\n",
                 static_cast<long long>(openMs));
     for (int series = 0; series < 60; ++series) {
-        const auto points = window.hotWindow()->points(QStringLiteral("engine"),
+        const auto points = window.session()->hotWindow()->points(QStringLiteral("engine"),
                                                        QStringLiteral("key%1").arg(series));
         ASSERT_EQ(points.size(), 3600) << series;
         EXPECT_EQ(points.constLast().timeMs, now);
@@ -154,12 +154,12 @@ TEST(MainWindowHistory, AnotherWriterHoldingTheLockLeavesTheWindowReadingOnly)
     MainWindow window;
     window.setDataDir(dataDir);
     ASSERT_TRUE(window.openInventory(writeInventory(dir, engineInventory(engine))));
-    EXPECT_FALSE(window.isRecordingHistory());
+    EXPECT_FALSE(window.session()->isRecordingHistory());
     EXPECT_EQ(window.historyStatus(),
               QStringLiteral("history recorded by pid %1").arg(QCoreApplication::applicationPid()));
     // The charts still fill live.
     ASSERT_TRUE(waitUntil(
-        [&] { return window.hotWindow()->points(u"engine"_qs, u"up"_qs).size() >= 2; }, 15s));
+        [&] { return window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).size() >= 2; }, 15s));
     // Nothing of this window's reached the database.
     {
         history::HistoryStore store(history::HistoryStore::pathIn(dataDir));
@@ -168,7 +168,7 @@ TEST(MainWindowHistory, AnotherWriterHoldingTheLockLeavesTheWindowReadingOnly)
     }
     // When the other writer goes, the window takes over (it retries every 5 s).
     other.reset();
-    ASSERT_TRUE(waitUntil([&] { return window.isRecordingHistory(); }, 12s));
+    ASSERT_TRUE(waitUntil([&] { return window.session()->isRecordingHistory(); }, 12s));
     EXPECT_EQ(window.historyStatus(), QStringLiteral("Recording history"));
     closeAndWait(window);
 }
@@ -192,14 +192,14 @@ TEST(MainWindowHistory, AStuckSchedulerShowsInTheBannerAndClears)
     QNetworkAccessManager network;
     network.setProxy(QNetworkProxy::NoProxy);
     const QVector<QNetworkReply *> requests = test::sendChats(network, engine, 3);
-    ASSERT_TRUE(waitUntil([&] { return !window.alertCenter()->isEmpty(); }, 20s));
+    ASSERT_TRUE(waitUntil([&] { return !window.session()->alertCenter()->isEmpty(); }, 20s));
     const QString banner = window.bannerText();
     EXPECT_TRUE(banner.contains(QStringLiteral("engine: 3 requests waiting and none running")))
         << banner.toStdString();
 
     for (QNetworkReply *reply : requests)
         reply->abort();
-    ASSERT_TRUE(waitUntil([&] { return window.alertCenter()->isEmpty(); }, 20s));
+    ASSERT_TRUE(waitUntil([&] { return window.session()->alertCenter()->isEmpty(); }, 20s));
     EXPECT_TRUE(window.bannerText().isEmpty()) << window.bannerText().toStdString();
     qDeleteAll(requests);
     closeAndWait(window);
@@ -309,8 +309,8 @@ TEST(MainWindowHistory, TheHourRangeIsReadFromPrometheusAndItsFailureNamesTheSer
     EXPECT_TRUE(window.statusBar()->currentMessage().contains(server))
         << window.statusBar()->currentMessage().toStdString();
     EXPECT_FALSE(window.isShowingRange());
-    const qsizetype before = window.hotWindow()->points(u"engine"_qs, u"up"_qs).size();
+    const qsizetype before = window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).size();
     EXPECT_TRUE(waitUntil(
-        [&] { return window.hotWindow()->points(u"engine"_qs, u"up"_qs).size() > before; }, 5s));
+        [&] { return window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).size() > before; }, 5s));
     closeAndWait(window);
 }

@@ -163,7 +163,7 @@ TEST(ProbeLabWindow, NamesTheStallingProxyRecordsItAndCopiesProbesAsCurl)
     GuiWatchdog watchdog;
 
     ProbeLabPanel *panel = window.probeLabPanel();
-    probes::ProbeLab *lab = window.probeLab();
+    probes::ProbeLab *lab = window.session()->probeLab();
     QAbstractItemModelTester tester(lab->table(),
                                     QAbstractItemModelTester::FailureReportingMode::Fatal);
     ASSERT_EQ(lab->cluster(), QStringLiteral("pd"));
@@ -193,7 +193,7 @@ TEST(ProbeLabWindow, NamesTheStallingProxyRecordsItAndCopiesProbesAsCurl)
     EXPECT_FALSE(window.stallBannerText().isEmpty());
     ASSERT_TRUE(waitUntil(
         [&] {
-            return hasMarker(window.databasePath(), QStringLiteral("diagnosis"),
+            return hasMarker(window.session()->databasePath(), QStringLiteral("diagnosis"),
                              QStringLiteral("proxy-0"));
         },
         10s));
@@ -236,10 +236,10 @@ TEST(ProbeLabWindow, NamesTheStallingProxyRecordsItAndCopiesProbesAsCurl)
     EXPECT_TRUE(sawYes);
 
     // The proxy path's chart: reused p50 at the 2 s timeout, fresh far below.
-    const auto reusedP50 = window.hotWindow()->latest(
+    const auto reusedP50 = window.session()->hotWindow()->latest(
         QStringLiteral("proxy-0"),
         probes::ProbeLab::seriesKey(QStringLiteral("via proxy"), true, 50));
-    const auto freshP50 = window.hotWindow()->latest(
+    const auto freshP50 = window.session()->hotWindow()->latest(
         QStringLiteral("proxy-0"),
         probes::ProbeLab::seriesKey(QStringLiteral("via proxy"), false, 50));
     ASSERT_TRUE(reusedP50 && freshP50);
@@ -282,7 +282,7 @@ TEST(ProbeLabWindow, VerifyPassesFourStagesAndBatchCheckShowsItsVerdictAndChart)
     window.showProbeLab();
     GuiWatchdog watchdog;
     ProbeChecksPanel *checks = window.probeLabPanel()->checksPanel();
-    probes::ProbeLab *lab = window.probeLab();
+    probes::ProbeLab *lab = window.session()->probeLab();
 
     // Before running, each stage shows its criterion.
     for (const QString &text : checks->stageTexts())
@@ -299,7 +299,7 @@ TEST(ProbeLabWindow, VerifyPassesFourStagesAndBatchCheckShowsItsVerdictAndChart)
         << checks->statusText().toStdString();
     EXPECT_TRUE(checks->verdictText().startsWith(QStringLiteral("BATCHED")))
         << checks->verdictText().toStdString();
-    EXPECT_TRUE(hasMarker(window.databasePath(), QStringLiteral("verification")));
+    EXPECT_TRUE(hasMarker(window.session()->databasePath(), QStringLiteral("verification")));
 
     checks->batchSizeBox()->setValue(8);
     checks->batchButton()->click();
@@ -313,7 +313,7 @@ TEST(ProbeLabWindow, VerifyPassesFourStagesAndBatchCheckShowsItsVerdictAndChart)
     EXPECT_GE(checks->runningPointCount(), 2);
     checks->runningChart()->flush();
     EXPECT_GE(checks->runningChart()->pointCount(QStringLiteral("decode running requests")), 2);
-    EXPECT_TRUE(hasMarker(window.databasePath(), QStringLiteral("batch-check")));
+    EXPECT_TRUE(hasMarker(window.session()->databasePath(), QStringLiteral("batch-check")));
     RecordProperty("worst_gui_stall_ms", int(watchdog.worstStallMs()));
     EXPECT_LT(watchdog.worstStallMs(), 1000);
     // For a person to look at (never compared): OPSDECK_SCREENSHOT_DIR=DIR.
@@ -333,7 +333,7 @@ TEST(ProbeLabWindow, ProductionClusterAsksForItsNameBeforeABatchCheck)
     ASSERT_TRUE(openInventory(window, dir, yaml));
     window.show();
     ProbeChecksPanel *checks = window.probeLabPanel()->checksPanel();
-    probes::ProbeLab *lab = window.probeLab();
+    probes::ProbeLab *lab = window.session()->probeLab();
     ASSERT_EQ(lab->productionServices(), QStringList{QStringLiteral("decode-0")});
 
     // A wrong name goes to the guard, which refuses: no request is sent.

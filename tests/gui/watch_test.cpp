@@ -67,7 +67,7 @@ TEST(WatchWindow, AStallAlreadyPresentIsOnScreenWithinAMinuteWithoutAnyClick)
     sinceOpen.start();
     ASSERT_TRUE(window.openInventory(writeInventory(dir, cluster.inventoryYaml(true))));
     window.show();
-    EXPECT_TRUE(window.keepAliveWatch()->isRunning());
+    EXPECT_TRUE(window.session()->keepAliveWatch()->isRunning());
     EXPECT_TRUE(window.stallBannerText().isEmpty());
 
     // Default settings: the startup rounds, then the banner. Target <= 60 s.
@@ -89,14 +89,14 @@ TEST(WatchWindow, AStallAlreadyPresentIsOnScreenWithinAMinuteWithoutAnyClick)
         banner.contains(QRegularExpression(QStringLiteral("\\b3[0-9]{3} ms / [0-9]{1,3} ms"))))
         << banner.toStdString();
     ASSERT_TRUE(waitUntil(
-        [&] { return diagnosisMarkers(window.databasePath(), QStringLiteral("proxy-0")) >= 1; },
+        [&] { return diagnosisMarkers(window.session()->databasePath(), QStringLiteral("proxy-0")) >= 1; },
         10s));
 
     // Then the stall is measured with a long deadline: about 3 s, not the timeout.
     ASSERT_TRUE(waitUntil(
         [&] { return window.stallBannerText().contains(QStringLiteral("stall measured: ")); }, 60s))
         << window.stallBannerText().toStdString();
-    const auto standing = window.keepAliveWatch()->diagnosis(QStringLiteral("pd"));
+    const auto standing = window.session()->keepAliveWatch()->diagnosis(QStringLiteral("pd"));
     ASSERT_TRUE(standing);
     EXPECT_NEAR(standing->stallS, 3.0, 0.5);
     EXPECT_LT(watchdog.worstStallMs(), 1000);
@@ -110,8 +110,8 @@ TEST(WatchWindow, AHealthyClusterGetsNoBannerAndAnOffWatchSendsNothing)
     QTemporaryDir dir;
     MainWindow window;
     window.setDataDir(dir.filePath(QStringLiteral("data")));
-    QSignalSpy rounds(window.keepAliveWatch(), &probes::KeepAliveWatch::roundFinished);
-    QSignalSpy cleared(window.keepAliveWatch(), &probes::KeepAliveWatch::stallCleared);
+    QSignalSpy rounds(window.session()->keepAliveWatch(), &probes::KeepAliveWatch::roundFinished);
+    QSignalSpy cleared(window.session()->keepAliveWatch(), &probes::KeepAliveWatch::stallCleared);
     ASSERT_TRUE(window.openInventory(writeInventory(dir, cluster.inventoryYaml(true))));
     ASSERT_TRUE(waitUntil([&] { return cleared.size() >= 1; }, 60s));
     EXPECT_TRUE(cleared.first().at(1).toString().startsWith(
@@ -122,7 +122,7 @@ TEST(WatchWindow, AHealthyClusterGetsNoBannerAndAnOffWatchSendsNothing)
 
     // watch: {enabled: false}: nothing runs.
     ASSERT_TRUE(window.openInventory(writeInventory(dir, cluster.inventoryYaml(false))));
-    EXPECT_FALSE(window.keepAliveWatch()->isRunning());
+    EXPECT_FALSE(window.session()->keepAliveWatch()->isRunning());
 }
 
 TEST(WatchWindow, AWindowOnARecordersDataDirRunsNoSecondWatchAndShowsItsDiagnoses)
@@ -151,12 +151,12 @@ TEST(WatchWindow, AWindowOnARecordersDataDirRunsNoSecondWatchAndShowsItsDiagnose
     ASSERT_TRUE(window.openInventory(inventory));
     EXPECT_TRUE(window.historyStatus().startsWith(QStringLiteral("history recorded by pid")))
         << window.historyStatus().toStdString();
-    EXPECT_FALSE(window.keepAliveWatch()->isRunning());
+    EXPECT_FALSE(window.session()->keepAliveWatch()->isRunning());
     // The recorder's watch diagnoses; the window reads it from history (every 5 s).
     ASSERT_TRUE(waitUntil([&] { return !window.stallBannerText().isEmpty(); }, 90s));
     EXPECT_TRUE(window.stallBannerText().startsWith(QStringLiteral("Keep-alive stall at proxy-0")))
         << window.stallBannerText().toStdString();
-    EXPECT_FALSE(window.keepAliveWatch()->isRunning());
+    EXPECT_FALSE(window.session()->keepAliveWatch()->isRunning());
     ::kill(static_cast<pid_t>(recorder.processId()), SIGTERM);
     EXPECT_TRUE(recorder.waitForFinished(20'000));
     EXPECT_EQ(recorder.exitCode(), 0);
