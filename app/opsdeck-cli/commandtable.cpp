@@ -1,5 +1,6 @@
 #include "commandtable.h"
 
+#include "auditcommand.h"
 #include "batchcheckcommand.h"
 #include "clioutput.h"
 #include "democommand.h"
@@ -76,6 +77,9 @@ const std::vector<CliCommand> &commandTable()
          "-- COMMAND..."_s,
          u"one command over SSH; its exit code (signal: 128+N), 3 timeout, 4 host key refused"_s,
          &runSsh},
+        {u"audit"_s, QString(), u"[--verify] [--json] [--data-dir DIR]"_s,
+         u"the audit log, oldest first; --verify checks its chain (exit 1 broken or truncated)"_s,
+         &runAudit},
         {u"secret"_s, u"set"_s, u"KEY [--json]"_s,
          u"store a secret in the keychain, read from stdin (never echoed)"_s, &runSecret},
         {u"secret"_s, u"delete"_s, u"KEY [--json]"_s, u"remove a secret from the keychain"_s,

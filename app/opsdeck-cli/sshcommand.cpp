@@ -256,8 +256,8 @@ int runSsh(const QStringList &arguments)
     remote::SshSecrets::install(settings, &askOnTerminal);
     // Host-key decisions (accepted, refused) go to the audit log, as in the window.
     auto auditor = hosts::HostKeyAuditor::inDataDir(parser.value(QStringLiteral("data-dir")));
-    settings.hostKeyDecided = [auditor](const remote::HostKeyDecision &decision) {
-        auditor->record(decision);
+    settings.hostKeyDecided = [auditor](const remote::HostKeyDecision &decision, QString *error) {
+        return auditor->record(decision, error);
     };
 
     remote::SshTransport transport(host, settings);

@@ -1,5 +1,7 @@
 #include "auditlog.h"
 
+#include "privatefiles.h"
+
 #include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDir>
@@ -8,8 +10,13 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLockFile>
+#include <QMessageAuthenticationCode>
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace opsdeck::history {
@@ -21,6 +28,94 @@ const QByteArray firstPrev(64, '0');
 QByteArray hashOf(const QByteArray &line)
 {
     return QCryptographicHash::hash(line, QCryptographicHash::Sha256).toHex();
+}
+
+// The chain's link to `line`: keyed with the log's key when there is one.
+QByteArray linkTo(const QByteArray &line, const std::optional<QByteArray> &key)
+{
+    if (!key)
+        return hashOf(line);
+    return QMessageAuthenticationCode::hash(line, *key, QCryptographicHash::Sha256).toHex();
+}
+
+// The head file: how many entries the log holds, its size and the last
+// line's hash, so that a cut-off end is caught.
+struct Head
+{
+    qint64 entries = 0;
+    qint64 bytes = 0;
+    QByteArray last; ///< SHA-256 (hex) of the last line, without its newline
+    bool keyed = false;
+    QByteArray mac; ///< HMAC of the fields above when keyed
+
+    QByteArray signedText() const
+    {
+        return QByteArray::number(entries) + '|' + QByteArray::number(bytes) + '|' + last;
+    }
+};
+
+std::optional<Head> readHead(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return std::nullopt;
+    const QJsonObject o = QJsonDocument::fromJson(file.read(4096)).object();
+    if (o.isEmpty())
+        return std::nullopt;
+    Head head;
+    head.entries = o.value(QStringLiteral("entries")).toInteger(-1);
+    head.bytes = o.value(QStringLiteral("bytes")).toInteger(-1);
+    head.last = o.value(QStringLiteral("last")).toString().toLatin1();
+    head.keyed = o.value(QStringLiteral("keyed")).toBool();
+    head.mac = o.value(QStringLiteral("mac")).toString().toLatin1();
+    return head;
+}
+
+// Atomically: a temporary file beside it, fsynced, then renamed over it.
+bool writeHead(const QString &path, const Head &head, const std::optional<QByteArray> &key,
+               QString *error)
+{
+    QJsonObject o;
+    o[QStringLiteral("entries")] = head.entries;
+    o[QStringLiteral("bytes")] = head.bytes;
+    o[QStringLiteral("last")] = QString::fromLatin1(head.last);
+    o[QStringLiteral("keyed")] = bool(key);
+    if (key)
+        o[QStringLiteral("mac")] = QString::fromLatin1(linkTo(head.signedText(), key));
+    const QByteArray text = QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n';
+    const QString temporary = path + QStringLiteral(".tmp");
+    ::unlink(QFile::encodeName(temporary).constData());
+    const int fd = settings::PrivateFiles::open(temporary, O_WRONLY | O_CREAT | O_EXCL, error);
+    if (fd < 0)
+        return false;
+    const bool written =
+        ::write(fd, text.constData(), size_t(text.size())) == text.size() && ::fsync(fd) == 0;
+    ::close(fd);
+    if (!written || ::rename(QFile::encodeName(temporary).constData(),
+                             QFile::encodeName(path).constData()) != 0) {
+        if (error)
+            *error = QStringLiteral("cannot write its head %1: %2")
+                         .arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+        ::unlink(QFile::encodeName(temporary).constData());
+        return false;
+    }
+    return true;
+}
+
+// Lines in the file (a last line without its newline counts).
+qint64 countLines(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return 0;
+    qint64 lines = 0;
+    bool pending = false;
+    while (!file.atEnd()) {
+        const QByteArray chunk = file.read(1 << 16);
+        lines += chunk.count('\n');
+        pending = !chunk.endsWith('\n');
+    }
+    return lines + (pending ? 1 : 0);
 }
 
 QString userName()
@@ -67,7 +162,22 @@ LastLine lastLine(const QString &path)
 
 } // namespace
 
-AuditLog::AuditLog(QString path) : m_path(std::move(path)) {}
+AuditLog::AuditLog(QString path, KeySource keySource)
+    : m_path(std::move(path)), m_keySource(std::move(keySource))
+{
+}
+
+AuditLog::ChainKey AuditLog::chainKey(bool create) const
+{
+    const std::lock_guard lock(m_keyMutex);
+    // A remembered "none" is asked again to create a key for a new log.
+    if (!m_key || (create && m_key->state == ChainKey::State::None))
+        m_key = m_keySource ? m_keySource(m_path, create)
+                            : ChainKey{ChainKey::State::Unavailable,
+                                       {},
+                                       QStringLiteral("no secret store was asked")};
+    return *m_key;
+}
 
 QString AuditLog::pathIn(const QString &dataDir)
 {
@@ -82,11 +192,14 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
             *error = QStringLiteral("audit log %1: %2").arg(m_path, why);
         return false;
     };
-    if (!QDir().mkpath(QFileInfo(m_path).absolutePath()))
-        return fail(QStringLiteral("cannot create its folder"));
-    // Beside the file a symbolic link names: writers through two names meet at one lock.
-    const QString canonical = QFileInfo(m_path).canonicalFilePath();
-    const QString lockPath = (canonical.isEmpty() ? m_path : canonical) + QStringLiteral(".lock");
+    QString why;
+    if (!settings::PrivateFiles::makeDir(QFileInfo(m_path).absolutePath(), &why))
+        return fail(why);
+    const QString lockPath = m_path + QStringLiteral(".lock");
+    // Neither the log nor its lock is followed through a link another user planted.
+    if (!settings::PrivateFiles::refuseLink(m_path, &why) ||
+        !settings::PrivateFiles::refuseLink(lockPath, &why))
+        return fail(why);
     // QLockFile would take something else under that name for a lock it
     // cannot read and retry until the timeout, then blame another process.
     const QFileInfo lockInfo(lockPath);
@@ -103,8 +216,20 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
                                            ? QStringLiteral("permission denied")
                                            : QStringLiteral("unknown error")));
     }
+    // QLockFile creates it 0666 less the umask.
+    ::chmod(QFile::encodeName(lockPath).constData(), 0600);
 
+    const std::optional<Head> head = readHead(headPath());
     const LastLine last = lastLine(m_path);
+    const bool fresh = !head && last.bytes.isEmpty() && QFileInfo(m_path).size() == 0;
+    const ChainKey chain = chainKey(fresh);
+    const std::optional<QByteArray> key = chain.usable();
+    if (head && head->keyed && !key)
+        return fail(QStringLiteral("its chain is keyed and the key is not available (%1): "
+                                   "nothing written")
+                        .arg(chain.state == ChainKey::State::None
+                                 ? QStringLiteral("the secret store has none for it")
+                                 : chain.problem));
     QJsonObject object;
     const QDateTime time = entry.time.isValid() ? entry.time : QDateTime::currentDateTimeUtc();
     object[QStringLiteral("time")] = time.toUTC().toString(Qt::ISODateWithMs);
@@ -118,14 +243,15 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     object[QStringLiteral("action")] = entry.action;
     object[QStringLiteral("detail")] = entry.detail;
     object[QStringLiteral("prev")] =
-        QString::fromLatin1(last.bytes.isEmpty() ? firstPrev : hashOf(last.bytes));
-    const QByteArray line = (last.complete ? QByteArray() : QByteArrayLiteral("\n")) +
-                            QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
+        QString::fromLatin1(last.bytes.isEmpty() ? firstPrev : linkTo(last.bytes, key));
+    if (key)
+        object[QStringLiteral("keyed")] = true;
+    const QByteArray json = QJsonDocument(object).toJson(QJsonDocument::Compact);
+    const QByteArray line = (last.complete ? QByteArray() : QByteArrayLiteral("\n")) + json + '\n';
 
-    const QByteArray native = QFile::encodeName(m_path);
-    const int fd = ::open(native.constData(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    const int fd = settings::PrivateFiles::open(m_path, O_WRONLY | O_APPEND | O_CREAT, &why);
     if (fd < 0)
-        return fail(QString::fromLocal8Bit(std::strerror(errno)));
+        return fail(why);
     const off_t before = ::lseek(fd, 0, SEEK_END);
     // QFile on our O_APPEND descriptor: it writes the line whole (retrying
     // short writes); the descriptor stays ours for fsync and close.
@@ -146,7 +272,15 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
         ::close(fd);
         return fail(why);
     }
+    const off_t after = ::lseek(fd, 0, SEEK_END);
     ::close(fd);
+    // Counted on from the head, not from the file: a cut before this entry stays visible.
+    Head next;
+    next.entries = (head ? head->entries : countLines(m_path) - 1) + 1;
+    next.bytes = after;
+    next.last = hashOf(json);
+    if (!writeHead(headPath(), next, key, &why))
+        return fail(why + QStringLiteral(" (the entry itself was written)"));
     return true;
 }
 
@@ -172,6 +306,9 @@ QVector<AuditEntry> AuditLog::read(QStringList *problems) const
         }
         const QJsonObject o = doc.object();
         AuditEntry entry;
+        entry.line = number;
+        entry.user = o[QStringLiteral("user")].toString();
+        entry.program = o[QStringLiteral("program")].toString();
         entry.time = QDateTime::fromString(o[QStringLiteral("time")].toString(), Qt::ISODateWithMs);
         entry.kind = o[QStringLiteral("kind")].toString();
         entry.host = o[QStringLiteral("host")].toString();
@@ -182,31 +319,135 @@ QVector<AuditEntry> AuditLog::read(QStringList *problems) const
     return entries;
 }
 
-QString AuditLog::verify() const
+QString AuditVerification::statusName() const
 {
+    switch (status) {
+    case Status::Intact:
+        return QStringLiteral("intact");
+    case Status::Broken:
+        return QStringLiteral("broken");
+    case Status::Truncated:
+        return QStringLiteral("truncated");
+    }
+    return {};
+}
+
+AuditVerification AuditLog::check() const
+{
+    AuditVerification result;
+    const ChainKey chain = chainKey(false);
+    const std::optional<QByteArray> key = chain.usable();
+    const auto broken = [&](int line, const QString &reason) {
+        result.status = AuditVerification::Status::Broken;
+        result.line = line;
+        result.reason = reason;
+        return result;
+    };
+    const std::optional<Head> head = readHead(headPath());
+    result.headEntries = head ? int(head->entries) : -1;
     QFile file(m_path);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    QByteArray expected = firstPrev;
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (head && head->entries > 0) {
+            result.status = AuditVerification::Status::Truncated;
+            result.reason =
+                QStringLiteral("the head says %1 entries and the log is gone").arg(head->entries);
+        }
+        return result;
+    }
+    QByteArray expectedPlain = firstPrev;
+    QByteArray expectedKeyed = firstPrev;
+    QByteArray lastHash;
+    bool seenKeyed = false;
+    bool keyedUnchecked = false;
     int number = 0;
     while (!file.atEnd()) {
         QByteArray line = file.readLine();
         ++number;
         if (!line.endsWith('\n'))
-            return QStringLiteral("%1:%2: incomplete last line").arg(m_path).arg(number);
+            return broken(number, QStringLiteral("incomplete last line"));
         line.chop(1);
-        const QJsonDocument doc = QJsonDocument::fromJson(line);
-        if (!doc.isObject())
-            return QStringLiteral("%1:%2: not a JSON object").arg(m_path).arg(number);
-        const QByteArray prev = doc.object()[QStringLiteral("prev")].toString().toLatin1();
-        if (prev != expected)
-            return QStringLiteral("%1:%2: hash chain broken: `prev` is not the SHA-256 of the "
-                                  "line before (a line was removed, added or edited)")
-                .arg(m_path)
-                .arg(number);
-        expected = hashOf(line);
+        const QJsonObject object = QJsonDocument::fromJson(line).object();
+        if (object.isEmpty())
+            return broken(number, QStringLiteral("not a JSON object"));
+        const QByteArray prev = object[QStringLiteral("prev")].toString().toLatin1();
+        const bool keyed = object[QStringLiteral("keyed")].toBool();
+        if (key && !keyed)
+            return broken(number, QStringLiteral("an unkeyed line in a log that has a key (the "
+                                                 "chain was recomputed without it)"));
+        if (keyed && chain.state == ChainKey::State::None)
+            return broken(number, QStringLiteral("the line claims a key this log does not have "
+                                                 "in the secret store"));
+        seenKeyed = seenKeyed || keyed;
+        if (keyed && !key) {
+            keyedUnchecked = true; // cannot be checked here; said below
+        } else if (prev != (keyed ? expectedKeyed : expectedPlain)) {
+            return broken(number,
+                          keyed ? QStringLiteral("hash chain broken: `prev` is not the HMAC of "
+                                                 "the line before (a line was removed, added or "
+                                                 "edited, or the chain forged without its key)")
+                                : QStringLiteral("hash chain broken: `prev` is not the SHA-256 of "
+                                                 "the line before (a line was removed, added or "
+                                                 "edited)"));
+        }
+        expectedPlain = hashOf(line);
+        expectedKeyed = key ? linkTo(line, key) : QByteArray();
+        lastHash = expectedPlain;
     }
-    return {};
+    result.entries = number;
+    result.keyed = seenKeyed && !keyedUnchecked && number > 0;
+    if (keyedUnchecked)
+        result.keyNote = QStringLiteral("keyed, but the key is not available here (%1): the "
+                                        "links were not checked")
+                             .arg(chain.problem);
+    else if (result.keyed)
+        result.keyNote = QStringLiteral("keyed (HMAC-SHA256, key in the secret store)");
+    else
+        result.keyNote =
+            chain.state == ChainKey::State::None
+                ? QStringLiteral("unkeyed (plain SHA-256: the log was begun without a secret "
+                                 "store, so a rewrite of the whole chain cannot be told)")
+                : QStringLiteral("unkeyed (plain SHA-256; %1)").arg(chain.problem);
+    if (!head) {
+        if (number > 0) {
+            result.status = AuditVerification::Status::Truncated;
+            result.reason = QStringLiteral("there is no head file %1: a cut-off end cannot be "
+                                           "ruled out")
+                                .arg(headPath());
+        }
+        return result;
+    }
+    if (key && (!head->keyed || head->mac != linkTo(head->signedText(), key)))
+        return broken(number,
+                      QStringLiteral("the head %1 was not written with the key").arg(headPath()));
+    if (head->keyed && !seenKeyed && number > 0)
+        return broken(1, QStringLiteral("the head is keyed but no line is"));
+    if (number < head->entries) {
+        result.status = AuditVerification::Status::Truncated;
+        result.line = number;
+        result.reason = QStringLiteral("the head says %1 entries, the file has %2")
+                            .arg(head->entries)
+                            .arg(number);
+        return result;
+    }
+    if (number > head->entries)
+        return broken(int(head->entries) + 1,
+                      QStringLiteral("the head says %1 entries: line %2 on was not added by "
+                                     "OpsDeck")
+                          .arg(head->entries)
+                          .arg(head->entries + 1));
+    if (lastHash != head->last)
+        return broken(number, QStringLiteral("the last line is not the one the head names"));
+    return result;
+}
+
+QString AuditLog::verify() const
+{
+    const AuditVerification result = check();
+    if (result.ok())
+        return {};
+    if (result.status == AuditVerification::Status::Truncated)
+        return QStringLiteral("%1: truncated: %2").arg(m_path, result.reason);
+    return QStringLiteral("%1:%2: %3").arg(m_path).arg(result.line).arg(result.reason);
 }
 
 } // namespace opsdeck::history

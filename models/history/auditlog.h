@@ -1,19 +1,37 @@
 #pragma once
 
 #include "auditentry.h"
+#include "auditverification.h"
 
+#include <QByteArray>
 #include <QString>
 #include <QVector>
+#include <functional>
 #include <mutex>
+#include <optional>
 
 namespace opsdeck::history {
 
 /// The append-only audit log, `<data dir>/audit.jsonl`: one JSON object per
 /// line, keys `time` (ISO 8601 UTC, ms), `user`, `program`, `pid`, `kind`,
-/// `host`, `action`, `detail`, and `prev`: the SHA-256 (hex) of the previous
+/// `host`, `action`, `detail`, and `prev`: the hash (hex) of the previous
 /// line's bytes (64 zeros for the first), so a line removed or edited later
-/// breaks the chain that verify() checks. JSON Lines, not SQLite, so that an
+/// breaks the chain that check() follows. JSON Lines, not SQLite, so that an
 /// operator can read it with `less` and `grep` when OpsDeck itself cannot start.
+///
+/// Keyed chain: a log begun while the secret store answers gets a key of its
+/// own there (AuditKey); then every line's `prev` is HMAC-SHA256(key,
+/// previous line) and the line carries `"keyed":true`, so a chain recomputed
+/// without the key fails — unkeyed lines in a log that has a key are a break.
+/// A log begun without a store stays unkeyed (plain SHA-256: it catches
+/// accidents and careless edits, not a rewrite) and check() says so. A keyed
+/// log refuses to append while its key is unavailable (the action then does
+/// not run).
+///
+/// Head: `audit.jsonl.head` holds the entry count, the file's size and the
+/// last line's hash (with an HMAC of those when keyed), replaced atomically
+/// with every append, so cut-off or lost entries at the end are caught too.
+/// An append after a cut counts on from the head, so the cut stays visible.
 ///
 /// Several processes (the window, opsdeck-cli) may append at once: each
 /// append holds `audit.jsonl.lock` (QLockFile) while it reads the last line
@@ -24,8 +42,32 @@ namespace opsdeck::history {
 class AuditLog
 {
 public:
-    /// `path` of the log file; its folder is created on the first append.
-    explicit AuditLog(QString path);
+    /// This log's chain key as the secret store answered.
+    struct ChainKey
+    {
+        enum class State
+        {
+            Key,        ///< `key` is this log's key
+            None,       ///< the store answered: this log has no key (begun without one)
+            Unavailable ///< no store answered; `problem` says why
+        };
+        State state = State::Unavailable;
+        QByteArray key;
+        QString problem;
+        std::optional<QByteArray> usable() const
+        {
+            return state == State::Key ? std::optional<QByteArray>(key) : std::nullopt;
+        }
+    };
+    /// Asked for the key of the log at `logPath`; `create`: the log is new,
+    /// make it a key when the store has none.
+    using KeySource = std::function<ChainKey(const QString &logPath, bool create)>;
+
+    /// `path` of the log file; its folder is created (0700) on the first
+    /// append, the log and its head 0600. `keySource` is asked on the first
+    /// append or check, and again to create a key for a new log (empty: an
+    /// unkeyed chain).
+    explicit AuditLog(QString path, KeySource keySource = {});
     /// `<dataDir>/audit.jsonl`.
     static QString pathIn(const QString &dataDir);
 
@@ -40,15 +82,25 @@ public:
     /// (`FILE:LINE: reason`).
     QVector<AuditEntry> read(QStringList *problems = nullptr) const;
 
-    /// Checks the hash chain; empty when intact (or the file does not exist),
-    /// else `FILE:LINE: reason` of the first break.
+    /// Follows the chain and compares it with the head: intact, broken at a
+    /// line, or truncated; and whether the chain was checked with its key.
+    AuditVerification check() const;
+    /// check() in one line: empty when intact (or there is no file), else
+    /// `FILE:LINE: reason` of the first break, or `FILE: reason` of a cut.
     QString verify() const;
 
     QString path() const { return m_path; }
+    /// `<path>.head`.
+    QString headPath() const { return m_path + QStringLiteral(".head"); }
 
 private:
+    ChainKey chainKey(bool create) const;
+
     QString m_path;
-    std::mutex m_mutex;
+    KeySource m_keySource;
+    mutable std::mutex m_mutex;
+    mutable std::mutex m_keyMutex;
+    mutable std::optional<ChainKey> m_key;
 };
 
 } // namespace opsdeck::history

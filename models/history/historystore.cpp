@@ -1,5 +1,6 @@
 #include "historystore.h"
 
+#include "privatefiles.h"
 #include "sampleblockcodec.h"
 
 #include <QDir>
@@ -95,8 +96,10 @@ bool HistoryStore::open()
     m_insertBlock.reset(); // prepared on the connection being replaced
     m_updateBlock.reset();
     m_mergeRollup.reset();
-    if (!QDir().mkpath(QFileInfo(m_path).absolutePath()))
-        return fail(QStringLiteral("open"), QStringLiteral("cannot create its folder"));
+    QString why;
+    if (!settings::PrivateFiles::makeDir(QFileInfo(m_path).absolutePath(), &why) ||
+        !settings::PrivateFiles::refuseLink(m_path, &why))
+        return fail(QStringLiteral("open"), why);
     QSqlDatabase db = QSqlDatabase::contains(m_connection)
                           ? QSqlDatabase::database(m_connection, false)
                           : QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);

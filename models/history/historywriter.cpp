@@ -1,5 +1,7 @@
 #include "historywriter.h"
 
+#include "privatefiles.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -44,7 +46,7 @@ QString unusableReason(const QString &path)
         return QStringLiteral("%1 is not a directory").arg(existing);
     errno = 0;
     if (!missingChild.isEmpty()) {
-        if (::mkdir(QFile::encodeName(missingChild).constData(), 0755) == 0) {
+        if (::mkdir(QFile::encodeName(missingChild).constData(), 0700) == 0) {
             ::rmdir(QFile::encodeName(missingChild).constData());
             return QStringLiteral("cannot create %1").arg(missingChild);
         }
@@ -104,11 +106,20 @@ bool HistoryWriter::start(QString *error)
         return true;
     m_startFailure = StartFailure::None;
     const QString dir = QFileInfo(m_path).absolutePath();
-    if (!QDir().mkpath(dir)) {
+    if (!settings::PrivateFiles::makeDir(dir)) {
         *error = QStringLiteral("cannot create the history directory %1: %2")
                      .arg(dir, unusableReason(lockPath(m_path)));
         m_startFailure = StartFailure::UnusableDirectory;
         return false;
+    }
+    // The database, its WAL files and the lock are never followed through a
+    // link another user planted (a data dir reached through a link is fine).
+    for (const QString &file : QStringList{m_path, m_path + QStringLiteral("-wal"),
+                                           m_path + QStringLiteral("-shm"), lockPath(m_path)}) {
+        if (!settings::PrivateFiles::refuseLink(file, error)) {
+            m_startFailure = StartFailure::Database;
+            return false;
+        }
     }
     bool locked = m_lock.tryLock(0);
     if (!locked && m_lock.error() == QLockFile::LockFailedError && removeEmptyStaleLock())
@@ -134,6 +145,16 @@ bool HistoryWriter::start(QString *error)
                          .arg(lockPath(m_path), unusableReason(lockPath(m_path)));
             m_startFailure = StartFailure::UnusableDirectory;
         }
+        return false;
+    }
+    // QLockFile makes the lock 0666 less the umask; SQLite gives the WAL
+    // files the database's mode: both 0600 from here.
+    ::chmod(QFile::encodeName(lockPath(m_path)).constData(), 0600);
+    if (const int fd = settings::PrivateFiles::open(m_path, O_RDWR | O_CREAT, error); fd >= 0) {
+        ::close(fd);
+    } else {
+        m_startFailure = StartFailure::Database;
+        m_lock.unlock();
         return false;
     }
     m_thread = std::make_unique<threads::WorkerThread>(QStringLiteral("history-writer"));

@@ -52,10 +52,10 @@ remote::SshSettings HostConnections::sshSettings(const inventory::Host &host,
     settings.knownHostsFile = options.knownHostsFile;
     settings.sshDirectory = options.sshDirectory;
     if (options.auditor)
-        settings.hostKeyDecided = [auditor =
-                                       options.auditor](const remote::HostKeyDecision &decision) {
-            auditor->record(decision);
-        };
+        settings.hostKeyDecided =
+            [auditor = options.auditor](const remote::HostKeyDecision &decision, QString *error) {
+                return auditor->record(decision, error);
+            };
     if (options.decorate)
         options.decorate(settings);
     return settings;

@@ -1,6 +1,6 @@
 #include "hostkeyauditor.h"
 
-#include "apppaths.h"
+#include "auditkey.h"
 #include "auditlog.h"
 
 #include <spdlog/spdlog.h>
@@ -15,14 +15,13 @@ HostKeyAuditor::HostKeyAuditor(std::shared_ptr<history::AuditLog> log,
 
 std::shared_ptr<HostKeyAuditor> HostKeyAuditor::inDataDir(const QString &dataDir)
 {
-    return std::make_shared<HostKeyAuditor>(std::make_shared<history::AuditLog>(
-        history::AuditLog::pathIn(settings::AppPaths::dataDir(dataDir))));
+    return std::make_shared<HostKeyAuditor>(history::AuditKey::inDataDir(dataDir));
 }
 
-void HostKeyAuditor::record(const remote::HostKeyDecision &decision)
+bool HostKeyAuditor::record(const remote::HostKeyDecision &decision, QString *error)
 {
     if (decision.outcome == QLatin1String("matched"))
-        return;
+        return true;
     const QString who = decision.jumpHost
                             ? QStringLiteral("%1 (ProxyJump hop)").arg(decision.hostEntry)
                             : decision.hostEntry;
@@ -38,10 +37,13 @@ void HostKeyAuditor::record(const remote::HostKeyDecision &decision)
         // Accepting is written every time; a repeated refusal once per window.
         if (decision.outcome != QLatin1String("accepted-new") && last != m_lastWritten.cend() &&
             last->secsTo(now) < m_repeatWindow.count())
-            return;
-        m_lastWritten.insert(key, now);
+            return true;
     }
-    append(decision.host, decision.outcome, detail);
+    if (!append(decision.host, decision.outcome, detail, error))
+        return false;
+    std::lock_guard lock(m_mutex);
+    m_lastWritten.insert(key, QDateTime::currentDateTimeUtc());
+    return true;
 }
 
 void HostKeyAuditor::recordOperatorAnswer(const QString &host, const QString &keyType,
@@ -55,18 +57,21 @@ void HostKeyAuditor::recordOperatorAnswer(const QString &host, const QString &ke
                     accepted ? QStringLiteral("accepted") : QStringLiteral("refused")));
 }
 
-bool HostKeyAuditor::append(const QString &host, const QString &action, const QString &detail)
+bool HostKeyAuditor::append(const QString &host, const QString &action, const QString &detail,
+                            QString *error)
 {
     history::AuditEntry entry;
     entry.kind = QStringLiteral("host-key");
     entry.host = host;
     entry.action = action;
     entry.detail = detail;
-    QString error;
-    if (m_log->append(entry, &error))
+    QString why;
+    if (m_log->append(entry, &why))
         return true;
-    spdlog::error("{} (host-key {} for {})", error.toStdString(), action.toStdString(),
+    spdlog::error("{} (host-key {} for {})", why.toStdString(), action.toStdString(),
                   host.toStdString());
+    if (error)
+        *error = QStringLiteral("its audit entry could not be written (%1)").arg(why);
     return false;
 }
 

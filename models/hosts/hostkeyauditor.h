@@ -30,9 +30,11 @@ public:
     /// as the window and every opsdeck-cli command do.
     static std::shared_ptr<HostKeyAuditor> inDataDir(const QString &dataDir);
 
-    /// For SshSettings::hostKeyDecided. A failed append is logged (spdlog
-    /// error naming the file); the connect goes on as decided.
-    void record(const remote::HostKeyDecision &decision);
+    /// For SshSettings::hostKeyDecided: true when the decision is on disk (or
+    /// needs no entry: a matching key, a refusal repeated within the window).
+    /// A failed append is logged (spdlog error naming the file) and returns
+    /// false with `error`; for `accepted-new` the key is then not saved.
+    bool record(const remote::HostKeyDecision &decision, QString *error = nullptr);
     /// The operator's answer to the unknown-key dialog: `accepted` true means
     /// "accept and save" (the connect that follows writes `accepted-new`),
     /// false `refused-by-operator`.
@@ -42,7 +44,8 @@ public:
     history::AuditLog *log() const { return m_log.get(); }
 
 private:
-    bool append(const QString &host, const QString &action, const QString &detail);
+    bool append(const QString &host, const QString &action, const QString &detail,
+                QString *error = nullptr);
 
     std::shared_ptr<history::AuditLog> m_log;
     std::chrono::seconds m_repeatWindow;

@@ -80,7 +80,8 @@ static QString changedMessage(const SshHostKeyCheck::Decision &d, const QString 
 
 SshHostKeyCheck::Decision SshHostKeyCheck::check(ssh_session session, const QString &hostEntry,
                                                  const QString &knownHostsFile,
-                                                 const QString &acceptedFingerprint)
+                                                 const QString &acceptedFingerprint,
+                                                 const BeforeSave &beforeSave)
 {
     Decision d;
     ssh_key key = nullptr;
@@ -133,6 +134,17 @@ SshHostKeyCheck::Decision SshHostKeyCheck::check(ssh_session session, const QStr
                                     "--accept-new-host-key %1 -- true")
                          .arg(d.fingerprint);
         spdlog::warn("host key: refused unknown key for {} ({})", who, print);
+        return d;
+    }
+    Decision accepting = d;
+    accepting.outcome = Outcome::AcceptedNew;
+    accepting.trusted = true;
+    QString why;
+    if (beforeSave && !beforeSave(accepting, &why)) {
+        d.message = QStringLiteral("host key %1 of %2 was not accepted: %3. Nothing was saved "
+                                   "to %4.")
+                        .arg(d.fingerprint, hostEntry, why, knownHostsFile);
+        spdlog::error("host key: {}", d.message.toStdString());
         return d;
     }
     if (ssh_session_update_known_hosts(session) != SSH_OK) {

@@ -2,6 +2,7 @@
 
 #include <QString>
 #include <QStringList>
+#include <functional>
 #include <libssh/libssh.h>
 
 namespace opsdeck::remote {
@@ -35,10 +36,16 @@ public:
         QString message;     ///< why refused, for the operator (several lines); empty when trusted
     };
 
+    /// Asked with the AcceptedNew decision before the key is saved; false
+    /// (with the reason in `why`) refuses it and nothing is saved. The audit
+    /// log's entry is written here: an acceptance it cannot record does not happen.
+    using BeforeSave = std::function<bool(const Decision &decision, QString *why)>;
+
     /// `hostEntry` is the known_hosts name: `host` for port 22, else `[host]:port`.
     /// `knownHostsFile` is where libssh reads and writes (for the lines to remove).
     static Decision check(ssh_session session, const QString &hostEntry,
-                          const QString &knownHostsFile, const QString &acceptedFingerprint);
+                          const QString &knownHostsFile, const QString &acceptedFingerprint,
+                          const BeforeSave &beforeSave = {});
 
     /// "SHA256:<base64 without padding>", as `ssh-keygen -l` prints it; empty on error.
     static QString fingerprint(ssh_key key);

@@ -175,10 +175,10 @@ SshConnectionState SshSession::connectThroughJump()
     jumpSettings.acceptedFingerprint.clear();
     if (m_settings.hostKeyDecided)
         jumpSettings.hostKeyDecided =
-            [report = m_settings.hostKeyDecided](const HostKeyDecision &decision) {
+            [report = m_settings.hostKeyDecided](const HostKeyDecision &decision, QString *error) {
                 HostKeyDecision hop = decision;
                 hop.jumpHost = true;
-                report(hop);
+                return report(hop, error);
             };
     m_jump = std::make_unique<SshJump>(std::move(jumpSettings), m_jumpDepth + 1);
     unsigned int port = 22;
@@ -258,12 +258,21 @@ SshConnectionState SshSession::open(const std::function<void(const SshConnection
     if (m_knownHostsFile.isEmpty())
         m_knownHostsFile = m_settings.knownHostsFile;
 
+    const auto tell = [this](const SshHostKeyCheck::Decision &key, QString *error) {
+        return !m_settings.hostKeyDecided ||
+               m_settings.hostKeyDecided({m_settings.host, m_hostEntry,
+                                          SshHostKeyCheck::outcomeName(key.outcome), key.keyType,
+                                          key.fingerprint, m_knownHostsFile, key.message, false},
+                                         error);
+    };
+    // An acceptance is recorded before the key is saved (told there); other
+    // decisions change nothing and are told after.
     const SshHostKeyCheck::Decision key = SshHostKeyCheck::check(
-        m_session, m_hostEntry, m_knownHostsFile, m_settings.acceptedFingerprint);
-    if (m_settings.hostKeyDecided)
-        m_settings.hostKeyDecided({m_settings.host, m_hostEntry,
-                                   SshHostKeyCheck::outcomeName(key.outcome), key.keyType,
-                                   key.fingerprint, m_knownHostsFile, key.message, false});
+        m_session, m_hostEntry, m_knownHostsFile, m_settings.acceptedFingerprint, tell);
+    if (key.outcome != SshHostKeyCheck::Outcome::AcceptedNew) {
+        QString ignored; // a refusal not recorded is still a refusal; the auditor logs it
+        tell(key, &ignored);
+    }
     if (!key.trusted) {
         close();
         SshConnectionState refused = failed(Failure::HostKeyRefused, key.message);

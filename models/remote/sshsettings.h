@@ -43,8 +43,11 @@ struct SshSettings
     QString acceptedFingerprint;
     /// Optional: told every host-key decision of this host and of its
     /// ProxyJump hops (matched, accepted, refused), in the session's thread,
-    /// before the connect goes on or fails. For the audit log; must not block long.
-    std::function<void(const HostKeyDecision &decision)> hostKeyDecided;
+    /// before the connect goes on or fails. For the audit log; must not block
+    /// long. Returns whether the decision was recorded: an `accepted-new` is
+    /// told before the key is saved, and one not recorded is refused (nothing
+    /// saved, the connect fails naming why).
+    std::function<bool(const HostKeyDecision &decision, QString *error)> hostKeyDecided;
 
     /// TCP connect + key exchange limit, ms (SSH_OPTIONS_TIMEOUT_USEC).
     std::chrono::milliseconds connectTimeout = std::chrono::seconds(10);

@@ -1,5 +1,6 @@
 #include "plaintextsecretfile.h"
 
+#include "privatefiles.h"
 #include "secretstore.h"
 
 #include <QDir>
@@ -31,6 +32,9 @@ SecretResult notFound(const QString &key)
 bool load(const QString &path, QJsonObject &map, QString &error)
 {
     QFile file(path);
+    // A link is not followed, a file readable by others is tightened first.
+    if (!settings::PrivateFiles::tighten(path, &error))
+        return false;
     if (!file.exists())
         return true;
     if (!file.open(QIODevice::ReadOnly)) {
@@ -52,7 +56,10 @@ bool load(const QString &path, QJsonObject &map, QString &error)
 
 bool save(const QString &path, const QJsonObject &map, QString &error)
 {
-    QDir().mkpath(QFileInfo(path).absolutePath());
+    // QSaveFile writes into the file a link names: a planted link is refused.
+    if (!settings::PrivateFiles::makeDir(QFileInfo(path).absolutePath(), &error) ||
+        !settings::PrivateFiles::refuseLink(path, &error))
+        return false;
     QSaveFile file(path);
     // The temp file gets these permissions before a byte is written.
     if (!file.open(QIODevice::WriteOnly) ||

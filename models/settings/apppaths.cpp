@@ -1,5 +1,7 @@
 #include "apppaths.h"
 
+#include "privatefiles.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QStandardPaths>
@@ -15,7 +17,8 @@ QString AppPaths::dataDir(const QString &overrideDir)
             ? QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
                   QStringLiteral("/opsdeck")
             : QDir(overrideDir).absolutePath();
-    QDir().mkpath(dir);
+    // The history, the audit log and pid files are the user's alone.
+    PrivateFiles::makeDir(dir);
     return dir;
 }
 

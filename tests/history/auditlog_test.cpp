@@ -3,16 +3,21 @@
 #include "auditlog.h"
 #include "hostkeyauditor.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <thread>
 #include <vector>
 
 using opsdeck::history::AuditEntry;
 using opsdeck::history::AuditLog;
+using opsdeck::history::AuditVerification;
 
 namespace {
 
@@ -26,7 +31,184 @@ AuditEntry entry(const QString &host, const QString &action)
     return e;
 }
 
+using KeyState = AuditLog::ChainKey::State;
+
+AuditLog::KeySource fixedKey(const QByteArray &key)
+{
+    return [key](const QString &, bool) { return AuditLog::ChainKey{KeyState::Key, key, {}}; };
+}
+
+AuditLog::KeySource noKey()
+{
+    return [](const QString &, bool) {
+        return AuditLog::ChainKey{
+            KeyState::Unavailable, {}, QStringLiteral("no store in this test")};
+    };
+}
+
+QByteArray readAll(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+void writeAll(const QString &path, const QByteArray &bytes)
+{
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(bytes);
+}
+
+// What someone without the key can do: edit a line, then recompute every
+// `prev` as plain SHA-256 (dropping `keyed`) and rewrite the head to match.
+void forgeUnkeyed(const AuditLog &log, const QByteArray &from, const QByteArray &to)
+{
+    QByteArray text = readAll(log.path());
+    text.replace(from, to);
+    QByteArrayList lines = text.split('\n');
+    lines.removeLast();
+    QByteArray prev(64, '0');
+    QByteArray out;
+    for (const QByteArray &line : std::as_const(lines)) {
+        QJsonObject o = QJsonDocument::fromJson(line).object();
+        o.remove(QStringLiteral("keyed"));
+        o[QStringLiteral("prev")] = QString::fromLatin1(prev);
+        const QByteArray json = QJsonDocument(o).toJson(QJsonDocument::Compact);
+        prev = QCryptographicHash::hash(json, QCryptographicHash::Sha256).toHex();
+        out += json + '\n';
+    }
+    writeAll(log.path(), out);
+    QJsonObject head;
+    head[QStringLiteral("entries")] = lines.size();
+    head[QStringLiteral("bytes")] = out.size();
+    head[QStringLiteral("last")] = QString::fromLatin1(prev);
+    head[QStringLiteral("keyed")] = false;
+    writeAll(log.headPath(), QJsonDocument(head).toJson(QJsonDocument::Compact));
+}
+
 } // namespace
+
+TEST(AuditLog, ACutOffEndIsCaughtByTheHeadAndStaysVisibleAfterTheNextAppend)
+{
+    QTemporaryDir dir;
+    AuditLog log(AuditLog::pathIn(dir.path()), noKey());
+    for (int i = 0; i < 3; ++i)
+        ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
+    EXPECT_TRUE(log.check().ok());
+    QByteArray text = readAll(log.path());
+    text.truncate(text.lastIndexOf('\n', text.size() - 2) + 1); // the last entry cut off
+    writeAll(log.path(), text);
+    AuditVerification result = log.check();
+    EXPECT_EQ(result.status, AuditVerification::Status::Truncated);
+    EXPECT_EQ(result.reason, QStringLiteral("the head says 3 entries, the file has 2"));
+    EXPECT_EQ(log.verify(), log.path() + QStringLiteral(": truncated: the head says 3 entries, "
+                                                        "the file has 2"));
+    // Counted on from the head: the lost entry is still missing after another one.
+    ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-9"), QStringLiteral("x"))));
+    result = log.check();
+    EXPECT_EQ(result.status, AuditVerification::Status::Truncated);
+    EXPECT_EQ(result.reason, QStringLiteral("the head says 4 entries, the file has 3"));
+}
+
+TEST(AuditLog, LinesAddedBehindTheHeadAreNamed)
+{
+    QTemporaryDir dir;
+    AuditLog log(AuditLog::pathIn(dir.path()), noKey());
+    for (int i = 0; i < 2; ++i)
+        ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
+    const QByteArray head = readAll(log.headPath());
+    ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-2"), QStringLiteral("x"))));
+    writeAll(log.headPath(), head); // as if the third line had been added by hand
+    const AuditVerification result = log.check();
+    EXPECT_EQ(result.status, AuditVerification::Status::Broken);
+    EXPECT_EQ(result.line, 3);
+}
+
+TEST(AuditLog, AKeyedChainRecomputedWithoutTheKeyFails)
+{
+    QTemporaryDir dir;
+    const QByteArray key(32, 'k');
+    AuditLog log(AuditLog::pathIn(dir.path()), fixedKey(key));
+    for (int i = 0; i < 3; ++i)
+        ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
+    AuditVerification result = log.check();
+    ASSERT_TRUE(result.ok()) << result.reason.toStdString();
+    EXPECT_TRUE(result.keyed);
+    EXPECT_TRUE(result.keyNote.startsWith(QStringLiteral("keyed"))) << result.keyNote.toStdString();
+
+    forgeUnkeyed(log, "\"host\":\"gpu-1\"", "\"host\":\"gpu-7\"");
+    result = log.check();
+    EXPECT_EQ(result.status, AuditVerification::Status::Broken) << result.reason.toStdString();
+
+    // The same forgery of a log that never had a key passes, and says it was unkeyed.
+    QTemporaryDir plainDir;
+    AuditLog plain(AuditLog::pathIn(plainDir.path()), noKey());
+    for (int i = 0; i < 3; ++i)
+        ASSERT_TRUE(plain.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
+    forgeUnkeyed(plain, "\"host\":\"gpu-1\"", "\"host\":\"gpu-7\"");
+    result = plain.check();
+    EXPECT_TRUE(result.ok()) << result.reason.toStdString();
+    EXPECT_FALSE(result.keyed);
+    EXPECT_TRUE(result.keyNote.startsWith(QStringLiteral("unkeyed")))
+        << result.keyNote.toStdString();
+    EXPECT_TRUE(result.keyNote.contains(QStringLiteral("no store in this test")));
+}
+
+TEST(AuditLog, AKeyedLogWritesNothingWithoutItsKeyAndChecksNothingItCannot)
+{
+    QTemporaryDir dir;
+    const QString path = AuditLog::pathIn(dir.path());
+    AuditLog keyed(path, fixedKey(QByteArray(32, 'k')));
+    ASSERT_TRUE(keyed.append(entry(QStringLiteral("gpu-1"), QStringLiteral("x"))));
+    AuditLog without(path, noKey());
+    QString error;
+    EXPECT_FALSE(without.append(entry(QStringLiteral("gpu-2"), QStringLiteral("x")), &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("keyed and the key is not available")))
+        << error.toStdString();
+    EXPECT_EQ(without.read().size(), 1);
+    const AuditVerification result = without.check();
+    EXPECT_FALSE(result.keyed);
+    EXPECT_TRUE(result.keyNote.contains(QStringLiteral("not checked")))
+        << result.keyNote.toStdString();
+}
+
+TEST(AuditLog, FilesAreTheUsersAloneWhateverTheUmaskAndLinksAreNotFollowed)
+{
+    QTemporaryDir dir;
+    const QString data = dir.filePath(QStringLiteral("a/b"));
+    const mode_t old = ::umask(0);
+    AuditLog log(AuditLog::pathIn(data), noKey());
+    const bool appended = log.append(entry(QStringLiteral("gpu-1"), QStringLiteral("x")));
+    ::umask(old);
+    ASSERT_TRUE(appended);
+    const auto mode = [](const QString &path) {
+        struct stat st
+        {
+        };
+        return ::stat(QFile::encodeName(path).constData(), &st) == 0 ? int(st.st_mode & 0777) : -1;
+    };
+    EXPECT_EQ(mode(dir.filePath(QStringLiteral("a"))), 0700);
+    EXPECT_EQ(mode(data), 0700);
+    EXPECT_EQ(mode(log.path()), 0600);
+    EXPECT_EQ(mode(log.headPath()), 0600);
+
+    // A looser mode found later is tightened.
+    ASSERT_EQ(::chmod(QFile::encodeName(log.path()).constData(), 0644), 0);
+    ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-2"), QStringLiteral("x"))));
+    EXPECT_EQ(mode(log.path()), 0600);
+
+    // A link planted in the log's place is refused and its target left alone.
+    QTemporaryDir other;
+    const QString victim = other.filePath(QStringLiteral("victim"));
+    writeAll(victim, "precious\n");
+    AuditLog planted(AuditLog::pathIn(other.filePath(QStringLiteral("data"))), noKey());
+    ASSERT_TRUE(QDir(other.path()).mkpath(QStringLiteral("data")));
+    ASSERT_TRUE(QFile::link(victim, planted.path()));
+    QString error;
+    EXPECT_FALSE(planted.append(entry(QStringLiteral("gpu-1"), QStringLiteral("x")), &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("symbolic link"))) << error.toStdString();
+    EXPECT_EQ(readAll(victim), QByteArray("precious\n"));
+}
 
 TEST(AuditLog, EntriesReadBackInOrderAndTheChainIsIntact)
 {

@@ -5,6 +5,7 @@
 #include "sshfixture.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QProcess>
 #include <QTcpServer>
 #include <QTemporaryDir>
@@ -111,6 +112,32 @@ TEST(SshCli, RefusedHostKeyExitsFourAndTheFingerprintLetsItIn)
     EXPECT_EQ(entries[1].action, QStringLiteral("accepted-new"));
     EXPECT_EQ(entries[1].host, SshdProcess::alias());
     EXPECT_TRUE(entries[1].detail.contains(sshd.hostKeyFingerprint()));
+}
+
+// An acceptance that cannot be audited does not happen: with audit.jsonl a
+// folder, the key is not saved and the command does not run.
+TEST(SshCli, AHostKeyWhoseAuditEntryCannotBeWrittenIsNotAcceptedAndNothingRuns)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    ASSERT_TRUE(opsdeck::test::writeFile(sshd.knownHosts(), QByteArray()));
+    QTemporaryDir data;
+    ASSERT_TRUE(QDir(data.path()).mkpath(QStringLiteral("audit.jsonl")));
+    const QString marker = data.filePath(QStringLiteral("ran"));
+    const CliRun run = runSsh(sshd,
+                              withConfig(sshd) << QStringLiteral("--data-dir") << data.path()
+                                               << QStringLiteral("--accept-new-host-key")
+                                               << sshd.hostKeyFingerprint(),
+                              {QStringLiteral("touch"), marker});
+    EXPECT_EQ(run.exitCode, 4) << run.standardError.toStdString();
+    EXPECT_TRUE(run.standardError.contains(QStringLiteral("audit")))
+        << run.standardError.toStdString();
+    EXPECT_TRUE(run.standardError.contains(QStringLiteral("Nothing was saved")))
+        << run.standardError.toStdString();
+    EXPECT_FALSE(QFile::exists(marker));
+    QFile knownHosts(sshd.knownHosts());
+    ASSERT_TRUE(knownHosts.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(knownHosts.readAll().isEmpty()) << "the key must not be saved";
 }
 
 // Output is copied while the command runs: the command waits for a file the

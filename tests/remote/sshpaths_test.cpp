@@ -100,9 +100,10 @@ TEST(SshPaths, AConnectChecksTheKnownHostsOfThePasswordDatabaseHome)
     settings.useAgent = false;
     std::mutex mutex;
     QString checked;
-    settings.hostKeyDecided = [&](const opsdeck::remote::HostKeyDecision &decision) {
+    settings.hostKeyDecided = [&](const opsdeck::remote::HostKeyDecision &decision, QString *) {
         const std::lock_guard lock(mutex);
         checked = decision.knownHostsFile;
+        return true;
     };
     opsdeck::remote::SshTransport transport(settings.host, settings);
     opsdeck::remote::CommandRequest request;

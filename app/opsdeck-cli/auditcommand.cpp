@@ -1,0 +1,111 @@
+#include "auditcommand.h"
+
+#include "apppaths.h"
+#include "auditkey.h"
+#include "auditlog.h"
+#include "clioutput.h"
+#include "visibletext.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonObject>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::cli {
+
+namespace {
+
+int verify(const history::AuditLog &log, bool json)
+{
+    const history::AuditVerification result = log.check();
+    if (json) {
+        QJsonObject o;
+        o[u"file"_s] = log.path();
+        o[u"status"_s] = result.statusName();
+        o[u"line"_s] = result.line;
+        o[u"entries"_s] = result.entries;
+        o[u"head_entries"_s] = result.headEntries;
+        o[u"keyed"_s] = result.keyed;
+        o[u"reason"_s] = result.reason;
+        o[u"key"_s] = result.keyNote;
+        printJson(QJsonDocument(o));
+    } else if (!QFileInfo::exists(log.path()) && result.ok()) {
+        printLine(u"%1: no audit log yet (nothing audited in this data dir)"_s.arg(log.path()));
+    } else {
+        QString verdict;
+        switch (result.status) {
+        case history::AuditVerification::Status::Intact:
+            verdict = u"intact, %1 entries"_s.arg(result.entries);
+            break;
+        case history::AuditVerification::Status::Broken:
+            verdict = u"BROKEN at line %1: %2"_s.arg(result.line).arg(result.reason);
+            break;
+        case history::AuditVerification::Status::Truncated:
+            verdict = u"TRUNCATED: %1"_s.arg(result.reason);
+            break;
+        }
+        printLine(u"%1: %2"_s.arg(log.path(), verdict));
+        printLine(u"chain: %1"_s.arg(result.keyNote));
+    }
+    return result.ok() ? ExitOk : ExitFailed;
+}
+
+int list(const history::AuditLog &log, bool json)
+{
+    QStringList problems;
+    const QVector<history::AuditEntry> entries = log.read(&problems);
+    for (const QString &problem : std::as_const(problems))
+        printError(problem);
+    if (json) {
+        QJsonArray array;
+        for (const history::AuditEntry &entry : entries) {
+            QJsonObject o;
+            o[u"id"_s] = entry.line;
+            o[u"time"_s] = entry.time.toUTC().toString(Qt::ISODateWithMs);
+            o[u"user"_s] = entry.user;
+            o[u"program"_s] = entry.program;
+            o[u"kind"_s] = entry.kind;
+            o[u"host"_s] = entry.host;
+            o[u"action"_s] = entry.action;
+            o[u"detail"_s] = entry.detail;
+            array.append(o);
+        }
+        printJson(QJsonDocument(array));
+        return ExitOk;
+    }
+    for (const history::AuditEntry &entry : entries)
+        // Written by other programs too: control characters are shown, never obeyed.
+        printLine(logging::visibleText(u"%1  %2  %3  %4  %5  %6  %7  %8"_s.arg(entry.line)
+                                           .arg(entry.time.toUTC().toString(Qt::ISODateWithMs),
+                                                entry.user, entry.program, entry.kind,
+                                                entry.host.isEmpty() ? u"-"_s : entry.host,
+                                                entry.action, entry.detail)));
+    return ExitOk;
+}
+
+} // namespace
+
+int runAudit(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        u"Read the audit log of the data dir (host-key decisions and, later, every knob edit "
+        "and workflow step), or verify its chain: exit 0 intact, 1 broken or truncated."_s);
+    parser.addOption({u"verify"_s, u"Check the chain and the head; say intact, broken at line "
+                                   "N, or truncated, and whether the chain is keyed."_s});
+    parser.addOption(jsonOption());
+    parser.addOption(dataDirOption());
+    if (!parseArguments(parser, arguments))
+        return ExitBadInput;
+    if (!parser.positionalArguments().isEmpty()) {
+        printError(
+            u"audit takes no arguments (got '%1')"_s.arg(parser.positionalArguments().first()));
+        return ExitBadInput;
+    }
+    const auto log = history::AuditKey::inDataDir(parser.value(u"data-dir"_s));
+    const bool json = parser.isSet(u"json"_s);
+    return parser.isSet(u"verify"_s) ? verify(*log, json) : list(*log, json);
+}
+
+} // namespace opsdeck::cli

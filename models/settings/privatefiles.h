@@ -1,0 +1,40 @@
+#pragma once
+
+#include <QString>
+
+namespace opsdeck::settings {
+
+/// OpsDeck's own files — the data folder (history, audit log, pid files) and
+/// the config folder (opsdeck.conf, the plaintext secrets file) — are the
+/// user's alone, whatever the umask: folders are created 0700 and files 0600.
+/// The files that matter (the audit log, the secrets file, the history
+/// database and the lock files beside them) are never followed through a
+/// symbolic link, which another user with write access to a parent folder
+/// could plant to make OpsDeck write into a file of their choosing.
+/// (Files meant for teammates on a host — the host's audit copy, the cluster
+/// lock — are not these.) Thread: any; no state.
+class PrivateFiles
+{
+public:
+    /// Creates `dir` and its missing parents with mode 0700 (existing ones are
+    /// left as they are). False with `error` naming the folder and the OS's reason.
+    static bool makeDir(const QString &dir, QString *error = nullptr);
+
+    /// Refuses `path` when it is a symbolic link ("… is a symbolic link:
+    /// refused, OpsDeck does not follow links for its own files"); true when
+    /// it is not one or does not exist.
+    static bool refuseLink(const QString &path, QString *error = nullptr);
+
+    /// Opens `path` (open(2) `flags`, O_NOFOLLOW and O_CLOEXEC added) and
+    /// makes sure it is a regular file of this user with mode 0600: a looser
+    /// mode is tightened (and said in the log), another owner or type is
+    /// refused. A new file is created 0600. Returns the descriptor, or -1 with
+    /// `error` naming the file.
+    static int open(const QString &path, int flags, QString *error = nullptr);
+
+    /// Tightens an existing file of this user to 0600 when it is looser;
+    /// refuses a link, another owner or a non-file. True when absent.
+    static bool tighten(const QString &path, QString *error = nullptr);
+};
+
+} // namespace opsdeck::settings

@@ -1,0 +1,92 @@
+// `opsdeck-cli audit` and `audit --verify` as a user runs them: the JSON keys
+// of the contract, and exit 0 intact, 1 broken (naming the line) or truncated.
+#include "auditkey.h"
+#include "auditlog.h"
+#include "clitest.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <gtest/gtest.h>
+
+using opsdeck::history::AuditEntry;
+using opsdeck::history::AuditKey;
+using opsdeck::history::AuditLog;
+using opsdeck::test::runCli;
+
+namespace {
+
+// Written the way the CLI writes it: keyed by the secret store when one answers.
+void writeEntries(const QString &dataDir, int count)
+{
+    AuditLog log(AuditLog::pathIn(dataDir), AuditKey::fromSecretStore());
+    for (int i = 0; i < count; ++i) {
+        AuditEntry entry;
+        entry.kind = QStringLiteral("host-key");
+        entry.host = QStringLiteral("gpu-%1").arg(i);
+        entry.action = QStringLiteral("accepted-new");
+        entry.detail = QStringLiteral("ssh-ed25519 SHA256:abc%1").arg(i);
+        QString error;
+        ASSERT_TRUE(log.append(entry, &error)) << error.toStdString();
+    }
+}
+
+} // namespace
+
+TEST(CliAudit, ListsEveryEntryWithTheKeysOfTheContract)
+{
+    QTemporaryDir dir;
+    writeEntries(dir.path(), 2);
+    const auto run = runCli({QStringLiteral("audit"), QStringLiteral("--json"),
+                             QStringLiteral("--data-dir"), dir.path()});
+    ASSERT_EQ(run.exitCode, 0) << run.standardError.toStdString();
+    const QJsonArray entries = run.json().array();
+    ASSERT_EQ(entries.size(), 2);
+    const QJsonObject first = entries.at(0).toObject();
+    for (const char *key : {"id", "time", "user", "program", "kind", "host", "action", "detail"})
+        EXPECT_TRUE(first.contains(QLatin1String(key))) << key;
+    EXPECT_EQ(first.value(QStringLiteral("id")).toInt(), 1);
+    EXPECT_EQ(entries.at(1).toObject().value(QStringLiteral("id")).toInt(), 2);
+    EXPECT_EQ(first.value(QStringLiteral("host")).toString(), QStringLiteral("gpu-0"));
+    EXPECT_FALSE(first.value(QStringLiteral("user")).toString().isEmpty());
+}
+
+TEST(CliAudit, VerifySaysIntactBrokenAtALineOrTruncatedWithItsExitCode)
+{
+    QTemporaryDir dir;
+    writeEntries(dir.path(), 3);
+    const QStringList verify{QStringLiteral("audit"), QStringLiteral("--verify"),
+                             QStringLiteral("--data-dir"), dir.path()};
+    auto run = runCli(verify);
+    EXPECT_EQ(run.exitCode, 0) << run.standardOutput.toStdString();
+    EXPECT_TRUE(run.standardOutput.contains("intact, 3 entries"))
+        << run.standardOutput.toStdString();
+    EXPECT_TRUE(run.standardOutput.contains("chain: ")) << run.standardOutput.toStdString();
+
+    const QString path = AuditLog::pathIn(dir.path());
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const QByteArray original = file.readAll();
+    file.close();
+    QByteArray edited = original;
+    edited.replace("\"host\":\"gpu-1\"", "\"host\":\"gpu-9\"");
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(edited);
+    file.close();
+    run = runCli(QStringList(verify) << QStringLiteral("--json"));
+    EXPECT_EQ(run.exitCode, 1);
+    EXPECT_EQ(run.json().object().value(QStringLiteral("status")).toString(),
+              QStringLiteral("broken"));
+    EXPECT_EQ(run.json().object().value(QStringLiteral("line")).toInt(), 3);
+
+    QByteArray cut = original;
+    cut.truncate(cut.lastIndexOf('\n', cut.size() - 2) + 1);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(cut);
+    file.close();
+    run = runCli(verify);
+    EXPECT_EQ(run.exitCode, 1);
+    EXPECT_TRUE(run.standardOutput.contains("TRUNCATED: the head says 3 entries, the file has 2"))
+        << run.standardOutput.toStdString();
+}
