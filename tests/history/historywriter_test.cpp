@@ -13,6 +13,7 @@
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <thread>
 
 using namespace opsdeck::history;
@@ -79,19 +80,18 @@ TEST(HistoryWriter, ASecondWriterIsRefusedAndNamesTheFirst)
     EXPECT_TRUE(second.start(&error)) << error.toStdString();
 }
 
-// Two data dirs whose history.sqlite is one file (a symbolic link): the
-// second writer meets the first's lock beside the real file.
-TEST(HistoryWriter, AWriterThroughASymbolicLinkMeetsTheLockOfTheFileItNames)
+// Two names for one data dir (a link to the folder): the second writer meets
+// the first's lock beside the real file.
+TEST(HistoryWriter, AWriterThroughALinkedFolderMeetsTheLockOfTheFileItNames)
 {
     QTemporaryDir dir;
     ASSERT_TRUE(QDir(dir.path()).mkpath(QStringLiteral("a")));
-    ASSERT_TRUE(QDir(dir.path()).mkpath(QStringLiteral("b")));
     const QString real = HistoryStore::pathIn(dir.filePath(QStringLiteral("a")));
+    ASSERT_TRUE(QFile::link(dir.filePath(QStringLiteral("a")), dir.filePath(QStringLiteral("b"))));
     const QString linked = HistoryStore::pathIn(dir.filePath(QStringLiteral("b")));
     HistoryWriter first(real, settings());
     QString error;
     ASSERT_TRUE(first.start(&error)) << error.toStdString();
-    ASSERT_TRUE(QFile::link(real, linked));
     EXPECT_EQ(HistoryWriter::lockPath(linked), HistoryWriter::lockPath(real));
     HistoryWriter second(linked, settings());
     EXPECT_FALSE(second.start(&error));
@@ -99,6 +99,42 @@ TEST(HistoryWriter, AWriterThroughASymbolicLinkMeetsTheLockOfTheFileItNames)
     EXPECT_TRUE(error.contains(QStringLiteral("history is being recorded by pid %1")
                                    .arg(QCoreApplication::applicationPid())))
         << error.toStdString();
+}
+
+// A history.sqlite planted as a link is refused and its target untouched;
+// the database is the user's alone whatever the umask.
+TEST(HistoryWriter, ADatabaseThatIsALinkIsRefusedAndANewOneIs0600)
+{
+    QTemporaryDir dir;
+    const QString victim = dir.filePath(QStringLiteral("victim"));
+    QFile victimFile(victim);
+    ASSERT_TRUE(victimFile.open(QIODevice::WriteOnly));
+    victimFile.write("precious\n");
+    victimFile.close();
+    ASSERT_TRUE(QDir(dir.path()).mkpath(QStringLiteral("data")));
+    const QString path = HistoryStore::pathIn(dir.filePath(QStringLiteral("data")));
+    ASSERT_TRUE(QFile::link(victim, path));
+    HistoryWriter planted(path, settings());
+    QString error;
+    EXPECT_FALSE(planted.start(&error));
+    EXPECT_TRUE(error.contains(QStringLiteral("symbolic link"))) << error.toStdString();
+    ASSERT_TRUE(victimFile.open(QIODevice::ReadOnly));
+    EXPECT_EQ(victimFile.readAll(), QByteArray("precious\n"));
+
+    const QString fresh = HistoryStore::pathIn(dir.filePath(QStringLiteral("new/data")));
+    const mode_t old = ::umask(0);
+    HistoryWriter writer(fresh, settings());
+    const bool started = writer.start(&error);
+    ::umask(old);
+    ASSERT_TRUE(started) << error.toStdString();
+    writer.append(QStringLiteral("decode"), QStringLiteral("running"), QString(), t0, 1);
+    writer.stop();
+    EXPECT_EQ(QFile::permissions(fresh) & (QFile::ReadOther | QFile::ReadGroup | QFile::WriteOther |
+                                           QFile::WriteGroup),
+              0);
+    EXPECT_EQ(QFile::permissions(dir.filePath(QStringLiteral("new"))) &
+                  (QFile::ReadOther | QFile::ExeOther | QFile::ReadGroup | QFile::ExeGroup),
+              0);
 }
 
 TEST(HistoryWriter, RewritesTheOpenBlockInPlaceUntilItIsFull)

@@ -114,6 +114,34 @@ TEST(PlaintextSecretFile, IsCreatedWithMode0600AndRoundTrips)
     EXPECT_EQ(file.read(QStringLiteral("http/decode/api-key")).status, Status::NotFound);
 }
 
+// Another user's planted link must not make OpsDeck write a secret into
+// their file; a file readable by others is tightened before it is read.
+TEST(PlaintextSecretFile, ALinkInItsPlaceIsRefusedAndALooseFileIsTightened)
+{
+    QTemporaryDir dir;
+    const QString victim = dir.filePath(QStringLiteral("victim"));
+    QFile victimFile(victim);
+    ASSERT_TRUE(victimFile.open(QIODevice::WriteOnly));
+    victimFile.write("precious\n");
+    victimFile.close();
+    const QString path = dir.filePath(QStringLiteral("secrets.json"));
+    ASSERT_TRUE(QFile::link(victim, path));
+    PlaintextSecretFile file(path);
+    const auto written = file.write(QStringLiteral("http/decode/api-key"), "sk-file");
+    EXPECT_FALSE(written.ok());
+    EXPECT_TRUE(written.error.contains(QStringLiteral("symbolic link"))) << written.error.toStdString();
+    ASSERT_TRUE(victimFile.open(QIODevice::ReadOnly));
+    EXPECT_EQ(victimFile.readAll(), QByteArray("precious\n"));
+    victimFile.close();
+
+    QFile::remove(path);
+    ASSERT_TRUE(file.write(QStringLiteral("http/decode/api-key"), "sk-file").ok());
+    ASSERT_TRUE(QFile::setPermissions(path, QFile::permissions(path) | QFile::ReadOther |
+                                                QFile::ReadGroup));
+    EXPECT_EQ(file.read(QStringLiteral("http/decode/api-key")).value, QByteArrayLiteral("sk-file"));
+    EXPECT_EQ(QFile::permissions(path) & (QFile::ReadOther | QFile::ReadGroup), 0);
+}
+
 // The console's poller reads keys on its worker thread: the store works there too.
 TEST(SecretStore, BlockingReadOnAWorkerThread)
 {
