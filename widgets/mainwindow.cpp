@@ -24,6 +24,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QScreen>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -82,6 +83,7 @@ MainWindow::MainWindow(QWidget *parent)
     layout->addWidget(m_banner);
     layout->addWidget(m_alertBanner);
     layout->addWidget(m_stallBanner);
+    layout->addWidget(buildHistoryProblemBar());
     layout->addWidget(m_secretsBanner);
     layout->addWidget(m_servicesPanel);
     auto *metrics = new QWidget;
@@ -137,6 +139,10 @@ void MainWindow::connectSession()
             &MainWindow::showHistoryStatus);
     connect(s, &session::ConsoleSession::historyWriteFailed, this,
             [this](const QString &error) { statusBar()->showMessage(error, 10000); });
+    connect(s, &session::ConsoleSession::historyCorrupted, this, [this](const QString &error) {
+        m_historyProblemLabel->setText(error);
+        m_historyProblem->show();
+    });
     connect(s, &session::ConsoleSession::demoProgressed, this,
             [this](const QString &line) { statusBar()->showMessage(line, 5000); });
     connect(s, &session::ConsoleSession::demoInventoryOpened, this,
@@ -185,6 +191,49 @@ void MainWindow::showAnswers(const probes::PollAnswers &answers)
         m_dashboard->noteLoad(sample);
     for (const probes::MetricsSnapshot &snapshot : answers.snapshots)
         m_dashboard->noteSnapshot(snapshot);
+}
+
+QWidget *MainWindow::buildHistoryProblemBar()
+{
+    // Recording stopped on a corrupt file: say so where it cannot be missed,
+    // with the one action that fixes it.
+    m_historyProblem = new QWidget;
+    m_historyProblem->setAutoFillBackground(true);
+    QPalette palette = m_historyProblem->palette();
+    palette.setColor(QPalette::Window, QColor(0xff, 0xeb, 0xee));
+    palette.setColor(QPalette::WindowText, QColor(0xb7, 0x1c, 0x1c));
+    m_historyProblem->setPalette(palette);
+    auto *row = new QHBoxLayout(m_historyProblem);
+    row->setContentsMargins(10, 6, 10, 6);
+    m_historyProblemLabel = new QLabel;
+    m_historyProblemLabel->setWordWrap(true);
+    m_historyProblemLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_recoverHistory = new QPushButton(QStringLiteral("Move it aside and start a new history"));
+    row->addWidget(m_historyProblemLabel, 1);
+    row->addWidget(m_recoverHistory);
+    connect(m_recoverHistory, &QPushButton::clicked, this, &MainWindow::recoverHistory);
+    m_historyProblem->hide();
+    return m_historyProblem;
+}
+
+void MainWindow::recoverHistory()
+{
+    QString movedTo;
+    QString error;
+    if (!m_session->recoverHistory(&movedTo, &error)) {
+        m_historyProblemLabel->setText(QStringLiteral("Not moved: %1").arg(error));
+        return;
+    }
+    m_historyProblem->hide();
+    statusBar()->showMessage(
+        QStringLiteral("The corrupt history was moved to %1; recording into a new one")
+            .arg(movedTo),
+        15000);
+}
+
+QString MainWindow::historyProblemText() const
+{
+    return m_historyProblem->isHidden() ? QString() : m_historyProblemLabel->text();
 }
 
 void MainWindow::showHistoryStatus(const QString &status, const QString &detail)

@@ -7,6 +7,7 @@
 
 class QComboBox;
 class QLabel;
+class QPushButton;
 class QStackedWidget;
 class QTabWidget;
 class DecodeBatchPanel;
@@ -65,6 +66,10 @@ public:
     /// The status bar's history text ("recording history to …",
     /// "history recorded by pid N").
     QString historyStatus() const;
+    /// The corrupt-history bar's text; empty while it is hidden.
+    QString historyProblemText() const;
+    /// Its "Move aside and start anew" button (HistoryWriter::moveAside).
+    QPushButton *recoverHistoryButton() const { return m_recoverHistory; }
     /// Reads the markers of the shown span now (the timer does every 5 s).
     void refreshMarkers();
 
@@ -117,6 +122,8 @@ private:
     void showAlerts();
     void showHistoryStatus(const QString &status, const QString &detail);
     void showWatching();
+    QWidget *buildHistoryProblemBar();
+    void recoverHistory();
     void reloadInventory();
     void chooseInventory();
     // Past ranges (mainwindowhistory.cpp).
@@ -142,6 +149,9 @@ private:
     QLabel *m_alertBanner;
     QLabel *m_refreshLabel;
     QLabel *m_historyLabel;
+    QWidget *m_historyProblem = nullptr;
+    QLabel *m_historyProblemLabel = nullptr;
+    QPushButton *m_recoverHistory = nullptr;
     qint64 m_rangeMs = 0; ///< span shown, ms; 0 live
     bool m_shutdownFinished = false;
 };

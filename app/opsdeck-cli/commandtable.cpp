@@ -44,7 +44,8 @@ const std::vector<CliCommand> &commandTable()
          u"FILE1 FILE2 (--interval S | --at T1 T2) [--profile P] [--json]"_s,
          u"per-second rates and latency quantiles between two scrapes"_s, &runMetricsRate},
         {u"record"_s, QString(),
-         u"--inventory FILE [--pid-file FILE] [--interval-ms MS] [--no-watch] "_s + inventoryFlags,
+         u"--inventory FILE [--pid-file FILE] [--interval-ms MS] [--no-watch] [--recover] "_s +
+             inventoryFlags,
          u"record history, and run the keep-alive watch, without a window until SIGTERM"_s,
          &runRecord},
         {u"diagnose"_s, QString(),

@@ -61,6 +61,30 @@ bool writePidFile(const QString &pidFile, QString *error)
     return true;
 }
 
+// --recover: a corrupt database is moved aside before recording starts.
+bool recoverIfCorrupt(const QString &database)
+{
+    history::HistoryWriter check(database);
+    QString error;
+    if (check.start(&error)) {
+        check.stop();
+        std::fprintf(stderr, "opsdeck-cli: %s is sound: nothing moved\n",
+                     database.toLocal8Bit().constData());
+        return true;
+    }
+    if (check.startFailure() != history::HistoryWriter::StartFailure::Corrupt)
+        return true; // locked or unusable: the start below says why
+    QString movedTo;
+    if (!history::HistoryWriter::moveAside(database, &movedTo, &error)) {
+        printError(error);
+        return false;
+    }
+    std::fprintf(stderr,
+                 "opsdeck-cli: moved the corrupt %s aside to %s; recording into a new one\n",
+                 database.toLocal8Bit().constData(), movedTo.toLocal8Bit().constData());
+    return true;
+}
+
 } // namespace
 
 int runRecord(const QStringList &arguments)
@@ -85,6 +109,11 @@ int runRecord(const QStringList &arguments)
          QStringLiteral(
              "Do not run the keep-alive watch (fresh and reused probes of every path "
              "into each cluster, one round a minute; the inventory's watch: section).")});
+    parser.addOption(
+        {QStringLiteral("recover"),
+         QStringLiteral("When SQLite finds the history database corrupt, move it aside as "
+                        "history.sqlite.corrupt-<UTC time> and start a new one (a sound one is "
+                        "left as it is).")});
     parser.addOption(dataDirOption());
     addTunnelOptions(parser);
     if (!parseArguments(parser, arguments))
@@ -132,6 +161,8 @@ int runRecord(const QStringList &arguments)
         QMetaObject::invokeMethod(
             QCoreApplication::instance(), [] { QCoreApplication::quit(); }, Qt::QueuedConnection);
     });
+    if (parser.isSet(QStringLiteral("recover")) && !recoverIfCorrupt(database))
+        return ExitFailed;
     session::ConsoleSession session(options);
     session.watchRouted(loaded->inventory);
     history::HistoryWriter *writer = session.historyWriter();
@@ -149,6 +180,15 @@ int runRecord(const QStringList &arguments)
     }
     int exitCode = ExitOk;
     QString lastWriteError;
+    // A corrupt file stops recording at once: every later flush would fail
+    // alike and lose more; the file is left for --recover.
+    QObject::connect(writer, &history::HistoryWriter::corrupted, writer,
+                     [&](const QString &reason) {
+                         printError(reason);
+                         lastWriteError = reason;
+                         exitCode = ExitFailed;
+                         QCoreApplication::quit();
+                     });
     QObject::connect(writer, &history::HistoryWriter::writeFailed, writer,
                      [&](const QString &reason, int failedFlushes, qint64) {
                          // A corrupted or full file fails every flush alike: say each new
@@ -171,7 +211,11 @@ int runRecord(const QStringList &arguments)
     // delivered before the final flush.
     session.stop();
     spdlog::info("record: stopping, {} samples passed on", session.samplesRecorded());
-    if (exitCode == ExitFailed)
+    if (exitCode == ExitFailed && writer->isCorrupt())
+        printError(QStringLiteral("stopped: %1 is corrupt; %2 samples were not written")
+                       .arg(database)
+                       .arg(writer->samplesNotWritten()));
+    else if (exitCode == ExitFailed)
         printError(QStringLiteral("stopped: %1 flushes in a row failed to write into %2 (%3); "
                                   "%4 samples were not written")
                        .arg(kMaxFailedFlushes)

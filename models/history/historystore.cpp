@@ -80,18 +80,48 @@ QString HistoryStore::pathIn(const QString &dataDir)
 bool HistoryStore::fail(const QString &what, const QString &reason)
 {
     m_error = QStringLiteral("%1: %2: %3").arg(m_path, what, reason);
+    m_corrupt = false;
     return false;
+}
+
+bool HistoryStore::fail(const QString &what, const QSqlError &error)
+{
+    fail(what, error.text());
+    // The driver gives SQLite's extended code; the primary one is its low byte.
+    constexpr int sqliteCorrupt = 11;
+    constexpr int sqliteNotADatabase = 26;
+    bool numeric = false;
+    const int code = error.nativeErrorCode().toInt(&numeric) & 0xff;
+    m_corrupt = numeric && (code == sqliteCorrupt || code == sqliteNotADatabase);
+    return false;
+}
+
+QString HistoryStore::quickCheck()
+{
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    if (!query.exec(QStringLiteral("PRAGMA quick_check(5)"))) {
+        fail(QStringLiteral("quick_check"), query.lastError());
+        return m_error;
+    }
+    QStringList findings;
+    while (query.next())
+        findings << query.value(0).toString();
+    if (findings == QStringList{QStringLiteral("ok")})
+        return {};
+    fail(QStringLiteral("quick_check"), findings.join(QStringLiteral("; ")));
+    m_corrupt = true;
+    return m_error;
 }
 
 bool HistoryStore::exec(const QString &sql)
 {
     QSqlQuery query(QSqlDatabase::database(m_connection, false));
     if (!query.exec(sql))
-        return fail(sql.section(QLatin1Char(' '), 0, 2), query.lastError().text());
+        return fail(sql.section(QLatin1Char(' '), 0, 2), query.lastError());
     return true;
 }
 
-bool HistoryStore::open()
+bool HistoryStore::open(bool checkFirst)
 {
     m_insertBlock.reset(); // prepared on the connection being replaced
     m_updateBlock.reset();
@@ -106,7 +136,10 @@ bool HistoryStore::open()
     db.setDatabaseName(m_path);
     db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
     if (!db.open())
-        return fail(QStringLiteral("open"), db.lastError().text());
+        return fail(QStringLiteral("open"), db.lastError());
+    // Before any statement that could write: a corrupt file is left as it is.
+    if (checkFirst && !quickCheck().isEmpty())
+        return false;
     // WAL: the console reads while the recorder writes; NORMAL is safe in WAL
     // (a crash loses at most the last transaction, never the file).
     for (const char *pragma :
@@ -129,13 +162,13 @@ bool HistoryStore::isOpen() const
 bool HistoryStore::beginBatch()
 {
     QSqlDatabase db = QSqlDatabase::database(m_connection, false);
-    return db.transaction() || fail(QStringLiteral("begin"), db.lastError().text());
+    return db.transaction() || fail(QStringLiteral("begin"), db.lastError());
 }
 
 bool HistoryStore::commitBatch()
 {
     QSqlDatabase db = QSqlDatabase::database(m_connection, false);
-    return db.commit() || fail(QStringLiteral("commit"), db.lastError().text());
+    return db.commit() || fail(QStringLiteral("commit"), db.lastError());
 }
 
 void HistoryStore::rollbackBatch()
@@ -154,7 +187,7 @@ std::optional<qint64> HistoryStore::seriesId(const QString &service, const QStri
     query.addBindValue(key);
     query.addBindValue(unit);
     if (!query.exec()) {
-        fail(QStringLiteral("series %1/%2").arg(service, key), query.lastError().text());
+        fail(QStringLiteral("series %1/%2").arg(service, key), query.lastError());
         return std::nullopt;
     }
     return findSeries(service, key);
@@ -167,7 +200,7 @@ std::optional<qint64> HistoryStore::findSeries(const QString &service, const QSt
     query.addBindValue(service);
     query.addBindValue(key);
     if (!query.exec()) {
-        fail(QStringLiteral("series %1/%2").arg(service, key), query.lastError().text());
+        fail(QStringLiteral("series %1/%2").arg(service, key), query.lastError());
         return std::nullopt;
     }
     if (!query.next())
@@ -197,7 +230,7 @@ std::optional<qint64> HistoryStore::writeBlock(qint64 seriesId, qint64 blockId,
     query.bindValue(3, SampleBlockCodec::encode(samples));
     query.bindValue(4, blockId == 0 ? seriesId : blockId);
     if (!query.exec()) {
-        fail(QStringLiteral("write block"), query.lastError().text());
+        fail(QStringLiteral("write block"), query.lastError());
         return std::nullopt;
     }
     return blockId == 0 ? query.lastInsertId().toLongLong() : blockId;
@@ -220,7 +253,7 @@ bool HistoryStore::mergeRollup(qint64 seriesId, const Rollup &rollup)
          {QVariant(seriesId), QVariant(rollup.minuteMs), QVariant(rollup.min), QVariant(rollup.max),
           QVariant(rollup.mean), QVariant(rollup.last), QVariant(rollup.count)})
         query.bindValue(position++, value);
-    return query.exec() || fail(QStringLiteral("write rollup"), query.lastError().text());
+    return query.exec() || fail(QStringLiteral("write rollup"), query.lastError());
 }
 
 std::optional<qint64> HistoryStore::addMarker(const Marker &marker)
@@ -235,7 +268,7 @@ std::optional<qint64> HistoryStore::addMarker(const Marker &marker)
     query.addBindValue(marker.link);
     query.addBindValue(marker.service);
     if (!query.exec()) {
-        fail(QStringLiteral("add marker"), query.lastError().text());
+        fail(QStringLiteral("add marker"), query.lastError());
         return std::nullopt;
     }
     return query.lastInsertId().toLongLong();
@@ -251,7 +284,7 @@ std::optional<qint64> HistoryStore::addCheck(const CheckRecord &check)
     query.addBindValue(check.cluster);
     query.addBindValue(QString::fromUtf8(check.json));
     if (!query.exec()) {
-        fail(QStringLiteral("add check"), query.lastError().text());
+        fail(QStringLiteral("add check"), query.lastError());
         return std::nullopt;
     }
     return query.lastInsertId().toLongLong();
@@ -271,7 +304,7 @@ std::optional<qint64> HistoryStore::prune(const Retention &retention, qint64 now
         query.prepare(QString::fromLatin1(step.sql));
         query.addBindValue(step.cutoff);
         if (!query.exec()) {
-            fail(QStringLiteral("prune"), query.lastError().text());
+            fail(QStringLiteral("prune"), query.lastError());
             return std::nullopt;
         }
         deleted += query.numRowsAffected();

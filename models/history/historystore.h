@@ -8,6 +8,7 @@
 #include "rollup.h"
 #include "seriesinfo.h"
 
+#include <QSqlError>
 #include <QString>
 #include <QVector>
 #include <memory>
@@ -51,10 +52,19 @@ public:
     /// `<dataDir>/history.sqlite`.
     static QString pathIn(const QString &dataDir);
 
-    bool open();
+    /// Opens (creating the file and schema when missing). `checkFirst`: run
+    /// quickCheck() before any statement that could write, and fail on a
+    /// corrupt file (lastErrorIsCorruption()) leaving it byte for byte.
+    bool open(bool checkFirst = false);
     bool isOpen() const;
     QString path() const { return m_path; }
     QString lastError() const { return m_error; }
+    /// True when the last error was SQLite's "corrupt" (SQLITE_CORRUPT) or
+    /// "not a database" (SQLITE_NOTADB): writing on would lose more.
+    bool lastErrorIsCorruption() const { return m_corrupt; }
+    /// `PRAGMA quick_check`: empty when the file is sound, else SQLite's first
+    /// findings (and lastErrorIsCorruption() is true). O(size of the file).
+    QString quickCheck();
 
     // Writing (the writer's thread). A batch is one transaction.
     bool beginBatch();
@@ -98,6 +108,7 @@ public:
 private:
     bool exec(const QString &sql);
     bool fail(const QString &what, const QString &reason);
+    bool fail(const QString &what, const QSqlError &error);
     std::optional<qint64> findSeries(const QString &service, const QString &key);
     QVector<Sample> rawOf(qint64 seriesId, qint64 fromMs, qint64 toMs);
     QVector<Rollup> rollupsOf(qint64 seriesId, qint64 fromMs, qint64 toMs);
@@ -110,6 +121,7 @@ private:
     QString m_path;
     QString m_connection; ///< unique Qt Sql connection name of this instance
     QString m_error;
+    bool m_corrupt = false;
     std::unique_ptr<QSqlQuery> m_insertBlock;
     std::unique_ptr<QSqlQuery> m_updateBlock;
     std::unique_ptr<QSqlQuery> m_mergeRollup;

@@ -21,7 +21,7 @@ QVector<Sample> HistoryStore::rawOf(qint64 seriesId, qint64 fromMs, qint64 toMs)
     query.addBindValue(toMs);
     QVector<Sample> samples;
     if (!query.exec()) {
-        fail(QStringLiteral("read blocks"), query.lastError().text());
+        fail(QStringLiteral("read blocks"), query.lastError());
         return samples;
     }
     while (query.next()) {
@@ -52,7 +52,7 @@ QVector<Rollup> HistoryStore::rollupsOf(qint64 seriesId, qint64 fromMs, qint64 t
     query.addBindValue(toMs);
     QVector<Rollup> rollups;
     if (!query.exec()) {
-        fail(QStringLiteral("read rollups"), query.lastError().text());
+        fail(QStringLiteral("read rollups"), query.lastError());
         return rollups;
     }
     while (query.next()) {
@@ -119,7 +119,7 @@ QVector<Marker> HistoryStore::markers(qint64 fromMs, qint64 toMs)
     query.addBindValue(toMs);
     QVector<Marker> markers;
     if (!query.exec()) {
-        fail(QStringLiteral("read markers"), query.lastError().text());
+        fail(QStringLiteral("read markers"), query.lastError());
         return markers;
     }
     while (query.next()) {
@@ -143,7 +143,7 @@ QVector<CheckRecord> HistoryStore::checks(qint64 fromMs, qint64 toMs, const QStr
     query.addBindValue(kind.isNull() ? QString(QLatin1String("")) : kind);
     QVector<CheckRecord> checks;
     if (!query.exec()) {
-        fail(QStringLiteral("read checks"), query.lastError().text());
+        fail(QStringLiteral("read checks"), query.lastError());
         return checks;
     }
     while (query.next()) {
@@ -161,7 +161,7 @@ QVector<SeriesInfo> HistoryStore::seriesList()
     QVector<SeriesInfo> list;
     if (!query.exec(QStringLiteral("SELECT id, service, key, unit FROM series "
                                    "ORDER BY service, key"))) {
-        fail(QStringLiteral("read series"), query.lastError().text());
+        fail(QStringLiteral("read series"), query.lastError());
         return list;
     }
     while (query.next()) {

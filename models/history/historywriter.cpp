@@ -105,6 +105,7 @@ bool HistoryWriter::start(QString *error)
     if (m_worker)
         return true;
     m_startFailure = StartFailure::None;
+    m_corrupt = false;
     const QString dir = QFileInfo(m_path).absolutePath();
     if (!settings::PrivateFiles::makeDir(dir)) {
         *error = QStringLiteral("cannot create the history directory %1: %2")
@@ -160,12 +161,18 @@ bool HistoryWriter::start(QString *error)
     m_thread = std::make_unique<threads::WorkerThread>(QStringLiteral("history-writer"));
     auto *worker = m_thread->adopt(new HistoryWriterWorker(m_path, m_settings, m_queue));
     connect(worker, &HistoryWriterWorker::writeFailed, this, &HistoryWriter::writeFailed);
+    connect(worker, &HistoryWriterWorker::corrupted, this, [this](const QString &why) {
+        m_recording = false;
+        m_corrupt = true;
+        Q_EMIT corrupted(why);
+    });
     bool opened = false;
     QMetaObject::invokeMethod(
         worker, [worker, &opened, error] { opened = worker->open(error); },
         Qt::BlockingQueuedConnection);
     if (!opened) {
-        m_startFailure = StartFailure::Database;
+        m_corrupt = worker->isCorrupt();
+        m_startFailure = m_corrupt ? StartFailure::Corrupt : StartFailure::Database;
         m_thread.reset();
         m_lock.unlock();
         return false;
@@ -186,6 +193,48 @@ void HistoryWriter::stop()
     m_worker = nullptr;
     m_thread.reset();
     m_lock.unlock();
+    // What the last flush could not write is lost now: counted, never silent.
+    qsizetype unwritten = 0;
+    {
+        QMutexLocker lock(&m_queue->mutex);
+        unwritten = m_queue->samples.size();
+        m_queue->samples.clear();
+    }
+    if (unwritten > 0)
+        m_queue->samplesNotWritten.fetch_add(unwritten);
+}
+
+qsizetype HistoryWriter::samplesQueued() const
+{
+    QMutexLocker lock(&m_queue->mutex);
+    return m_queue->samples.size();
+}
+
+bool HistoryWriter::moveAside(const QString &databasePath, QString *movedTo, QString *error)
+{
+    QLockFile lock(lockPath(databasePath));
+    if (!lock.tryLock(0)) {
+        *error =
+            QStringLiteral("%1 is being recorded by another process: not moved").arg(databasePath);
+        return false;
+    }
+    const QString target =
+        databasePath + QStringLiteral(".corrupt-") +
+        QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd'T'HHmmss'Z'"));
+    // The WAL first: a database renamed without its WAL would lose its last pages.
+    for (const QString &suffix : {QStringLiteral("-wal"), QStringLiteral("-shm"), QString()}) {
+        const QString from = databasePath + suffix;
+        if (!QFileInfo::exists(from))
+            continue;
+        if (::rename(QFile::encodeName(from).constData(),
+                     QFile::encodeName(target + suffix).constData()) != 0) {
+            *error = QStringLiteral("cannot move %1 to %2: %3")
+                         .arg(from, target + suffix, QString::fromLocal8Bit(std::strerror(errno)));
+            return false;
+        }
+    }
+    *movedTo = target;
+    return true;
 }
 
 void HistoryWriter::append(const QString &service, const QString &key, const QString &unit,

@@ -43,7 +43,8 @@ public:
         None,
         Locked,            ///< another writer holds the lock
         UnusableDirectory, ///< the directory or its lock file cannot be made (bad input)
-        Database           ///< the database file cannot be opened
+        Database,          ///< the database file cannot be opened
+        Corrupt            ///< SQLite finds the file corrupt: left as it is (moveAside())
     };
 
     /// Age (ms) after which an empty or unreadable lock file counts as stale.
@@ -56,12 +57,24 @@ public:
     /// another writer holds it or the file cannot be opened.
     bool start(QString *error);
     /// Writes what is queued (rollups of the open minutes too), closes the
-    /// database and releases the lock. Idempotent.
+    /// database and releases the lock; samples it could not write are counted
+    /// in samplesNotWritten(). Idempotent.
     void stop();
-    /// Samples lost in failed flushes since this writer was made; any thread.
+    /// Samples that will never be written since this writer was made (any
+    /// thread): exact, see PendingQueue.
     qint64 samplesNotWritten() const { return m_queue->samplesNotWritten.load(); }
+    /// Samples waiting for the next flush (more after failed flushes); any thread.
+    qsizetype samplesQueued() const;
     StartFailure startFailure() const { return m_startFailure; }
-    bool isRecording() const { return m_worker != nullptr; }
+    /// True while samples are taken: started, and the file not found corrupt.
+    bool isRecording() const { return m_worker != nullptr && m_recording; }
+    bool isCorrupt() const { return m_corrupt; }
+
+    /// Moves a database nobody records into (and its -wal / -shm files) aside
+    /// as `<name>.corrupt-<UTC yyyyMMddTHHmmssZ>`, so that the next start()
+    /// begins a new one. False with `error` when a writer holds it or a rename
+    /// fails (then nothing was moved); `movedTo` names the new path.
+    static bool moveAside(const QString &databasePath, QString *movedTo, QString *error);
     QString databasePath() const { return m_path; }
 
     /// Queues one sample of (service, key); `unit` as shown on an axis.
@@ -72,11 +85,16 @@ public:
     bool flush();
 
 Q_SIGNALS:
-    /// Writing failed (disk full, file removed, a corrupted file...): the
-    /// samples of that batch are lost. `failedFlushes` counts the flushes
-    /// failed in a row (1 on the first), `samplesNotWritten` every sample
-    /// lost since this writer was made. Emitted on every failed flush.
+    /// Writing failed (disk full, file removed...): the samples of that batch
+    /// stay queued for the next flush (PendingQueue's bound). `failedFlushes`
+    /// counts the flushes failed in a row (1 on the first),
+    /// `samplesNotWritten` every sample lost for good since this writer was
+    /// made. Emitted on every failed flush.
     void writeFailed(const QString &error, int failedFlushes, qint64 samplesNotWritten);
+    /// SQLite found the file corrupt while writing: recording stopped at once
+    /// (isRecording() is false), the file is left as it is; `error` says so
+    /// and how to move it aside. The owner stops the writer.
+    void corrupted(const QString &error);
 
 private:
     bool removeEmptyStaleLock();
@@ -89,6 +107,7 @@ private:
     std::shared_ptr<PendingQueue> m_queue;
     HistoryWriterWorker *m_worker = nullptr;
     std::atomic<bool> m_recording{false};
+    bool m_corrupt = false;
     StartFailure m_startFailure = StartFailure::None;
 };
 

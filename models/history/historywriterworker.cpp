@@ -6,6 +6,18 @@
 
 namespace opsdeck::history {
 
+namespace {
+
+QString corruptText(const QString &error)
+{
+    return QStringLiteral("the history database is corrupt (%1): recording stopped and the file "
+                          "left as it is; `opsdeck-cli record --recover` or the window's Recover "
+                          "moves it aside and starts a new one")
+        .arg(error);
+}
+
+} // namespace
+
 HistoryWriterWorker::HistoryWriterWorker(const QString &path, const Settings &settings,
                                          std::shared_ptr<PendingQueue> queue)
     : m_path(path), m_settings(settings), m_queue(std::move(queue))
@@ -18,8 +30,10 @@ bool HistoryWriterWorker::open(QString *error)
 {
     // Created here: a Qt Sql connection belongs to the thread that made it.
     m_store = std::make_unique<HistoryStore>(m_path);
-    if (!m_store->open()) {
-        *error = m_store->lastError();
+    // A corrupt file is left as it is: writing on would lose more of it.
+    if (!m_store->open(true)) {
+        m_corrupt = m_store->lastErrorIsCorruption();
+        *error = m_corrupt ? corruptText(m_store->lastError()) : m_store->lastError();
         m_store.reset();
         return false;
     }
@@ -33,7 +47,7 @@ bool HistoryWriterWorker::open(QString *error)
 
 bool HistoryWriterWorker::flush(bool final)
 {
-    if (!m_store)
+    if (!m_store || m_corrupt)
         return false;
     QVector<PendingSample> pending;
     {
@@ -42,6 +56,9 @@ bool HistoryWriterWorker::flush(bool final)
     }
     if (pending.isEmpty() && !final && m_sincePrune.elapsed() < m_settings.pruneIntervalMs)
         return true;
+    // Restored when the batch fails: the open blocks and minutes as they were
+    // before it, so that its samples, queued again, are written once.
+    const QHash<SeriesKey, OpenSeries> before = m_series;
     bool ok = m_store->beginBatch();
     for (const PendingSample &sample : std::as_const(pending))
         ok = ok && add(sample);
@@ -56,13 +73,20 @@ bool HistoryWriterWorker::flush(bool final)
     }
     ok = ok && m_store->commitBatch();
     if (!ok) {
+        const bool corrupt = m_store->lastErrorIsCorruption();
+        const QString error = corrupt ? corruptText(m_store->lastError()) : m_store->lastError();
         m_store->rollbackBatch();
-        // Block row ids may now point at rows the rollback removed: start
-        // every series afresh rather than rewrite a row that is not there.
-        m_series.clear();
-        const QString error = m_store->lastError();
+        m_series = before;
+        requeue(std::move(pending));
+        if (corrupt) {
+            // Stop at once: every later flush would fail alike and lose more.
+            m_corrupt = true;
+            m_timer->stop();
+            spdlog::error("history: {}", error.toStdString());
+            Q_EMIT corrupted(error);
+            return false;
+        }
         ++m_failedFlushes;
-        m_queue->samplesNotWritten += pending.size();
         // A broken file fails every flush the same way: one log line per
         // change of error, not one every flush interval.
         if (error != m_lastError)
@@ -76,6 +100,18 @@ bool HistoryWriterWorker::flush(bool final)
         m_lastError.clear();
     }
     return ok;
+}
+
+void HistoryWriterWorker::requeue(QVector<PendingSample> pending)
+{
+    QMutexLocker lock(&m_queue->mutex);
+    pending.append(m_queue->samples);
+    const qsizetype excess = pending.size() - PendingQueue::kMaxSamples;
+    if (excess > 0) {
+        pending.remove(0, excess); // the oldest go first
+        m_queue->samplesNotWritten += excess;
+    }
+    m_queue->samples = std::move(pending);
 }
 
 bool HistoryWriterWorker::add(const PendingSample &pending)

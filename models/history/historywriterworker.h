@@ -26,12 +26,18 @@ struct PendingSample
     Sample sample;
 };
 
-/// Samples appended from any thread, taken by the worker at each flush.
+/// Samples appended from any thread, taken by the worker at each flush. A
+/// flush that fails puts its samples back in front, to be written by the next
+/// one; at most kMaxSamples wait (about 4 minutes of 64 services polled every
+/// second, ~50 MB); beyond that the oldest are dropped and counted.
 struct PendingQueue
 {
+    static constexpr qsizetype kMaxSamples = 500'000;
     QMutex mutex;
     QVector<PendingSample> samples;
-    /// Samples taken by a flush that failed, since the writer was made (any thread).
+    /// Samples that will never be written, since the writer was made: dropped
+    /// past kMaxSamples, or still queued when a corrupt file or stop() ended
+    /// recording (any thread).
     std::atomic<qint64> samplesNotWritten{0};
 };
 
@@ -57,14 +63,18 @@ public:
                         std::shared_ptr<PendingQueue> queue);
     ~HistoryWriterWorker() override;
 
-    /// Opens the store and starts the flush timer; false with `error` set.
+    /// Opens the store, runs SQLite's quick_check, and starts the flush
+    /// timer; false with `error` set (isCorrupt() tells a corrupt file).
     bool open(QString *error);
+    bool isCorrupt() const { return m_corrupt; }
     /// Writes what is pending; `final` also writes the open minutes' rollups.
     bool flush(bool final);
 
 Q_SIGNALS:
     /// See HistoryWriter::writeFailed.
     void writeFailed(const QString &error, int failedFlushes, qint64 samplesNotWritten);
+    /// See HistoryWriter::corrupted.
+    void corrupted(const QString &error);
 
 private:
     struct OpenSeries
@@ -77,6 +87,8 @@ private:
         bool hasMinute = false;
     };
     bool add(const PendingSample &pending);
+    /// Puts a failed batch back in front of what was queued since, bounded.
+    void requeue(QVector<PendingSample> pending);
     bool closeMinute(OpenSeries &series);
     bool writeOpenBlocks();
 
@@ -88,7 +100,8 @@ private:
     QHash<SeriesKey, OpenSeries> m_series;
     QElapsedTimer m_sincePrune;
     int m_failedFlushes = 0; ///< consecutive failed flushes, 0 after one succeeds
-    QString m_lastError;     ///< of the last failed flush, empty after one succeeds
+    bool m_corrupt = false;
+    QString m_lastError; ///< of the last failed flush, empty after one succeeds
 };
 
 } // namespace opsdeck::history

@@ -198,10 +198,10 @@ qint64 ConsoleSession::samplesRecorded() const
     return m_recorder ? m_recorder->samplesRecorded() : 0;
 }
 
-void ConsoleSession::openHistory(const QString &databasePath)
+void ConsoleSession::openHistory(const QString &databasePath, bool reopen)
 {
     const QString path = QFileInfo(databasePath).absoluteFilePath();
-    if (m_writer && m_writer->databasePath() == path)
+    if (!reopen && m_writer && m_writer->databasePath() == path)
         return; // the same database: its points are in the hot window already
     delete m_recorder;
     m_recorder = nullptr;
@@ -213,9 +213,16 @@ void ConsoleSession::openHistory(const QString &databasePath)
                 spdlog::error("history: {}", error.toStdString());
                 Q_EMIT historyWriteFailed(error);
             });
+    connect(m_writer.get(), &history::HistoryWriter::corrupted, this, [this](const QString &error) {
+        m_writer->stop(); // the samples still queued are counted as not written
+        setHistoryStatus(QStringLiteral("history NOT recorded: the database is corrupt"), error);
+        Q_EMIT historyCorrupted(error);
+    });
     tryRecording();
     m_store = std::make_unique<history::HistoryStore>(path);
-    if (!m_store->open()) {
+    if (m_writer->isCorrupt()) {
+        m_store.reset(); // opening it could write to the file that is to be left alone
+    } else if (!m_store->open()) {
         spdlog::error("history not readable: {}", m_store->lastError().toStdString());
         Q_EMIT historyWriteFailed(m_store->lastError());
     } else if (m_hotWindow) {
@@ -242,15 +249,45 @@ void ConsoleSession::setHistoryStatus(const QString &status, const QString &deta
     Q_EMIT historyStatusChanged(status, detail);
 }
 
+bool ConsoleSession::isHistoryCorrupt() const
+{
+    return m_writer && m_writer->isCorrupt();
+}
+
+bool ConsoleSession::recoverHistory(QString *movedTo, QString *error)
+{
+    if (!m_writer) {
+        *error = QStringLiteral("no history database is open");
+        return false;
+    }
+    const QString path = m_writer->databasePath();
+    m_writer->stop();
+    m_store.reset(); // its connection would keep the old file open
+    if (!history::HistoryWriter::moveAside(path, movedTo, error))
+        return false;
+    spdlog::warn("history: moved {} aside to {}; recording into a new one", path.toStdString(),
+                 movedTo->toStdString());
+    openHistory(path, true);
+    startOrFollowWatch(true);
+    return true;
+}
+
 void ConsoleSession::tryRecording()
 {
-    if (!m_writer || m_writer->isRecording())
+    // A corrupt file is not retried every 5 s: recoverHistory() starts anew.
+    if (!m_writer || m_writer->isRecording() || m_writer->isCorrupt())
         return;
     QString error;
     if (m_writer->start(&error)) {
         spdlog::info("history: recording into {}", m_writer->databasePath().toStdString());
         setHistoryStatus(QStringLiteral("Recording history"), m_writer->databasePath());
         startOrFollowWatch(false); // taking over from a recorder that stopped: watch too
+        return;
+    }
+    if (m_writer->isCorrupt()) {
+        spdlog::error("history: {}", error.toStdString());
+        setHistoryStatus(QStringLiteral("history NOT recorded: the database is corrupt"), error);
+        Q_EMIT historyCorrupted(error);
         return;
     }
     QLockFile lock(history::HistoryWriter::lockPath(m_writer->databasePath()));

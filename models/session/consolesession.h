@@ -135,6 +135,12 @@ public:
     QVector<history::Marker> markers(qint64 spanMs) const;
     /// Reads the watch's diagnoses from history when another process watches.
     void refreshRecordedDiagnoses();
+    /// True once SQLite found the history database corrupt: nothing is
+    /// recorded (and the lock not retried) until recoverHistory().
+    bool isHistoryCorrupt() const;
+    /// Moves the corrupt database aside (HistoryWriter::moveAside) and starts
+    /// a new one; false with `error` (nothing moved). `movedTo` names it.
+    bool recoverHistory(QString *movedTo, QString *error);
 
     /// Demo mode: writes the demo folder, starts its processes and watches
     /// their inventory (progress and the outcome come as signals).
@@ -165,6 +171,8 @@ Q_SIGNALS:
     void historyStatusChanged(const QString &status, const QString &detail);
     /// A history write failed; `error` names the file.
     void historyWriteFailed(const QString &error);
+    /// The history database is corrupt: recording stopped (see isHistoryCorrupt()).
+    void historyCorrupted(const QString &error);
     /// Demo lifecycle: a line of progress; the demo inventory is being
     /// watched; the start finished; every process exited (or not: `message`).
     void demoProgressed(const QString &line);
@@ -174,7 +182,7 @@ Q_SIGNALS:
 
 private:
     QString historyDir() const;
-    void openHistory(const QString &databasePath);
+    void openHistory(const QString &databasePath, bool reopen = false);
     void tryRecording();
     void setHistoryStatus(const QString &status, const QString &detail);
     /// Runs the watch when this session records (`restart`: anew, on the

@@ -2,6 +2,7 @@
 // offscreen: opsdeck-sim services polled by the window, a history database
 // in a temporary data dir, a real Prometheus for the history range.
 #include "alertcenter.h"
+#include "corrupthistory.h"
 #include "decodebatchpanel.h"
 #include "historystore.h"
 #include "historywriter.h"
@@ -22,6 +23,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkProxy>
 #include <QNetworkReply>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTcpServer>
@@ -69,8 +71,12 @@ TEST(MainWindowHistory, ReopeningShowsTheEarlierPointsBeforeTheFirstNewPoll)
         EXPECT_TRUE(window.session()->isRecordingHistory()) << window.historyStatus().toStdString();
         EXPECT_EQ(window.session()->databasePath(), history::HistoryStore::pathIn(dataDir));
         ASSERT_TRUE(waitUntil(
-            [&] { return window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).size() >= 3; }, 15s));
-        lastRecordedMs = window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).constLast().timeMs;
+            [&] {
+                return window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).size() >= 3;
+            },
+            15s));
+        lastRecordedMs =
+            window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).constLast().timeMs;
         closeAndWait(window); // flushes: the writer's interval (5 s) has not passed
     }
     engine.stop(); // nothing new can be polled now
@@ -83,7 +89,8 @@ TEST(MainWindowHistory, ReopeningShowsTheEarlierPointsBeforeTheFirstNewPoll)
     ASSERT_GE(up.size(), 3);
     EXPECT_GE(up.constLast().timeMs, lastRecordedMs) << "the last poll before closing was kept";
     EXPECT_EQ(up.constLast().value, 1.0) << "the engine was healthy";
-    EXPECT_FALSE(reopened.session()->hotWindow()->points(u"engine"_qs, u"health_latency_ms"_qs).isEmpty());
+    EXPECT_FALSE(
+        reopened.session()->hotWindow()->points(u"engine"_qs, u"health_latency_ms"_qs).isEmpty());
 
     // Without `prometheus:` the hour range is read from the same database.
     QSignalSpy loaded(&reopened, &MainWindow::historyRangeLoaded);
@@ -131,8 +138,8 @@ TEST(MainWindowHistory, AFullHourOfSixtySeriesIsPreloadedWhole)
     std::printf("openInventory with 60 series x 3600 points to preload: %lld ms\n",
                 static_cast<long long>(openMs));
     for (int series = 0; series < 60; ++series) {
-        const auto points = window.session()->hotWindow()->points(QStringLiteral("engine"),
-                                                       QStringLiteral("key%1").arg(series));
+        const auto points = window.session()->hotWindow()->points(
+            QStringLiteral("engine"), QStringLiteral("key%1").arg(series));
         ASSERT_EQ(points.size(), 3600) << series;
         EXPECT_EQ(points.constLast().timeMs, now);
         EXPECT_EQ(points.constFirst().timeMs, now - 3600 * 1000 + 1000);
@@ -159,7 +166,8 @@ TEST(MainWindowHistory, AnotherWriterHoldingTheLockLeavesTheWindowReadingOnly)
               QStringLiteral("history recorded by pid %1").arg(QCoreApplication::applicationPid()));
     // The charts still fill live.
     ASSERT_TRUE(waitUntil(
-        [&] { return window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).size() >= 2; }, 15s));
+        [&] { return window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).size() >= 2; },
+        15s));
     // Nothing of this window's reached the database.
     {
         history::HistoryStore store(history::HistoryStore::pathIn(dataDir));
@@ -311,6 +319,46 @@ TEST(MainWindowHistory, TheHourRangeIsReadFromPrometheusAndItsFailureNamesTheSer
     EXPECT_FALSE(window.isShowingRange());
     const qsizetype before = window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).size();
     EXPECT_TRUE(waitUntil(
-        [&] { return window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).size() > before; }, 5s));
+        [&] {
+            return window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).size() > before;
+        },
+        5s));
+    closeAndWait(window);
+}
+
+// A corrupt history.sqlite in the data dir: the window says so in a red bar,
+// records nothing and leaves the file; its button moves it aside and records
+// into a new one.
+TEST(MainWindowHistory, ACorruptDatabaseIsShownAndItsButtonStartsANewOne)
+{
+    SimProcess engine;
+    ASSERT_TRUE(engine.start(simArgs(QStringLiteral("engine"))))
+        << engine.errorText().toStdString();
+    QTemporaryDir dir;
+    const QString dataDir = dir.filePath(QStringLiteral("data"));
+    const QString database = history::HistoryStore::pathIn(dataDir);
+    const QByteArray corrupted = test::writeCorruptHistory(database);
+    ASSERT_FALSE(corrupted.isEmpty());
+    MainWindow window;
+    window.setDataDir(dataDir);
+    ASSERT_TRUE(window.openInventory(writeInventory(dir, engineInventory(engine))));
+    EXPECT_FALSE(window.session()->isRecordingHistory());
+    EXPECT_TRUE(window.session()->isHistoryCorrupt());
+    EXPECT_TRUE(window.historyProblemText().contains(QStringLiteral("corrupt")))
+        << window.historyProblemText().toStdString();
+    EXPECT_TRUE(window.historyStatus().contains(QStringLiteral("NOT recorded")))
+        << window.historyStatus().toStdString();
+    QFile file(database);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    EXPECT_EQ(file.readAll(), corrupted);
+    file.close();
+
+    window.recoverHistoryButton()->click();
+    EXPECT_TRUE(window.historyProblemText().isEmpty());
+    EXPECT_TRUE(window.session()->isRecordingHistory()) << window.historyStatus().toStdString();
+    EXPECT_EQ(QDir(dataDir).entryList({QStringLiteral("history.sqlite.corrupt-*")}).size(), 1);
+    ASSERT_TRUE(waitUntil(
+        [&] { return !window.session()->hotWindow()->points(u"engine"_qs, u"up"_qs).isEmpty(); },
+        15s));
     closeAndWait(window);
 }

@@ -9,7 +9,9 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QSignalSpy>
 #include <QSqlDatabase>
+#include <QSqlError>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
@@ -129,12 +131,65 @@ TEST(HistoryWriter, ADatabaseThatIsALinkIsRefusedAndANewOneIs0600)
     ASSERT_TRUE(started) << error.toStdString();
     writer.append(QStringLiteral("decode"), QStringLiteral("running"), QString(), t0, 1);
     writer.stop();
-    EXPECT_EQ(QFile::permissions(fresh) & (QFile::ReadOther | QFile::ReadGroup | QFile::WriteOther |
-                                           QFile::WriteGroup),
+    EXPECT_EQ(QFile::permissions(fresh) &
+                  (QFile::ReadOther | QFile::ReadGroup | QFile::WriteOther | QFile::WriteGroup),
               0);
     EXPECT_EQ(QFile::permissions(dir.filePath(QStringLiteral("new"))) &
                   (QFile::ReadOther | QFile::ExeOther | QFile::ReadGroup | QFile::ExeGroup),
               0);
+}
+
+// Another connection holds the write lock past the 5 s busy timeout: the
+// flush fails, its samples stay queued and the next flush writes them once;
+// past the queue's bound the oldest are dropped and counted exactly.
+TEST(HistoryWriter, AFailedFlushKeepsItsSamplesAndOnlyTheBoundDropsAnyCountedExactly)
+{
+    QTemporaryDir dir;
+    const QString path = HistoryStore::pathIn(dir.path());
+    HistoryWriter writer(path, settings());
+    QString error;
+    ASSERT_TRUE(writer.start(&error)) << error.toStdString();
+    QSignalSpy failed(&writer, &HistoryWriter::writeFailed);
+    int next = 0;
+    const auto append = [&](int n) {
+        for (int i = 0; i < n; ++i, ++next)
+            writer.append(QStringLiteral("decode"), QStringLiteral("running"), QString(),
+                          t0 + next * 10LL, next);
+    };
+    append(100);
+    {
+        QSqlDatabase blocker =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("blocker"));
+        blocker.setDatabaseName(path);
+        ASSERT_TRUE(blocker.open());
+        QSqlQuery lock(blocker);
+        ASSERT_TRUE(lock.exec(QStringLiteral("BEGIN EXCLUSIVE")))
+            << lock.lastError().text().toStdString();
+        EXPECT_FALSE(writer.flush());
+        EXPECT_EQ(writer.samplesQueued(), 100);
+        EXPECT_EQ(writer.samplesNotWritten(), 0);
+        append(int(PendingQueue::kMaxSamples));
+        EXPECT_FALSE(writer.flush());
+        // 100 + the bound waited: the 100 oldest went, and only they.
+        EXPECT_EQ(writer.samplesQueued(), PendingQueue::kMaxSamples);
+        EXPECT_EQ(writer.samplesNotWritten(), 100);
+        ASSERT_TRUE(lock.exec(QStringLiteral("COMMIT")));
+        lock.finish();
+        blocker.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("blocker"));
+    EXPECT_TRUE(waitUntil([&] { return failed.size() == 2; }, std::chrono::seconds(5)));
+    EXPECT_TRUE(writer.flush());
+    EXPECT_EQ(writer.samplesQueued(), 0);
+    writer.stop();
+    EXPECT_EQ(writer.samplesNotWritten(), 100);
+    HistoryStore store(path);
+    ASSERT_TRUE(store.open());
+    const auto samples = store.rawSamples(QStringLiteral("decode"), QStringLiteral("running"), 0,
+                                          std::numeric_limits<qint64>::max());
+    ASSERT_EQ(samples.size(), PendingQueue::kMaxSamples);
+    EXPECT_EQ(samples.first().value, 100.0) << "written once each, the oldest 100 dropped";
+    EXPECT_EQ(samples.last().value, double(next - 1));
 }
 
 TEST(HistoryWriter, RewritesTheOpenBlockInPlaceUntilItIsFull)

@@ -129,7 +129,8 @@ TEST(PlaintextSecretFile, ALinkInItsPlaceIsRefusedAndALooseFileIsTightened)
     PlaintextSecretFile file(path);
     const auto written = file.write(QStringLiteral("http/decode/api-key"), "sk-file");
     EXPECT_FALSE(written.ok());
-    EXPECT_TRUE(written.error.contains(QStringLiteral("symbolic link"))) << written.error.toStdString();
+    EXPECT_TRUE(written.error.contains(QStringLiteral("symbolic link")))
+        << written.error.toStdString();
     ASSERT_TRUE(victimFile.open(QIODevice::ReadOnly));
     EXPECT_EQ(victimFile.readAll(), QByteArray("precious\n"));
     victimFile.close();
