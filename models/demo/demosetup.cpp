@@ -2,6 +2,7 @@
 
 #include "apppaths.h"
 #include "shellquote.h"
+#include "visibletext.h"
 
 #include <QDir>
 #include <QFile>
@@ -104,12 +105,19 @@ bool DemoSetup::checkDir(const QString &path, QString *error)
     const QString dir = QDir(path).absolutePath();
     // The folder is pasted into shell commands and YAML: refuse what would
     // need escaping there rather than quote it in three syntaxes.
-    static const QRegularExpression safe(
-        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_./+,=@:~ -]+")));
-    if (!safe.match(dir).hasMatch()) {
-        *error = QStringLiteral("demo folder %1 has characters that are unsafe in shell "
-                                "commands (quotes, $, backslash, newline)")
-                     .arg(dir);
+    static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_./+,=@:~ -]"));
+    QStringList refused; // each character once, as the terminal can show it
+    for (auto it = unsafe.globalMatch(dir); it.hasNext();) {
+        const QString shown = logging::visibleText(it.next().captured(0));
+        const QString quoted = shown == u"'" ? QStringLiteral("\"'\"") : u'\'' + shown + u'\'';
+        if (!refused.contains(quoted))
+            refused << quoted;
+    }
+    if (!refused.isEmpty()) {
+        *error = QStringLiteral("demo folder %1 has characters that are unsafe in shell commands "
+                                "and YAML: %2 (letters, digits, space and _ . / + , = @ : ~ - "
+                                "are allowed)")
+                     .arg(logging::visibleText(dir), refused.join(QStringLiteral(", ")));
         return false;
     }
     const QFileInfo info(dir);

@@ -4,6 +4,7 @@
 #include "inventorychecker.h"
 #include "inventorydiagnostics.h"
 #include "inventoryreader.h"
+#include "yamlbudget.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -187,6 +188,11 @@ LoadResult parseInventory(const QByteArray &yaml, const QString &path)
         if (documents.size() > 1)
             diagnostics.add(detail::positionOf(documents[1].Mark()), QString(),
                             u"a second YAML document; an inventory is one document"_s);
+        if (!detail::YamlBudget::check(root, diagnostics)) {
+            LoadResult refused;
+            refused.errors = diagnostics.sorted();
+            return refused;
+        }
         detail::InventoryReader reader(diagnostics, info.absolutePath());
         Inventory read = reader.read(root);
         read.path = info.absoluteFilePath();

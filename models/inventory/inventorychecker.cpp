@@ -1,9 +1,11 @@
 #include "inventorychecker.h"
 
+#include "visibletext.h"
 #include "yamlmapping.h"
 
 #include <QHash>
 #include <QSet>
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -34,6 +36,17 @@ void InventoryChecker::checkUniqueNames(const QVector<Item> &items, const QStrin
         const QString field = u"%1[%2].name"_s.arg(list).arg(i);
         if (name.isEmpty())
             continue;
+        // A newline in a name would forge lines in status's table and the
+        // logs; a bidi override would reorder what a person reads.
+        const auto bad = std::find_if(name.cbegin(), name.cend(),
+                                      [](QChar c) { return !c.isPrint() || c == u'\u2028'; });
+        if (bad != name.cend()) {
+            m_diagnostics.add(field,
+                              u"a %1 name must be printable text without control "
+                              "characters: '%2' has %3"_s.arg(what, logging::visibleText(name),
+                                                              logging::visibleText(QString(*bad))));
+            continue;
+        }
         if (const auto first = firstField.constFind(name); first != firstField.constEnd()) {
             const QString line = QString::number(m_diagnostics.position(*first).line);
             m_diagnostics.add(field,

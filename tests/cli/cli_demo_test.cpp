@@ -141,9 +141,13 @@ TEST_F(CliDemo, BadOptionsAreRefusedBeforeAnythingStarts)
     EXPECT_TRUE(notAFolder.standardError.contains("not a folder"))
         << notAFolder.standardError.toStdString();
     const auto unsafe = runCli({QStringLiteral("demo"), QStringLiteral("up"),
-                                QStringLiteral("--dir"), home() + QStringLiteral("/it's")},
+                                QStringLiteral("--dir"), home() + QStringLiteral("/it's $x\n\x1b")},
                                home());
     EXPECT_EQ(unsafe.exitCode, 2);
+    // Every character refused is named, as the terminal can show it.
+    EXPECT_TRUE(unsafe.standardError.contains("\"'\", '$', '\\x0a', '\\x1b'"))
+        << unsafe.standardError.toStdString();
+    EXPECT_FALSE(unsafe.standardError.contains('\x1b')) << "an escape reaches the terminal";
     EXPECT_FALSE(QFile::exists(demoDir() + QStringLiteral("/inventory.yaml")));
 }
 

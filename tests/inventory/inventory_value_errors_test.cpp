@@ -299,5 +299,50 @@ TEST(InventoryValueErrors, MultipleErrorsInFileOrder)
                      "decode, router, proxy or engine)"_s);
 }
 
+// A newline in a name forges lines in status's table; a bidi override
+// reorders what a person reads. Both refused where they are written.
+TEST(InventoryValueErrors, NamesArePrintableTextWithoutControlCharacters)
+{
+    const LoadResult result = parse("hosts: [{name: \"h\\x1b[2J\", kind: local}]\n"
+                                    "services:\n"
+                                    "  - name: \"decode\\nfake-line  healthy\"\n"
+                                    "    role: engine\n"
+                                    "    host: h\n"
+                                    "    url: http://127.0.0.1:30001\n"
+                                    "clusters:\n"
+                                    "  - name: \"pd\\u202E\"\n"
+                                    "    router: decode\n");
+    const auto indexOf = [&](const char *field) {
+        for (int i = 0; i < result.errors.size(); ++i)
+            if (result.errors[i].field == QLatin1String(field))
+                return i;
+        return int(result.errors.size());
+    };
+    EXPECT_TRUE(isError(result, indexOf("hosts[0].name"), 1, 16, "hosts[0].name",
+                        "a host name must be printable text"));
+    EXPECT_TRUE(
+        isError(result, indexOf("services[0].name"), 3, 11, "services[0].name", "has \\x0a"));
+    EXPECT_TRUE(
+        isError(result, indexOf("clusters[0].name"), 8, 11, "clusters[0].name", "has \\u202e"));
+}
+
+// An anchored 1 MB string and 3,000 aliases to it would expand to 3 GB as
+// the reader copies each use: refused at once, naming where.
+TEST(InventoryValueErrors, AliasesThatExpandPastTheLimitAreRefusedBeforeReading)
+{
+    QByteArray yaml = "anchor: &a \"" + QByteArray(1000 * 1000, 'A') +
+                      "\"\nhosts:\n  - {name: "
+                      "local, kind: local}\nservices:\n  - name: x\n    role: engine\n    host: "
+                      "local\n    url: http://127.0.0.1:1\n    tags: [*a";
+    for (int i = 1; i < 3000; ++i)
+        yaml += ", *a";
+    yaml += "]\n";
+    const LoadResult result = parseInventory(yaml, inlineFile());
+    ASSERT_EQ(result.errors.size(), 1) << dump(result);
+    EXPECT_EQ(result.errors[0].line, 1);
+    EXPECT_TRUE(result.errors[0].message.contains(QStringLiteral("aliases are followed")))
+        << dump(result);
+}
+
 } // namespace
 } // namespace opsdeck::inventory::test

@@ -24,13 +24,6 @@ inline remote::SshSettings sshSettings(const SshdProcess &sshd)
     return settings;
 }
 
-inline bool writeFile(const QString &path, const QByteArray &bytes)
-{
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
-           file.write(bytes) == bytes.size();
-}
-
 inline QByteArray readFile(const QString &path)
 {
     QFile file(path);

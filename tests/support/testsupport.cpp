@@ -89,4 +89,11 @@ QString writeInventory(const QTemporaryDir &dir, const QString &yaml)
     return path;
 }
 
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+           file.write(bytes) == bytes.size();
+}
+
 } // namespace opsdeck::test

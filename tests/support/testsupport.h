@@ -38,4 +38,7 @@ int stopProcess(QProcess &process, std::chrono::milliseconds deadline);
 /// current test when the file cannot be written.
 QString writeInventory(const QTemporaryDir &dir, const QString &yaml);
 
+/// Writes `bytes` to `path` (replacing it); false when it could not.
+bool writeFile(const QString &path, const QByteArray &bytes);
+
 } // namespace opsdeck::test
