@@ -8,7 +8,10 @@
 #include "historystore.h"
 #include "historywriter.h"
 #include "inventory.h"
+#include "localtransport.h"
+#include "managedprocess.h"
 #include "numberoption.h"
+#include "synchronousrun.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -32,20 +35,31 @@ qint64 pidIn(const QString &pidFile)
     return file.read(64).trimmed().toLongLong();
 }
 
-// A pid file names a live recorder only when that pid runs opsdeck-cli: a
-// stale file whose pid was reused by another process must not block us.
+// The recorder as ProcessControl sees it: its pid file, its identity beside
+// it, and the one check of both (ManagedProcess::verify).
+processes::ManagedProcess recorderAt(const QString &pidFile)
+{
+    processes::ManagedProcess recorder;
+    recorder.name = QStringLiteral("recorder");
+    recorder.pidFile = pidFile;
+    recorder.program = QStringLiteral("opsdeck-cli");
+    recorder.deriveMissingCommands();
+    return recorder;
+}
+
+// A pid file names a live recorder only when its process is the one that
+// wrote it (identity) or, without one, runs opsdeck-cli: a stale file whose
+// pid was reused by another process must not block us.
 std::optional<qint64> liveRecorderIn(const QString &pidFile)
 {
     const qint64 pid = pidIn(pidFile);
     if (pid <= 0 || pid == QCoreApplication::applicationPid())
         return std::nullopt;
-    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
-    if (!status.open(QIODevice::ReadOnly) || status.readAll().contains("\nState:\tZ"))
-        return std::nullopt;
-    QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
-    if (!cmdline.open(QIODevice::ReadOnly) || !cmdline.readAll().contains("opsdeck-cli"))
-        return std::nullopt;
-    return pid;
+    remote::LocalTransport local;
+    remote::CommandRequest status;
+    status.script = recorderAt(pidFile).status;
+    return remote::runAndWait(local, status).succeeded() ? std::optional<qint64>(pid)
+                                                         : std::nullopt;
 }
 
 bool writePidFile(const QString &pidFile, QString *error)
@@ -56,6 +70,14 @@ bool writePidFile(const QString &pidFile, QString *error)
         !file.commit()) {
         *error =
             QStringLiteral("cannot write the pid file %1: %2").arg(pidFile, file.errorString());
+        return false;
+    }
+    // Beside it, who wrote it: `demo down` stops only this process.
+    remote::LocalTransport local;
+    remote::CommandRequest identity;
+    identity.script = recorderAt(pidFile).recordIdentity;
+    if (!remote::runAndWait(local, identity).succeeded()) {
+        *error = QStringLiteral("cannot write the identity beside the pid file %1").arg(pidFile);
         return false;
     }
     return true;
@@ -222,8 +244,10 @@ int runRecord(const QStringList &arguments)
                        .arg(database, lastWriteError)
                        .arg(writer->samplesNotWritten()));
     // Another recorder may have taken the pid file over: remove only ours.
-    if (!pidFile.isEmpty() && pidIn(pidFile) == QCoreApplication::applicationPid())
+    if (!pidFile.isEmpty() && pidIn(pidFile) == QCoreApplication::applicationPid()) {
+        QFile::remove(processes::ManagedProcess::identityFileOf(pidFile));
         QFile::remove(pidFile);
+    }
     return exitCode;
 }
 

@@ -1,13 +1,62 @@
 #include "managedprocess.h"
 
 #include "shellquote.h"
+
 namespace opsdeck::processes {
+
+namespace {
+
+// Bash run on the host: sets `p` to the pid the pid file names, after
+// checking that it is the process that was started. Exits 1 when nothing
+// runs under it, ManagedProcess::kNotOurs (3) with a line on stdout when the
+// pid belongs to another process.
+const char *const verifyScript = R"sh(pf=%1; idf=%2; what=%3; program=%4
+opsdeck_start() { local line rest; { read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
+  rest=${line##*) }; set -- $rest; echo "${20}"; }
+opsdeck_when() { local bt hz; bt=$(sed -n 's/^btime //p' /proc/stat); hz=$(getconf CLK_TCK)
+  date -d "@$((bt + $1 / hz))" +%H:%M:%S 2>/dev/null || echo "tick $1"; }
+p=$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r')
+case $p in ''|*[!0-9]*) exit 1;; esac
+[ ${#p} -le 10 ] || exit 1
+if [ "$p" -le 1 ]; then echo "$pf names pid $p, never signalled: nothing stopped"; exit 3; fi
+[ -d "/proc/$p" ] || exit 1
+# kill -0 alone also succeeds for a zombie that no parent has reaped yet,
+# and a container's init may never reap it: read its state too.
+grep -qs '^State:[[:space:]]*Z' "/proc/$p/status" && exit 1
+st=$(opsdeck_start "$p") || exit 1
+if [ -r "$idf" ]; then
+  ip=$(sed -n 's/^pid=//p' "$idf"); is=$(sed -n 's/^start=//p' "$idf")
+  if [ "$ip" != "$p" ] || [ "$is" != "$st" ]; then
+    echo "$pf names pid $p, started $(opsdeck_when "$st"), not the $what started $(opsdeck_when "${is:-0}") (pid ${ip:-?}): nothing stopped"
+    exit 3
+  fi
+elif [ -n "$program" ]; then
+  args=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null); args=${args% }
+  case $args in *"$program"*) ;; *)
+    echo "$pf names pid $p, which runs ${args:0:120}, not the $what ($program): nothing stopped"
+    exit 3;; esac
+fi
+)sh";
+
+// Writes the identity of the pid the pid file names, atomically; nothing when
+// there is no pid file yet.
+const char *const recordScript = R"sh(pf=%1; idf=%2
+p=$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r')
+case $p in ''|*[!0-9]*) exit 0;; esac
+{ read -r line <"/proc/$p/stat"; } 2>/dev/null || exit 0
+rest=${line##*) }; set -- $rest
+umask 077
+printf 'pid=%s\nstart=%s\nexe=%s\nargs=%s\n' "$p" "${20}" "$(readlink "/proc/$p/exe")" \
+  "$(tr '\0' ' ' <"/proc/$p/cmdline" | head -c 4096)" >"$idf.tmp" && mv -f "$idf.tmp" "$idf"
+)sh";
+
+} // namespace
 
 ManagedProcess ManagedProcess::fromService(const inventory::Service &service,
                                            const QString &program)
 {
     ManagedProcess process;
-    process.program = program;
+    process.program = program.isEmpty() ? service.serveScript : program;
     process.name = service.name;
     process.host = service.host;
     process.start = service.start;
@@ -22,24 +71,22 @@ void ManagedProcess::deriveMissingCommands()
 {
     if (pidFile.isEmpty())
         return;
-    const QString pid =
-        QStringLiteral("\"$(cat %1 2>/dev/null)\"").arg(shell::singleQuoted(pidFile));
+    const QString identity = identityFileOf(pidFile);
+    verify = QString::fromLatin1(verifyScript)
+                 .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity),
+                      shell::singleQuoted(name.isEmpty() ? QStringLiteral("process") : name),
+                      shell::singleQuoted(program));
     if (stop.isEmpty())
-        stop = QStringLiteral("kill -TERM %1").arg(pid);
+        stop = QStringLiteral("kill -TERM \"$p\"");
     if (kill.isEmpty())
-        kill = QStringLiteral("kill -KILL %1").arg(pid);
+        kill = QStringLiteral("kill -KILL \"$p\"");
     if (forget.isEmpty())
-        forget = QStringLiteral("rm -f %1").arg(shell::singleQuoted(pidFile));
-    if (status.isEmpty()) {
-        // kill -0 alone also succeeds for a zombie that no parent has reaped
-        // yet, and a container's init may never reap it: read its state too.
-        status = QStringLiteral("p=%1; [ -n \"$p\" ] && [ -d /proc/$p ] && "
-                                "! grep -qs '^State:[[:space:]]*Z' /proc/$p/status")
-                     .arg(pid);
-        if (!program.isEmpty())
-            status += QStringLiteral(" && tr '\\0' ' ' </proc/$p/cmdline | grep -qF -- %1")
-                          .arg(shell::singleQuoted(program));
-    }
+        forget = QStringLiteral("rm -f %1 %2")
+                     .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity));
+    if (status.isEmpty())
+        status = verify + QStringLiteral("exit 0\n");
+    recordIdentity = QString::fromLatin1(recordScript)
+                         .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity));
 }
 
 } // namespace opsdeck::processes

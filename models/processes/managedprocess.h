@@ -9,27 +9,59 @@ namespace opsdeck::processes {
 /// A process OpsDeck starts and stops on a host: a service of the inventory,
 /// or a helper process of the demo (its traffic generator). The commands run
 /// through the host's transport with `bash -s`.
+///
+/// Identity: a pid file only says which pid was started, and pids are reused.
+/// After a start OpsDeck writes `<pid file>.identity` beside it (`pid=`,
+/// `start=` the start time in clock ticks since boot, field 22 of
+/// /proc/PID/stat, `exe=`, `args=`); the derived status, stop and kill act
+/// only on the pid the pid file names when that process has the identity's
+/// pid and start time. Without an identity (a host's own start scripts) the
+/// process must run `program` (the serve script, else the server) on its
+/// command line. Pid 1 and below are never signalled. Status exits 0 while
+/// it runs, 1 when not, 3 when the pid file names another process, printing
+/// e.g. "run/proxy.pid names pid 4242, started 10:02:11, not the proxy
+/// started 09:15:40: nothing stopped".
 struct ManagedProcess
 {
     QString name;
-    QString host;   ///< inventory host name
-    QString start;  ///< starts it detached and writes pidFile
-    QString stop;   ///< asks it to stop (SIGTERM)
+    QString host;  ///< inventory host name
+    QString start; ///< starts it detached and writes pidFile
+    /// Bash that checks the pid file's process is this one (see the class
+    /// comment) and sets `$p` to its pid; ProcessControl runs it before stop
+    /// and kill, and the derived status is it. Empty without a pid file.
+    QString verify;
+    QString stop;   ///< asks it to stop (SIGTERM); `$p` is the verified pid
     QString status; ///< exits 0 while it runs
     QString kill;   ///< last resort after the stop deadline (SIGKILL)
     QString forget; ///< run once it is gone: removes the pid file, so it is never signalled again
+    /// Run after `start` succeeded: writes the identity file (nothing when the
+    /// pid file is not there yet: a program that writes its own, as `record`).
+    QString recordIdentity;
     QString pidFile;
-    /// When set, the derived status also requires the pid's command line to
-    /// contain this text: a stale pid file whose pid now belongs to another
-    /// process must not make OpsDeck signal that process.
+    /// Without an identity file, the derived status requires the pid's
+    /// command line to contain this text: a stale pid file whose pid now
+    /// belongs to another process must not make OpsDeck signal that process.
     QString program;
 
+    /// Exit code of status and of the derived stop and kill when the pid file
+    /// names a process that is not this one (nothing was signalled).
+    static constexpr int kNotOurs = 3;
+    /// `<pidFile>.identity`.
+    static QString identityFileOf(const QString &pidFile) { return pidFile + u".identity"; }
+
     /// From an inventory service; empty stop/status/kill/forget are derived
-    /// from the pid file (and `program`, when given).
+    /// from the pid file and its identity (and `program`, else the service's
+    /// serve script, for a process without one).
     static ManagedProcess fromService(const inventory::Service &service,
                                       const QString &program = {});
-    /// Fills empty stop/status/kill/forget from pidFile.
+    /// Fills verify, recordIdentity and empty stop/status/kill/forget from
+    /// pidFile; a stop or kill given by the inventory runs after verify too.
     void deriveMissingCommands();
+    /// `verify` followed by `command`: what ProcessControl runs for stop and kill.
+    QString verified(const QString &command) const
+    {
+        return verify.isEmpty() ? command : verify + command + u'\n';
+    }
 };
 
 } // namespace opsdeck::processes

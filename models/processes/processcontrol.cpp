@@ -70,7 +70,11 @@ void ProcessControl::startNext(QVector<ManagedProcess> remaining)
             Q_EMIT startFinished(false, message);
             return;
         }
-        startNext(remaining);
+        if (process.recordIdentity.isEmpty())
+            return startNext(remaining);
+        // Stop and status act only on the process with this identity.
+        run(process, process.recordIdentity,
+            [this, remaining](const CommandResult &) { startNext(remaining); });
     });
 }
 
@@ -94,6 +98,18 @@ void ProcessControl::stopAll(const QVector<ManagedProcess> &processes)
                     QStringLiteral("cannot tell whether %1 runs on host %2: its status command "
                                    "gave no answer (%3); nothing was stopped")
                         .arg(state->process.name, state->process.host, status.describe()));
+            if (status.exitCode == ManagedProcess::kNotOurs) {
+                // Another process has that pid: it is not touched, and the
+                // pid file stays for the person to look at.
+                const QString said = QString::fromUtf8(status.standardOutput).trimmed();
+                return stopDone(state, false,
+                                QStringLiteral("%1 on host %2: %3")
+                                    .arg(state->process.name, state->process.host,
+                                         said.isEmpty()
+                                             ? QStringLiteral("its pid file names another "
+                                                              "process: nothing stopped")
+                                             : said));
+            }
             if (notRunning(status))
                 return forgetStopped(state,
                                      QStringLiteral("%1 was not running").arg(state->process.name));
@@ -104,7 +120,7 @@ void ProcessControl::stopAll(const QVector<ManagedProcess> &processes)
             Q_EMIT progressed(QStringLiteral("stop ") + line);
             // What the stop command itself returns matters less than what
             // status says afterwards.
-            run(process, process.stop,
+            run(process, process.verified(process.stop),
                 [this, state](const CommandResult &) { pollStopped(state); });
         });
     }
@@ -170,7 +186,8 @@ void ProcessControl::pollStopped(StopState *state)
                          elapsed.count(), state->process.kill.toStdString());
             Q_EMIT progressed(
                 QStringLiteral("kill %1: %2").arg(state->process.name, state->process.kill));
-            run(state->process, state->process.kill, [](const CommandResult &) {});
+            run(state->process, state->process.verified(state->process.kill),
+                [](const CommandResult &) {});
         } else if (state->killSent && elapsed >= m_settings.stopGrace + m_settings.killGrace) {
             stopDone(state, false,
                      QStringLiteral("%1 on host %2 still runs after SIGKILL (%3)")

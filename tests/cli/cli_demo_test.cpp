@@ -2,6 +2,7 @@
 // services, an unhealthy status when one dies, a clean replacement when the
 // demo is started twice, and no process left behind.
 #include "clitest.h"
+#include "simprocess.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -99,6 +100,47 @@ TEST_F(CliDemo, UpStatusDownLeavesNothingBehind)
     EXPECT_EQ(down.exitCode, 0) << down.standardError.toStdString();
     for (auto it = pids.cbegin(); it != pids.cend(); ++it)
         EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " still runs";
+}
+
+// The attack that once worked: the proxy's pid file made to name an
+// unrelated opsdeck-sim. demo down stops every other process, signals neither
+// proxy, and fails naming the pid file, both pids and their start times.
+TEST_F(CliDemo, DownNeverStopsAProcessItDidNotStart)
+{
+    const auto up = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"),
+                            demoDir(), QStringLiteral("--traffic"), QStringLiteral("1")},
+                           home(), std::chrono::seconds(90));
+    ASSERT_EQ(up.exitCode, 0) << up.standardError.toStdString();
+    const auto pids = pidsIn(demoDir());
+    const qint64 realProxy = pids.value(QStringLiteral("proxy"));
+    ASSERT_GT(realProxy, 1);
+    opsdeck::test::SimProcess unrelated;
+    ASSERT_TRUE(unrelated.start(opsdeck::test::simArgs(QStringLiteral("engine"))))
+        << unrelated.errorText().toStdString();
+    const QString proxyPidFile = demoDir() + QStringLiteral("/run/proxy.pid");
+    ASSERT_TRUE(opsdeck::test::writeFile(proxyPidFile, QByteArray::number(unrelated.pid()) + '\n'));
+
+    const auto down =
+        runCli({QStringLiteral("demo"), QStringLiteral("down"), QStringLiteral("--dir"), demoDir()},
+               home());
+    EXPECT_NE(down.exitCode, 0);
+    const QString error = QString::fromUtf8(down.standardError);
+    EXPECT_TRUE(error.contains(
+        QStringLiteral("%1 names pid %2, started ").arg(proxyPidFile).arg(unrelated.pid())))
+        << error.toStdString();
+    EXPECT_TRUE(error.contains(QStringLiteral("not the proxy started"))) << error.toStdString();
+    EXPECT_TRUE(error.contains(QStringLiteral("(pid %1): nothing stopped").arg(realProxy)))
+        << error.toStdString();
+    EXPECT_FALSE(error.contains(QStringLiteral("every process exited"))) << error.toStdString();
+    EXPECT_TRUE(processAlive(unrelated.pid())) << "an unrelated process was stopped";
+    for (auto it = pids.cbegin(); it != pids.cend(); ++it) {
+        if (it.key() != QStringLiteral("proxy")) {
+            EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " still runs";
+        }
+    }
+    // The real proxy was left for the person: stopped here by its pid.
+    ::kill(static_cast<pid_t>(realProxy), SIGKILL);
+    QFile::remove(proxyPidFile);
 }
 
 TEST_F(CliDemo, StartingTwiceReplacesTheFirstCleanly)

@@ -8,6 +8,7 @@
 
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <csignal>
@@ -31,6 +32,20 @@ processes::ManagedProcess detachedSleeper(const QString &dir, const QString &nam
                         .arg(shell::singleQuoted(body), shell::singleQuoted(process.pidFile));
     process.deriveMissingCommands();
     return process;
+}
+
+// Stops `process` and returns the failure the stop reported (the test fails
+// when the stop succeeded: each caller's pid file names another process).
+QString stopAndSay(processes::ProcessControl &control, const processes::ManagedProcess &process)
+{
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
+    control.stopAll({process});
+    if (!stopped.wait(10000)) {
+        ADD_FAILURE() << "no stopFinished";
+        return {};
+    }
+    EXPECT_FALSE(stopped.first().at(0).toBool()) << "the stop must fail naming the pid";
+    return stopped.first().at(1).toString();
 }
 
 qint64 pidFrom(const QString &pidFile)
@@ -129,6 +144,9 @@ TEST(ProcessControl, UnreachableHostIsAFailureNotACrash)
     EXPECT_TRUE(started.first().at(1).toString().contains(QStringLiteral("gpu-1")));
 }
 
+// A stale pid file (no identity: a host's own start script) whose pid now
+// belongs to a process that does not run the program: never signalled, and
+// the stop fails naming it.
 TEST(ProcessControl, AStalePidFileNeverSignalsAnotherProcess)
 {
     QTemporaryDir dir;
@@ -144,22 +162,95 @@ TEST(ProcessControl, AStalePidFileNeverSignalsAnotherProcess)
     decode.pidFile = dir.filePath(QStringLiteral("decode.pid"));
     decode.program = QStringLiteral("opsdeck-sim"); // what the real decode runs
     decode.deriveMissingCommands();
-    QFile pidFile(decode.pidFile);
-    ASSERT_TRUE(pidFile.open(QIODevice::WriteOnly));
-    pidFile.write(QByteArray::number(unrelated.processId()));
-    pidFile.close();
+    ASSERT_TRUE(test::writeFile(decode.pidFile, QByteArray::number(unrelated.processId())));
 
-    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
-    QSignalSpy progressed(&control, &processes::ProcessControl::progressed);
-    control.stopAll({decode});
-    ASSERT_TRUE(stopped.wait(10000));
-    EXPECT_TRUE(stopped.first().at(0).toBool());
+    const QString said = stopAndSay(control, decode);
     EXPECT_TRUE(processAlive(unrelated.processId())) << "the unrelated process was signalled";
-    EXPECT_FALSE(QFile::exists(decode.pidFile)) << "the stale pid file is removed";
-    ASSERT_FALSE(progressed.isEmpty());
-    EXPECT_TRUE(progressed.last().at(0).toString().contains(QStringLiteral("was not running")));
+    EXPECT_TRUE(
+        said.contains(QStringLiteral("names pid %1, which runs ").arg(unrelated.processId())) &&
+        said.contains(QStringLiteral("sleep 30, not the decode (opsdeck-sim)")))
+        << said.toStdString();
+    EXPECT_TRUE(said.endsWith(QStringLiteral("nothing stopped"))) << said.toStdString();
+    EXPECT_TRUE(QFile::exists(decode.pidFile)) << "kept for the person to look at";
     unrelated.kill();
     unrelated.waitForFinished();
+}
+
+// The demo's case: its proxy's pid file now names another opsdeck-sim (the
+// right program, another process). The identity written at start tells them
+// apart; neither is signalled and the stop fails naming both start times.
+TEST(ProcessControl, ATamperedPidFileNamingAProcessOfTheSameProgramStopsNothing)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    processes::ManagedProcess proxy = detachedSleeper(dir.path(), QStringLiteral("proxy"), false);
+    proxy.program = QStringLiteral("sleep");
+    proxy.deriveMissingCommands();
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
+    control.startAll({proxy});
+    ASSERT_TRUE(started.wait(10000));
+    const qint64 real = pidFrom(proxy.pidFile);
+    const QString identity = processes::ManagedProcess::identityFileOf(proxy.pidFile);
+    QFile identityFile(identity);
+    ASSERT_TRUE(identityFile.open(QIODevice::ReadOnly)) << "written after the start";
+    const QByteArray recorded = identityFile.readAll();
+    identityFile.close();
+    EXPECT_TRUE(recorded.startsWith(QByteArray("pid=" + QByteArray::number(real) + "\nstart=")))
+        << recorded.toStdString();
+    EXPECT_TRUE(recorded.contains("\nargs=sleep 60")) << recorded.toStdString();
+    EXPECT_EQ(QFile::permissions(identity) & (QFile::ReadOther | QFile::ReadGroup), 0);
+
+    QProcess other; // the same program, another process
+    other.start(QStringLiteral("sleep"), {QStringLiteral("61")});
+    ASSERT_TRUE(other.waitForStarted());
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(other.processId())));
+    const QString said = stopAndSay(control, proxy);
+    EXPECT_TRUE(processAlive(other.processId()));
+    EXPECT_TRUE(processAlive(real));
+    const QRegularExpression message(
+        QStringLiteral("names pid %1, started \\d\\d:\\d\\d:\\d\\d, not the proxy started "
+                       "\\d\\d:\\d\\d:\\d\\d \\(pid %2\\): nothing stopped")
+            .arg(other.processId())
+            .arg(real));
+    EXPECT_TRUE(message.match(said).hasMatch()) << said.toStdString();
+    other.kill();
+    other.waitForFinished();
+    ::kill(pid_t(real), SIGKILL);
+}
+
+// A pid reused by a sleeping process with the right name but another start
+// time (the identity says when ours started), and a pid file naming pid 1.
+TEST(ProcessControl, AReusedPidWithAnotherStartTimeAndPidOneAreNeverSignalled)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    QProcess sleeper;
+    sleeper.start(QStringLiteral("bash"),
+                  {QStringLiteral("-c"), QStringLiteral("exec -a opsdeck-sim sleep 30")});
+    ASSERT_TRUE(sleeper.waitForStarted());
+    processes::ManagedProcess decode;
+    decode.name = QStringLiteral("decode");
+    decode.host = QStringLiteral("local");
+    decode.pidFile = dir.filePath(QStringLiteral("decode.pid"));
+    decode.program = QStringLiteral("opsdeck-sim");
+    decode.deriveMissingCommands();
+    ASSERT_TRUE(test::writeFile(decode.pidFile, QByteArray::number(sleeper.processId())));
+    // What the start recorded for the decode that had this pid before: ticks 1.
+    ASSERT_TRUE(test::writeFile(processes::ManagedProcess::identityFileOf(decode.pidFile),
+                                "pid=" + QByteArray::number(sleeper.processId()) +
+                                    "\nstart=1\nexe=/usr/bin/opsdeck-sim\nargs=opsdeck-sim\n"));
+    QString said = stopAndSay(control, decode);
+    EXPECT_TRUE(processAlive(sleeper.processId()));
+    EXPECT_TRUE(said.contains(QStringLiteral("not the decode started"))) << said.toStdString();
+
+    ASSERT_TRUE(test::writeFile(decode.pidFile, "1\n"));
+    said = stopAndSay(control, decode);
+    EXPECT_TRUE(said.contains(QStringLiteral("names pid 1, never signalled: nothing stopped")))
+        << said.toStdString();
+    sleeper.kill();
+    sleeper.waitForFinished();
 }
 
 TEST(ProcessControl, StoppingRemovesThePidFileSoASecondStopIsANoOp)
