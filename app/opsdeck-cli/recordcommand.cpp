@@ -17,6 +17,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
+#include <atomic>
 #include <optional>
 #include <spdlog/spdlog.h>
 
@@ -179,7 +180,13 @@ int runRecord(const QStringList &arguments)
     // request from then on ends in the clean exit that removes them.
     // Stops like every other command on SIGTERM, SIGINT or SIGHUP: quit the
     // event loop (from the signal watcher's thread, so queued), then flush.
+    // A stop that arrives while a short local command runs its own event loop
+    // (the pid file's identity) would be a quit() before exec(), which Qt
+    // ignores: the flag makes it count.
+    static std::atomic<bool> stopRequested{false};
+    stopRequested = false;
     const CancelOnSignal onSignal([] {
+        stopRequested = true;
         QMetaObject::invokeMethod(
             QCoreApplication::instance(), [] { QCoreApplication::quit(); }, Qt::QueuedConnection);
     });
@@ -228,7 +235,8 @@ int runRecord(const QStringList &arguments)
                  inventoryPath.toLocal8Bit().constData(), database.toLocal8Bit().constData(),
                  static_cast<long long>(QCoreApplication::applicationPid()));
     std::fflush(stderr);
-    QCoreApplication::exec();
+    if (!stopRequested)
+        QCoreApplication::exec();
     // The poller stops first; results already queued to the recorder are
     // delivered before the final flush.
     session.stop();

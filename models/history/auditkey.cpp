@@ -6,8 +6,87 @@
 #include <QCryptographicHash>
 #include <QFileInfo>
 #include <QRandomGenerator>
+#include <QThread>
+#include <condition_variable>
+#include <mutex>
 
 namespace opsdeck::history {
+
+namespace {
+
+using State = AuditLog::ChainKey::State;
+using secrets::SecretResult;
+
+constexpr std::chrono::seconds kDeadline(5);
+
+// Keys by log path, once the store answered: asked once per process, so only
+// the first append can ever wait for the keychain.
+struct KeyCache
+{
+    std::mutex mutex;
+    std::condition_variable answered;
+    QHash<QString, AuditLog::ChainKey> keys;
+};
+
+KeyCache &cache()
+{
+    static KeyCache instance;
+    return instance;
+}
+
+void remember(const QString &name, const AuditLog::ChainKey &key)
+{
+    KeyCache &c = cache();
+    {
+        const std::lock_guard lock(c.mutex);
+        c.keys.insert(name, key);
+    }
+    c.answered.notify_all();
+}
+
+QByteArray newKey()
+{
+    QByteArray key(32, '\0');
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(key.data()), key.size() / 4);
+    return key;
+}
+
+AuditLog::ChainKey fromRead(const SecretResult &read)
+{
+    if (read.ok() && read.value.size() >= 32)
+        return {State::Key, read.value, {}};
+    if (!read.ok() && read.status != SecretResult::Status::NotFound)
+        return {
+            State::Unavailable, {}, QStringLiteral("no secret store answered: %1").arg(read.error)};
+    return {State::None, {}, {}};
+}
+
+bool isNewLog(const QString &logPath)
+{
+    const QFileInfo log(logPath);
+    return (!log.exists() || log.size() == 0) &&
+           !QFileInfo::exists(logPath + QStringLiteral(".head"));
+}
+
+// On the store's own thread (the CLI's main thread): blocking is allowed there.
+AuditLog::ChainKey askBlocking(const QString &name, bool create)
+{
+    secrets::SecretStore &store = secrets::SecretStore::shared();
+    AuditLog::ChainKey key = fromRead(store.readBlocking(name, kDeadline));
+    if (key.state == State::None && create) {
+        const QByteArray value = newKey();
+        const SecretResult written = store.writeBlocking(name, value, kDeadline);
+        key = written.ok()
+                  ? AuditLog::ChainKey{State::Key, value, {}}
+                  : AuditLog::ChainKey{
+                        State::Unavailable,
+                        {},
+                        QStringLiteral("the key could not be kept: %1").arg(written.error)};
+    }
+    return key;
+}
+
+} // namespace
 
 QString AuditKey::secretName(const QString &logPath)
 {
@@ -20,41 +99,89 @@ QString AuditKey::secretName(const QString &logPath)
                                    .left(16));
 }
 
+void AuditKey::prefetch(const QString &logPath)
+{
+    const QString name = secretName(logPath);
+    {
+        const std::lock_guard lock(cache().mutex);
+        if (cache().keys.contains(name))
+            return;
+    }
+    secrets::SecretStore &store = secrets::SecretStore::shared();
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    // Matched by the key's name, not the id: on the store's thread the answer
+    // may come before read() returns its id.
+    *connection = QObject::connect(
+        &store, &secrets::SecretStore::readFinished, &store,
+        [&store, name, logPath, connection](quint64, const QString &asked,
+                                            const SecretResult &result) {
+            if (asked != name)
+                return;
+            QObject::disconnect(*connection);
+            const AuditLog::ChainKey key = fromRead(result);
+            // Decided now, not when asked: a log begun unkeyed while the store
+            // was slow to answer stays unkeyed rather than gain a key it lacks.
+            if (key.state != State::None || !isNewLog(logPath))
+                return remember(name, key);
+            const QByteArray value = newKey();
+            auto written = std::make_shared<QMetaObject::Connection>();
+            *written = QObject::connect(
+                &store, &secrets::SecretStore::writeFinished, &store,
+                [name, value, written](quint64, const QString &asked, const SecretResult &done) {
+                    if (asked != name)
+                        return;
+                    QObject::disconnect(*written);
+                    remember(
+                        name,
+                        done.ok()
+                            ? AuditLog::ChainKey{State::Key, value, {}}
+                            : AuditLog::ChainKey{
+                                  State::Unavailable,
+                                  {},
+                                  QStringLiteral("the key could not be kept: %1").arg(done.error)});
+                });
+            store.write(name, value);
+        });
+    store.read(name);
+}
+
 AuditLog::KeySource AuditKey::fromSecretStore()
 {
     return [](const QString &logPath, bool create) {
-        using secrets::SecretResult;
-        using State = AuditLog::ChainKey::State;
-        constexpr std::chrono::seconds deadline(5);
-        secrets::SecretStore &store = secrets::SecretStore::shared();
         const QString name = secretName(logPath);
-        SecretResult read = store.readBlocking(name, deadline);
-        if (read.ok() && read.value.size() >= 32)
-            return AuditLog::ChainKey{State::Key, read.value, {}};
-        if (!read.ok() && read.status != SecretResult::Status::NotFound)
-            return AuditLog::ChainKey{
-                State::Unavailable,
-                {},
-                QStringLiteral("no secret store answered: %1").arg(read.error)};
-        if (!create)
-            return AuditLog::ChainKey{State::None, {}, {}};
-        QByteArray key(32, '\0');
-        QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(key.data()),
-                                              key.size() / 4);
-        const SecretResult written = store.writeBlocking(name, key, deadline);
-        if (!written.ok())
-            return AuditLog::ChainKey{
-                State::Unavailable,
-                {},
-                QStringLiteral("the key could not be kept: %1").arg(written.error)};
-        return AuditLog::ChainKey{State::Key, key, {}};
+        KeyCache &c = cache();
+        {
+            std::unique_lock lock(c.mutex);
+            const auto known = c.keys.constFind(name);
+            if (known != c.keys.cend() && !(create && known->state == State::None))
+                return *known;
+        }
+        if (QThread::currentThread() == secrets::SecretStore::shared().thread()) {
+            const AuditLog::ChainKey key = askBlocking(name, create);
+            remember(name, key);
+            return key;
+        }
+        // Another thread (an SSH session's): the store's thread answers the
+        // prefetch; this one never asks it to, so a store thread that waits
+        // on this one (joining it) cannot deadlock: it only delays up to 5 s.
+        std::unique_lock lock(c.mutex);
+        if (c.answered.wait_for(lock, kDeadline, [&] { return c.keys.contains(name); }))
+            return c.keys.value(name);
+        // Remembered until the store answers: later entries do not wait again.
+        const AuditLog::ChainKey late{
+            State::Unavailable,
+            {},
+            QStringLiteral("the keychain did not answer within %1 s").arg(kDeadline.count())};
+        c.keys.insert(name, late);
+        return late;
     };
 }
 
 std::shared_ptr<AuditLog> AuditKey::inDataDir(const QString &dataDir)
 {
-    return std::make_shared<AuditLog>(AuditLog::pathIn(settings::AppPaths::dataDir(dataDir)),
-                                      fromSecretStore());
+    const QString path = AuditLog::pathIn(settings::AppPaths::dataDir(dataDir));
+    prefetch(path);
+    return std::make_shared<AuditLog>(path, fromSecretStore());
 }
 
 } // namespace opsdeck::history

@@ -16,12 +16,18 @@ class AuditKey
 public:
     /// The key's name in the secret store for the log at `logPath`.
     static QString secretName(const QString &logPath);
-    /// A key source for AuditLog backed by SecretStore::shared(). Asked once
-    /// per log, from the thread of its first append or check: never the GUI
-    /// thread's first call (the store's blocking calls run an event loop);
-    /// waits at most 5 s for the store.
+    /// Asks the store for the log's key without waiting (creating one when
+    /// the log is new); the answer is kept for the process. Call on the
+    /// store's thread (the GUI or main thread), before any thread appends.
+    static void prefetch(const QString &logPath);
+    /// A key source for AuditLog backed by SecretStore::shared() and the
+    /// keys prefetch() keeps. On the store's thread it asks and waits (a
+    /// local event loop: the CLI); on any other thread it only waits, at most
+    /// 5 s, for the prefetch's answer, so that a GUI thread joining that
+    /// thread never deadlocks with it.
     static AuditLog::KeySource fromSecretStore();
-    /// `<dataDir>/audit.jsonl` (AppPaths::dataDir(dataDir)) keyed by the secret store.
+    /// `<dataDir>/audit.jsonl` (AppPaths::dataDir(dataDir)) keyed by the
+    /// secret store; its key prefetched.
     static std::shared_ptr<AuditLog> inDataDir(const QString &dataDir);
 };
 

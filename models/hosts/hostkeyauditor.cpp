@@ -9,8 +9,27 @@ namespace opsdeck::hosts {
 
 HostKeyAuditor::HostKeyAuditor(std::shared_ptr<history::AuditLog> log,
                                std::chrono::seconds repeatWindow)
-    : m_log(std::move(log)), m_repeatWindow(repeatWindow)
+    : m_log(std::move(log)), m_writer(m_thread.adopt(new QObject)), m_repeatWindow(repeatWindow)
 {
+}
+
+HostKeyAuditor::~HostKeyAuditor()
+{
+    flush();
+}
+
+void HostKeyAuditor::flush()
+{
+    // Queued calls run in order: this one returns after every earlier append.
+    QMetaObject::invokeMethod(
+        m_writer, [] {}, Qt::BlockingQueuedConnection);
+}
+
+void HostKeyAuditor::appendLater(const QString &host, const QString &action, const QString &detail)
+{
+    QMetaObject::invokeMethod(
+        m_writer, [this, host, action, detail] { append(host, action, detail); },
+        Qt::QueuedConnection);
 }
 
 std::shared_ptr<HostKeyAuditor> HostKeyAuditor::inDataDir(const QString &dataDir)
@@ -38,23 +57,29 @@ bool HostKeyAuditor::record(const remote::HostKeyDecision &decision, QString *er
         if (decision.outcome != QLatin1String("accepted-new") && last != m_lastWritten.cend() &&
             last->secsTo(now) < m_repeatWindow.count())
             return true;
+        // Taken before writing: two session threads deciding at once write it once.
+        m_lastWritten.insert(key, now);
     }
-    if (!append(decision.host, decision.outcome, detail, error))
-        return false;
+    if (decision.outcome != QLatin1String("accepted-new")) {
+        appendLater(decision.host, decision.outcome, detail);
+        return true;
+    }
+    if (append(decision.host, decision.outcome, detail, error))
+        return true;
     std::lock_guard lock(m_mutex);
-    m_lastWritten.insert(key, QDateTime::currentDateTimeUtc());
-    return true;
+    m_lastWritten.remove(key); // not on disk: the next decision tries again
+    return false;
 }
 
 void HostKeyAuditor::recordOperatorAnswer(const QString &host, const QString &keyType,
                                           const QString &fingerprint, bool accepted)
 {
-    append(host,
-           accepted ? QStringLiteral("accepted-by-operator")
-                    : QStringLiteral("refused-by-operator"),
-           QStringLiteral("unknown host key %1 %2 %3 in the dialog")
-               .arg(keyType, fingerprint,
-                    accepted ? QStringLiteral("accepted") : QStringLiteral("refused")));
+    appendLater(host,
+                accepted ? QStringLiteral("accepted-by-operator")
+                         : QStringLiteral("refused-by-operator"),
+                QStringLiteral("unknown host key %1 %2 %3 in the dialog")
+                    .arg(keyType, fingerprint,
+                         accepted ? QStringLiteral("accepted") : QStringLiteral("refused")));
 }
 
 bool HostKeyAuditor::append(const QString &host, const QString &action, const QString &detail,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "hostkeydecision.h"
+#include "workerthread.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -20,20 +21,31 @@ namespace opsdeck::hosts {
 /// that matches known_hosts is routine, not a decision, and is not written.
 /// The same refusal repeated (a poller knocking through a tunnel every few
 /// seconds) is written once per `repeatWindow`, so the log stays readable.
+/// An acceptance is written before the key is saved, on the caller's thread
+/// (the connect waits for it). Refusals, errors and the operator's answers
+/// change nothing: they are written in order on the auditor's own thread, so
+/// that neither an SSH session thread nor the GUI thread waits for the disk
+/// or the keychain (the chain key's first answer) on their account; the
+/// destructor waits until every one is written.
 /// Thread: any (SshSettings::hostKeyDecided calls it from session threads).
 class HostKeyAuditor
 {
 public:
     explicit HostKeyAuditor(std::shared_ptr<history::AuditLog> log,
                             std::chrono::seconds repeatWindow = std::chrono::minutes(10));
+    ~HostKeyAuditor();
+    HostKeyAuditor(const HostKeyAuditor &) = delete;
+    HostKeyAuditor &operator=(const HostKeyAuditor &) = delete;
+    /// Returns once every entry handed to the auditor's thread is written.
+    void flush();
     /// One writing to `<data dir>/audit.jsonl` (AppPaths::dataDir(dataDir)),
     /// as the window and every opsdeck-cli command do.
     static std::shared_ptr<HostKeyAuditor> inDataDir(const QString &dataDir);
 
-    /// For SshSettings::hostKeyDecided: true when the decision is on disk (or
-    /// needs no entry: a matching key, a refusal repeated within the window).
-    /// A failed append is logged (spdlog error naming the file) and returns
-    /// false with `error`; for `accepted-new` the key is then not saved.
+    /// For SshSettings::hostKeyDecided. `accepted-new`: true once it is on
+    /// disk; a failed append is logged (spdlog error naming the file) and
+    /// returns false with `error`, and the key is then not saved. Any other
+    /// decision is queued for the auditor's thread and returns true.
     bool record(const remote::HostKeyDecision &decision, QString *error = nullptr);
     /// The operator's answer to the unknown-key dialog: `accepted` true means
     /// "accept and save" (the connect that follows writes `accepted-new`),
@@ -47,7 +59,12 @@ private:
     bool append(const QString &host, const QString &action, const QString &detail,
                 QString *error = nullptr);
 
+    /// Writes on the auditor's thread (in order), for decisions that change nothing.
+    void appendLater(const QString &host, const QString &action, const QString &detail);
+
     std::shared_ptr<history::AuditLog> m_log;
+    threads::WorkerThread m_thread{QStringLiteral("audit")};
+    QObject *m_writer; ///< lives on m_thread: the queued appends' receiver
     std::chrono::seconds m_repeatWindow;
     std::mutex m_mutex;
     QHash<QString, QDateTime> m_lastWritten; ///< "host|action|fingerprint" -> when

@@ -3,6 +3,7 @@
 #include "curltransfer.h"
 #include "keepalivetracker.h"
 #include "probeengine.h"
+#include "workerthread.h"
 
 #include <atomic>
 #include <curl/curl.h>
@@ -61,7 +62,7 @@ private:
     // Engine thread only.
     std::map<CURL *, std::unique_ptr<CurlTransfer>> m_active;
     KeepAliveTracker m_keepAlive;
-    std::thread m_thread;
+    std::unique_ptr<threads::WorkerThread> m_thread; ///< runs run(); last, so it ends first
 };
 
 } // namespace opsdeck::probes

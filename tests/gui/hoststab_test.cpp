@@ -142,7 +142,8 @@ TEST(HostsTab, UnknownKeyAcceptedInTheDialogConnectsAndTunnels)
     ASSERT_TRUE(waitUntil(
         [&] {
             return window.session()->statusModel()->rowCount() == 1 &&
-                   window.session()->statusModel()->status(0).state == probes::ServiceState::Healthy;
+                   window.session()->statusModel()->status(0).state ==
+                       probes::ServiceState::Healthy;
         },
         30s));
     const probes::ServiceStatus status = window.session()->statusModel()->status(0);
@@ -157,9 +158,12 @@ TEST(HostsTab, UnknownKeyAcceptedInTheDialogConnectsAndTunnels)
     if (const QByteArray png = qgetenv("OPSDECK_HOSTS_PNG"); !png.isEmpty())
         window.grab().save(QString::fromLocal8Bit(png));
 
-    EXPECT_EQ(f.auditActions(), (QStringList{QStringLiteral("refused-unknown"),
-                                             QStringLiteral("accepted-by-operator"),
-                                             QStringLiteral("accepted-new")}));
+    // Refusals and answers are written on the auditor's own thread, in order.
+    const QStringList expectedActions{QStringLiteral("refused-unknown"),
+                                      QStringLiteral("accepted-by-operator"),
+                                      QStringLiteral("accepted-new")};
+    EXPECT_TRUE(waitUntil([&] { return f.auditActions() == expectedActions; }, 15s))
+        << f.auditActions().join(u' ').toStdString();
     EXPECT_LT(watchdog.worstStallMs(), 1000);
 }
 
@@ -174,14 +178,17 @@ TEST(HostsTab, RefusedKeyLeavesTheHostFailedAndIsAudited)
     ASSERT_TRUE(waitUntil([&] { return window.hostsTab()->hostKeyDialog() != nullptr; }, 20s));
     window.hostsTab()->hostKeyDialog()->refuseButton()->click();
     ASSERT_TRUE(waitUntil([&] { return window.hostsTab()->hostKeyDialog() == nullptr; }, 5s));
-    EXPECT_EQ(f.auditActions(), (QStringList{QStringLiteral("refused-unknown"),
-                                             QStringLiteral("refused-by-operator")}));
+    // Refusals and answers are written on the auditor's own thread, in order.
+    const QStringList expectedActions{QStringLiteral("refused-unknown"),
+                                      QStringLiteral("refused-by-operator")};
+    EXPECT_TRUE(waitUntil([&] { return f.auditActions() == expectedActions; }, 15s))
+        << f.auditActions().join(u' ').toStdString();
     EXPECT_TRUE(connectionCell(window).startsWith(QStringLiteral("failed: unknown host key")));
     EXPECT_FALSE(QFile::exists(f.knownHosts));
     // Polling through the refused host never reaches the decode, and the card
     // says why instead of calling it down.
-    ASSERT_TRUE(
-        waitUntil([&] { return window.session()->statusModel()->status(0).lastCheck.isValid(); }, 15s));
+    ASSERT_TRUE(waitUntil(
+        [&] { return window.session()->statusModel()->status(0).lastCheck.isValid(); }, 15s));
     const probes::ServiceStatus status = window.session()->statusModel()->status(0);
     EXPECT_EQ(status.state, probes::ServiceState::Unknown);
     EXPECT_TRUE(status.detail.contains(QStringLiteral("not reached: tunnel via gpu-1 to ")))
@@ -286,6 +293,9 @@ TEST(HostsTab, DialogClosedWithoutAnAnswerIsNotAuditedAsRefused)
     ASSERT_TRUE(waitUntil([&] { return window.hostsTab()->hostKeyDialog() != nullptr; }, 20s));
     window.hostsTab()->hostKeyDialog()->reject();
     ASSERT_TRUE(waitUntil([&] { return window.hostsTab()->hostKeyDialog() == nullptr; }, 5s));
-    EXPECT_EQ(f.auditActions(), QStringList{QStringLiteral("refused-unknown")});
+    // Refusals and answers are written on the auditor's own thread, in order.
+    const QStringList expectedActions{QStringLiteral("refused-unknown")};
+    EXPECT_TRUE(waitUntil([&] { return f.auditActions() == expectedActions; }, 15s))
+        << f.auditActions().join(u' ').toStdString();
     EXPECT_FALSE(QFile::exists(f.knownHosts));
 }

@@ -83,6 +83,7 @@ TEST(HostConnections, UnknownKeyIsAskedAuditedAndSavedOnlyWhenAccepted)
     EXPECT_EQ(hosts.state(QStringLiteral("gpu-1")).phase, SshConnectionState::Phase::Failed);
     EXPECT_FALSE(QFile::exists(knownHosts) &&
                  opsdeck::test::readFile(knownHosts).contains(sshd.hostEntry().toUtf8()));
+    s.options.auditor->flush(); // refusals are written on the auditor's thread
     EXPECT_EQ(actions(*s.audit), QStringList{QStringLiteral("refused-unknown")});
 
     hosts.acceptHostKey(QStringLiteral("gpu-1"), state.hostKeyFingerprint);
@@ -94,6 +95,7 @@ TEST(HostConnections, UnknownKeyIsAskedAuditedAndSavedOnlyWhenAccepted)
         20s))
         << hosts.describe(QStringLiteral("gpu-1")).toStdString();
     EXPECT_TRUE(opsdeck::test::readFile(knownHosts).contains(sshd.hostEntry().toUtf8()));
+    s.options.auditor->flush();
     EXPECT_EQ(actions(*s.audit), (QStringList{QStringLiteral("refused-unknown"),
                                               QStringLiteral("accepted-by-operator"),
                                               QStringLiteral("accepted-new")}));
@@ -112,6 +114,7 @@ TEST(HostConnections, RefusedKeyStaysFailedAndTheAnswerIsAudited)
     hosts.setInventory(s.inventory);
     ASSERT_TRUE(opsdeck::test::waitUntil([&] { return asked.count() == 1; }, 20s));
     hosts.refuseHostKey(QStringLiteral("gpu-1"));
+    s.options.auditor->flush(); // refusals are written on the auditor's thread
     EXPECT_EQ(actions(*s.audit), (QStringList{QStringLiteral("refused-unknown"),
                                               QStringLiteral("refused-by-operator")}));
     EXPECT_EQ(hosts.state(QStringLiteral("gpu-1")).failure,
