@@ -64,8 +64,18 @@ bool HostKeyAuditor::record(const remote::HostKeyDecision &decision, QString *er
         appendLater(decision.host, decision.outcome, detail);
         return true;
     }
-    if (append(decision.host, decision.outcome, detail, error))
+    // On the auditor's thread too, after what was queued before it, and
+    // waited for: the key is saved only once this entry is on disk.
+    bool written = false;
+    QString why;
+    QMetaObject::invokeMethod(
+        m_writer,
+        [&] { written = append(decision.host, decision.outcome, detail, &why); },
+        Qt::BlockingQueuedConnection);
+    if (written)
         return true;
+    if (error)
+        *error = why;
     std::lock_guard lock(m_mutex);
     m_lastWritten.remove(key); // not on disk: the next decision tries again
     return false;

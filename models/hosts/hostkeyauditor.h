@@ -21,9 +21,10 @@ namespace opsdeck::hosts {
 /// that matches known_hosts is routine, not a decision, and is not written.
 /// The same refusal repeated (a poller knocking through a tunnel every few
 /// seconds) is written once per `repeatWindow`, so the log stays readable.
-/// An acceptance is written before the key is saved, on the caller's thread
-/// (the connect waits for it). Refusals, errors and the operator's answers
-/// change nothing: they are written in order on the auditor's own thread, so
+/// Every entry is written in order on the auditor's own thread. An acceptance
+/// is waited for (the key is saved only once it is on disk: never call
+/// record() with one from the GUI thread). Refusals, errors and the
+/// operator's answers change nothing and are not waited for, so
 /// that neither an SSH session thread nor the GUI thread waits for the disk
 /// or the keychain (the chain key's first answer) on their account; the
 /// destructor waits until every one is written.

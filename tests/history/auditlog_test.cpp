@@ -351,6 +351,7 @@ TEST(HostKeyAuditor, MatchedIsNotWrittenAndARepeatedRefusalOnlyOnce)
     d.message.clear();
     auditor.record(d);
     auditor.recordOperatorAnswer(QStringLiteral("gpu-1"), d.keyType, d.fingerprint, false);
+    auditor.flush(); // the answer is written on the auditor's thread
     const auto entries = log->read();
     ASSERT_EQ(entries.size(), 3);
     EXPECT_EQ(entries[0].action, QStringLiteral("refused-unknown"));
