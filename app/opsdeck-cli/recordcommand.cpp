@@ -67,6 +67,7 @@ bool writePidFile(const QString &pidFile, QString *error)
 {
     QSaveFile file(pidFile);
     if (!file.open(QIODevice::WriteOnly) ||
+        !file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) ||
         file.write(QByteArray::number(QCoreApplication::applicationPid()) + '\n') < 0 ||
         !file.commit()) {
         *error =

@@ -128,9 +128,10 @@ processes::ManagedProcess DemoCluster::recorderProcess(const QString &dir, const
     process.host = QStringLiteral("local");
     // Beside run/, not in it: run/ holds the cluster's own processes.
     process.pidFile = dir + QStringLiteral("/recorder.pid");
+    process.requireIdentity = true;
     process.start =
-        QStringLiteral("setsid %1 record --inventory %2 --data-dir %3 --pid-file %4 </dev/null "
-                       ">>%5 2>&1 & echo $! >%4")
+        QStringLiteral("umask 077; setsid %1 record --inventory %2 --data-dir %3 --pid-file %4 "
+                       "</dev/null >>%5 2>&1 & echo $! >%4")
             .arg(shell::singleQuoted(program), shell::singleQuoted(DemoSetup::inventoryPath(dir)),
                  shell::singleQuoted(dir), shell::singleQuoted(process.pidFile),
                  shell::singleQuoted(dir + QStringLiteral("/logs/recorder.log")));
@@ -148,10 +149,16 @@ QString DemoCluster::simProgram() const
 QVector<processes::ManagedProcess>
 DemoCluster::processesOf(const QVector<inventory::Service> &services) const
 {
-    // Every demo process is opsdeck-sim: only a pid running it is ours.
+    // The demo starts every one of its processes: only the one whose identity
+    // was written at its start is ours.
     QVector<processes::ManagedProcess> processes;
-    for (const auto &service : services)
-        processes.append(processes::ManagedProcess::fromService(service, simProgram()));
+    for (const auto &service : services) {
+        processes::ManagedProcess process =
+            processes::ManagedProcess::fromService(service, simProgram());
+        process.requireIdentity = true;
+        process.deriveMissingCommands();
+        processes.append(process);
+    }
     return processes;
 }
 

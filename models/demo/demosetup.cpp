@@ -1,6 +1,7 @@
 #include "demosetup.h"
 
 #include "apppaths.h"
+#include "privatefiles.h"
 #include "shellquote.h"
 #include "visibletext.h"
 
@@ -82,14 +83,17 @@ bool writeFromTemplate(const QString &templateName, const QString &target,
     for (auto it = values.cbegin(); it != values.cend(); ++it)
         text.replace(QLatin1Char('@') + it.key() + QLatin1Char('@'), it.value());
     // Written whole or not at all: a half-written serve script must never run.
+    // The user's alone whatever the umask: start commands and pid files are
+    // what demo down acts on.
+    QFileDevice::Permissions mode = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
+    if (executable)
+        mode |= QFileDevice::ExeOwner;
     QSaveFile file(target);
-    if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit()) {
+    if (!file.open(QIODevice::WriteOnly) || !file.setPermissions(mode) ||
+        file.write(text.toUtf8()) < 0 || !file.commit()) {
         *error = QStringLiteral("cannot write %1: %2").arg(target, file.errorString());
         return false;
     }
-    if (executable)
-        QFile::setPermissions(target, QFile::permissions(target) | QFileDevice::ExeOwner |
-                                          QFileDevice::ExeUser);
     return true;
 }
 
@@ -125,7 +129,7 @@ bool DemoSetup::checkDir(const QString &path, QString *error)
         *error = QStringLiteral("demo folder %1 exists and is not a folder").arg(dir);
         return false;
     }
-    if (!QDir().mkpath(dir) || !QFileInfo(dir).isWritable()) {
+    if (!settings::PrivateFiles::makeDir(dir) || !QFileInfo(dir).isWritable()) {
         *error = QStringLiteral("demo folder %1 cannot be created or written").arg(dir);
         return false;
     }
@@ -138,7 +142,7 @@ std::optional<QString> DemoSetup::write(const DemoOptions &options, QString *err
     if (!checkDir(dir, error))
         return std::nullopt;
     for (const QString &sub : {QStringLiteral("/logs"), QStringLiteral("/run")}) {
-        if (!QDir().mkpath(dir + sub)) {
+        if (!settings::PrivateFiles::makeDir(dir + sub)) {
             *error = QStringLiteral("cannot create folder %1").arg(dir + sub);
             return std::nullopt;
         }
@@ -186,7 +190,8 @@ processes::ManagedProcess DemoSetup::trafficProcess(const QString &dir, const QS
     process.name = QStringLiteral("traffic");
     process.host = QStringLiteral("local");
     process.pidFile = dir + QStringLiteral("/run/traffic.pid");
-    process.start = QStringLiteral("setsid bash %1 </dev/null >>%2 2>&1 & echo $! >%3")
+    process.requireIdentity = true;
+    process.start = QStringLiteral("umask 077; setsid bash %1 </dev/null >>%2 2>&1 & echo $! >%3")
                         .arg(shell::singleQuoted(dir + QStringLiteral("/traffic.sh")),
                              shell::singleQuoted(dir + QStringLiteral("/logs/traffic.log")),
                              shell::singleQuoted(process.pidFile));

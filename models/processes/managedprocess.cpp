@@ -10,28 +10,47 @@ namespace {
 // checking that it is the process that was started. Exits 1 when nothing
 // runs under it, ManagedProcess::kNotOurs (3) with a line on stdout when the
 // pid belongs to another process.
-const char *const verifyScript = R"sh(pf=%1; idf=%2; what=%3; program=%4
+const char *const verifyScript = R"sh(pf=%1; idf=%2; what=%3; program=%4; required=%5
 opsdeck_start() { local line rest; { read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
   rest=${line##*) }; set -- $rest; echo "${20}"; }
 opsdeck_when() { local bt hz; bt=$(sed -n 's/^btime //p' /proc/stat); hz=$(getconf CLK_TCK)
   date -d "@$((bt + $1 / hz))" +%H:%M:%S 2>/dev/null || echo "tick $1"; }
-p=$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r')
-case $p in ''|*[!0-9]*) exit 1;; esac
-[ ${#p} -le 10 ] || exit 1
-if [ "$p" -le 1 ]; then echo "$pf names pid $p, never signalled: nothing stopped"; exit 3; fi
-[ -d "/proc/$p" ] || exit 1
-# kill -0 alone also succeeds for a zombie that no parent has reaped yet,
-# and a container's init may never reap it: read its state too.
-grep -qs '^State:[[:space:]]*Z' "/proc/$p/status" && exit 1
-st=$(opsdeck_start "$p") || exit 1
-if [ -r "$idf" ]; then
-  ip=$(sed -n 's/^pid=//p' "$idf"); is=$(sed -n 's/^start=//p' "$idf")
-  if [ "$ip" != "$p" ] || [ "$is" != "$st" ]; then
-    echo "$pf names pid $p, started $(opsdeck_when "$st"), not the $what started $(opsdeck_when "${is:-0}") (pid ${ip:-?}): nothing stopped"
+opsdeck_alive() { [ -d "/proc/$1" ] && ! grep -qs '^State:[[:space:]]*Z' "/proc/$1/status"; }
+# Regular files only, read bounded: a FIFO or a huge file must not hang or fill memory.
+p=; [ -f "$pf" ] && p=$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r')
+ip=; is=
+if [ -f "$idf" ]; then
+  ip=$(head -c 4096 "$idf" | sed -n 's/^pid=//p'); is=$(head -c 4096 "$idf" | sed -n 's/^start=//p')
+fi
+valid=1
+case $p in ''|*[!0-9]*|0*) valid=0;; esac
+[ ${#p} -le 10 ] || valid=0
+if [ $valid = 0 ]; then
+  # No pid in the pid file: still running only if the identity's process is.
+  if [ -n "$ip" ] && opsdeck_alive "$ip" && [ "$(opsdeck_start "$ip")" = "$is" ]; then
+    echo "$pf does not hold a pid, but the $what started $(opsdeck_when "$is") (pid $ip) still runs: nothing stopped"
     exit 3
   fi
+  exit 1
+fi
+if [ "$p" -le 1 ]; then echo "$pf names pid $p, never signalled: nothing stopped"; exit 3; fi
+if [ -n "$ip" ] && [ "$ip" != "$p" ]; then
+  if opsdeck_alive "$p"; then st="started $(opsdeck_when "$(opsdeck_start "$p")")"; else st="not running"; fi
+  echo "$pf names pid $p, $st, not the $what started $(opsdeck_when "${is:-0}") (pid $ip): nothing stopped"
+  exit 3
+fi
+opsdeck_alive "$p" || exit 1
+st=$(opsdeck_start "$p") || exit 1
+if [ -n "$ip" ]; then
+  if [ "$is" != "$st" ]; then
+    echo "$pf names pid $p, started $(opsdeck_when "$st"), not the $what started $(opsdeck_when "${is:-0}") (pid $ip): nothing stopped"
+    exit 3
+  fi
+elif [ "$required" = 1 ]; then
+  echo "$pf names pid $p, but there is no identity beside it ($idf) to show it is the $what OpsDeck started: nothing stopped"
+  exit 3
 elif [ -n "$program" ]; then
-  args=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null); args=${args% }
+  args=$(head -c 4096 "/proc/$p/cmdline" 2>/dev/null | tr '\0' ' '); args=${args% }
   case $args in *"$program"*) ;; *)
     echo "$pf names pid $p, which runs ${args:0:120}, not the $what ($program): nothing stopped"
     exit 3;; esac
@@ -75,7 +94,8 @@ void ManagedProcess::deriveMissingCommands()
     verify = QString::fromLatin1(verifyScript)
                  .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity),
                       shell::singleQuoted(name.isEmpty() ? QStringLiteral("process") : name),
-                      shell::singleQuoted(program));
+                      shell::singleQuoted(program),
+                      requireIdentity ? QStringLiteral("1") : QStringLiteral("0"));
     if (stop.isEmpty())
         stop = QStringLiteral("kill -TERM \"$p\"");
     if (kill.isEmpty())
@@ -83,8 +103,11 @@ void ManagedProcess::deriveMissingCommands()
     if (forget.isEmpty())
         forget = QStringLiteral("rm -f %1 %2")
                      .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity));
-    if (status.isEmpty())
+    // Derived again whenever the check changes (requireIdentity set later).
+    if (status.isEmpty() || statusIsDerived) {
         status = verify + QStringLiteral("exit 0\n");
+        statusIsDerived = true;
+    }
     recordIdentity = QString::fromLatin1(recordScript)
                          .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity));
 }

@@ -42,6 +42,12 @@ struct ManagedProcess
     /// command line to contain this text: a stale pid file whose pid now
     /// belongs to another process must not make OpsDeck signal that process.
     QString program;
+    /// True for processes OpsDeck itself starts (the demo's): without an
+    /// identity beside the pid file nothing is signalled, whatever runs there.
+    bool requireIdentity = false;
+    /// True when `status` is the derived one (verify), rebuilt by each
+    /// deriveMissingCommands(); false for an inventory's own status command.
+    bool statusIsDerived = false;
 
     /// Exit code of status and of the derived stop and kill when the pid file
     /// names a process that is not this one (nothing was signalled).

@@ -10,9 +10,11 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <csignal>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 using opsdeck::test::processAlive;
 using opsdeck::test::runCli;
@@ -141,6 +143,40 @@ TEST_F(CliDemo, DownNeverStopsAProcessItDidNotStart)
     // The real proxy was left for the person: stopped here by its pid.
     ::kill(static_cast<pid_t>(realProxy), SIGKILL);
     QFile::remove(proxyPidFile);
+}
+
+// Under umask 000 the demo's folder, scripts, inventory and pid files are
+// still the user's alone: another user must not rewrite what demo down acts on.
+TEST_F(CliDemo, TheDemoFolderIsTheUsersAloneWhateverTheUmask)
+{
+    QProcess up;
+    up.setProcessEnvironment([&] {
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("XDG_DATA_HOME"), home());
+        return environment;
+    }());
+    up.start(QStringLiteral("bash"),
+             {QStringLiteral("-c"),
+              QStringLiteral("umask 000; exec \"$0\" demo up --dir \"$1\" "
+                             "--traffic 1 </dev/null"),
+              opsdeck::test::binPath(QStringLiteral("opsdeck-cli")), demoDir()});
+    ASSERT_TRUE(up.waitForFinished(90000));
+    ASSERT_EQ(up.exitCode(), 0) << up.readAllStandardError().toStdString();
+    const auto mode = [](const QString &path) {
+        struct stat st
+        {
+        };
+        return ::stat(QFile::encodeName(path).constData(), &st) == 0 ? int(st.st_mode & 0777) : -1;
+    };
+    EXPECT_EQ(mode(demoDir()), 0700);
+    EXPECT_EQ(mode(demoDir() + QStringLiteral("/run")), 0700);
+    EXPECT_EQ(mode(demoDir() + QStringLiteral("/logs")), 0700);
+    EXPECT_EQ(mode(demoDir() + QStringLiteral("/inventory.yaml")), 0600);
+    EXPECT_EQ(mode(demoDir() + QStringLiteral("/serve_decode.sh")), 0700);
+    EXPECT_EQ(mode(demoDir() + QStringLiteral("/run/decode.pid")), 0600);
+    EXPECT_EQ(mode(demoDir() + QStringLiteral("/run/decode.pid.identity")), 0600);
+    EXPECT_EQ(mode(demoDir() + QStringLiteral("/run/traffic.pid")), 0600);
+    EXPECT_EQ(mode(demoDir() + QStringLiteral("/logs/decode.log")), 0600);
 }
 
 TEST_F(CliDemo, StartingTwiceReplacesTheFirstCleanly)

@@ -253,6 +253,49 @@ TEST(ProcessControl, AReusedPidWithAnotherStartTimeAndPidOneAreNeverSignalled)
     sleeper.waitForFinished();
 }
 
+// A process OpsDeck starts (the demo's) is only ever stopped through its
+// identity: with the identity gone, nothing is signalled; with the pid file
+// garbled while the real process runs, the stop fails instead of forgetting it.
+TEST(ProcessControl, WithoutItsIdentityOrWithAGarbledPidFileNothingIsSignalledNorForgotten)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    processes::ManagedProcess decode = detachedSleeper(dir.path(), QStringLiteral("decode"), false);
+    decode.program = QStringLiteral("sleep");
+    decode.requireIdentity = true;
+    decode.deriveMissingCommands();
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
+    control.startAll({decode});
+    ASSERT_TRUE(started.wait(10000));
+    const qint64 real = pidFrom(decode.pidFile);
+    const QString identity = processes::ManagedProcess::identityFileOf(decode.pidFile);
+    const QByteArray recorded = test::readFile(identity);
+    ASSERT_FALSE(recorded.isEmpty());
+
+    const QByteArrayList garbledPidFiles{QByteArray("abc\n"), QByteArray("-5\n"),
+                                         QByteArray("0" + QByteArray::number(real)), QByteArray()};
+    for (const QByteArray &garbled : garbledPidFiles) {
+        ASSERT_TRUE(test::writeFile(decode.pidFile, garbled));
+        const QString said = stopAndSay(control, decode);
+        EXPECT_TRUE(
+            said.contains(QStringLiteral("(pid %1) still runs: nothing stopped").arg(real)) ||
+            said.contains(QStringLiteral("not the decode started")))
+            << garbled.toStdString() << ": " << said.toStdString();
+        EXPECT_TRUE(processAlive(real));
+        EXPECT_TRUE(QFile::exists(identity)) << "the identity must not be forgotten";
+    }
+
+    // Identity removed: even the right pid running the right program is left alone.
+    ASSERT_TRUE(test::writeFile(decode.pidFile, QByteArray::number(real)));
+    ASSERT_TRUE(QFile::remove(identity));
+    const QString said = stopAndSay(control, decode);
+    EXPECT_TRUE(said.contains(QStringLiteral("there is no identity beside it")))
+        << said.toStdString();
+    EXPECT_TRUE(processAlive(real));
+    ::kill(pid_t(real), SIGKILL);
+}
+
 TEST(ProcessControl, StoppingRemovesThePidFileSoASecondStopIsANoOp)
 {
     QTemporaryDir dir;

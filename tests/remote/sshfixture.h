@@ -24,12 +24,6 @@ inline remote::SshSettings sshSettings(const SshdProcess &sshd)
     return settings;
 }
 
-inline QByteArray readFile(const QString &path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
 /// Writes sshd's known_hosts so that its line 2 holds another key for this
 /// host:port (a reinstalled host, or an attack); line 1 is some other host.
 inline bool writeChangedHostKey(const SshdProcess &sshd)

@@ -40,5 +40,7 @@ QString writeInventory(const QTemporaryDir &dir, const QString &yaml);
 
 /// Writes `bytes` to `path` (replacing it); false when it could not.
 bool writeFile(const QString &path, const QByteArray &bytes);
+/// The whole of `path`; empty when it cannot be read.
+QByteArray readFile(const QString &path);
 
 } // namespace opsdeck::test
