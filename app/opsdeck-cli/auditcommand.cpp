@@ -4,6 +4,7 @@
 #include "auditkey.h"
 #include "auditlog.h"
 #include "clioutput.h"
+#include "privatefiles.h"
 #include "visibletext.h"
 
 #include <QFileInfo>
@@ -44,15 +45,29 @@ int verify(const history::AuditLog &log, bool json)
         case history::AuditVerification::Status::Truncated:
             verdict = u"TRUNCATED: %1"_s.arg(result.reason);
             break;
+        case history::AuditVerification::Status::Unverified:
+            verdict = u"NOT VERIFIED: %1"_s.arg(result.reason);
+            break;
         }
         printLine(u"%1: %2"_s.arg(log.path(), verdict));
         printLine(u"chain: %1"_s.arg(result.keyNote));
     }
+    if (result.status == history::AuditVerification::Status::Unverified)
+        return ExitUnknown; // never implies more than was checked
     return result.ok() ? ExitOk : ExitFailed;
 }
 
 int list(const history::AuditLog &log, bool json)
 {
+    QString why;
+    if (!settings::PrivateFiles::regularOrAbsent(log.path(), &why)) {
+        printError(why);
+        return ExitFailed;
+    }
+    if (QFileInfo::exists(log.path()) && !QFileInfo(log.path()).isReadable()) {
+        printError(u"cannot read %1"_s.arg(log.path()));
+        return ExitFailed;
+    }
     QStringList problems;
     const QVector<history::AuditEntry> entries = log.read(&problems);
     for (const QString &problem : std::as_const(problems))

@@ -15,7 +15,9 @@ namespace opsdeck::cli {
 /// and compares it with the head file: "intact", "broken at line N: why" or
 /// "truncated: the head says N entries, the file has M", and beside it
 /// whether the chain is keyed (checked with the key in the secret store) or
-/// unkeyed. Exit 0 intact (keyed or not), 1 broken or truncated, 2 usage.
+/// unkeyed. Exit 0 intact (keyed or not), 1 broken or truncated (or the log
+/// cannot be read, or is not a regular file), 3 not verified (the chain is
+/// keyed and its key is not available here), 2 usage.
 /// `--json`: `{"file","status":"intact|broken|truncated","line","entries",
 /// "head_entries","keyed","reason","key"}`.
 int runAudit(const QStringList &arguments);

@@ -243,7 +243,8 @@ int runRecord(const QStringList &arguments)
     session.stop();
     spdlog::info("record: stopping, {} samples passed on", session.samplesRecorded());
     if (exitCode == ExitFailed && writer->isCorrupt())
-        printError(QStringLiteral("stopped: %1 is corrupt; %2 samples were not written")
+        printError(QStringLiteral("stopped: recording into %1 ended (see above); %2 samples were "
+                                  "not written")
                        .arg(database)
                        .arg(writer->samplesNotWritten()));
     else if (exitCode == ExitFailed)

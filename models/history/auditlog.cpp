@@ -196,8 +196,10 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     if (!settings::PrivateFiles::makeDir(QFileInfo(m_path).absolutePath(), &why))
         return fail(why);
     const QString lockPath = m_path + QStringLiteral(".lock");
-    // Neither the log nor its lock is followed through a link another user planted.
-    if (!settings::PrivateFiles::refuseLink(m_path, &why) ||
+    // Neither the log, its head nor its lock is followed through a link another
+    // user planted, and a FIFO in their place must not hang the action.
+    if (!settings::PrivateFiles::regularOrAbsent(m_path, &why) ||
+        !settings::PrivateFiles::regularOrAbsent(headPath(), &why) ||
         !settings::PrivateFiles::refuseLink(lockPath, &why))
         return fail(why);
     // QLockFile would take something else under that name for a lock it
@@ -328,6 +330,8 @@ QString AuditVerification::statusName() const
         return QStringLiteral("broken");
     case Status::Truncated:
         return QStringLiteral("truncated");
+    case Status::Unverified:
+        return QStringLiteral("unverified");
     }
     return {};
 }
@@ -343,10 +347,14 @@ AuditVerification AuditLog::check() const
         result.reason = reason;
         return result;
     };
+    QString why;
+    if (!settings::PrivateFiles::regularOrAbsent(m_path, &why) ||
+        !settings::PrivateFiles::regularOrAbsent(headPath(), &why))
+        return broken(0, why);
     const std::optional<Head> head = readHead(headPath());
     result.headEntries = head ? int(head->entries) : -1;
     QFile file(m_path);
-    if (!file.open(QIODevice::ReadOnly)) {
+    if (!file.exists()) {
         if (head && head->entries > 0) {
             result.status = AuditVerification::Status::Truncated;
             result.reason =
@@ -354,6 +362,8 @@ AuditVerification AuditLog::check() const
         }
         return result;
     }
+    if (!file.open(QIODevice::ReadOnly))
+        return broken(0, QStringLiteral("cannot read %1: %2").arg(m_path, file.errorString()));
     QByteArray expectedPlain = firstPrev;
     QByteArray expectedKeyed = firstPrev;
     QByteArray lastHash;
@@ -437,6 +447,15 @@ AuditVerification AuditLog::check() const
                           .arg(head->entries + 1));
     if (lastHash != head->last)
         return broken(number, QStringLiteral("the last line is not the one the head names"));
+    if (file.size() != head->bytes)
+        return broken(number, QStringLiteral("the file has %1 bytes, the head says %2")
+                                  .arg(file.size())
+                                  .arg(head->bytes));
+    if (keyedUnchecked) {
+        result.status = AuditVerification::Status::Unverified;
+        result.reason = QStringLiteral("the chain is keyed and its key is not available here: "
+                                       "its links could not be checked");
+    }
     return result;
 }
 

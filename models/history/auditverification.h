@@ -12,6 +12,7 @@ struct AuditVerification
         Intact,    ///< every line chains to the one before and the head names the last
         Broken,    ///< `line` was edited, removed, added or forged (see `reason`)
         Truncated, ///< fewer entries than the head counts: the end was cut off
+        Unverified ///< keyed, and the key is not available here: links not checked
     };
     Status status = Status::Intact;
     int line = 0;        ///< the first bad line (Broken), from 1
@@ -27,7 +28,7 @@ struct AuditVerification
     QString keyNote;
 
     bool ok() const { return status == Status::Intact; }
-    /// "intact", "broken", "truncated".
+    /// "intact", "broken", "truncated", "unverified".
     QString statusName() const;
 };
 

@@ -1,12 +1,26 @@
 #include "historywriterworker.h"
 
 #include <QDateTime>
+#include <QFile>
 #include <QTimer>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <utility>
 
 namespace opsdeck::history {
 
 namespace {
+
+// Device and inode: which file the path names now.
+std::pair<quint64, quint64> fileIdentity(const QString &path)
+{
+    struct stat st
+    {
+    };
+    if (::stat(QFile::encodeName(path).constData(), &st) != 0)
+        return {0, 0};
+    return {quint64(st.st_dev), quint64(st.st_ino)};
+}
 
 QString corruptText(const QString &error)
 {
@@ -38,6 +52,7 @@ bool HistoryWriterWorker::open(QString *error)
         return false;
     }
     m_store->prune(m_settings.retention, QDateTime::currentMSecsSinceEpoch());
+    m_file = fileIdentity(m_path);
     m_sincePrune.start();
     m_timer = new QTimer(this);
     connect(m_timer, &QTimer::timeout, this, [this] { flush(false); });
@@ -49,6 +64,20 @@ bool HistoryWriterWorker::flush(bool final)
 {
     if (!m_store || m_corrupt)
         return false;
+    // Removed or replaced under us: SQLite would go on writing into a deleted
+    // file, and every sample would be lost without a word.
+    if (fileIdentity(m_path) != m_file) {
+        m_corrupt = true;
+        m_timer->stop();
+        const QString error =
+            QStringLiteral("%1 was removed or replaced while recording: recording stopped, "
+                           "nothing more is written (the samples queued are counted as not "
+                           "written)")
+                .arg(m_path);
+        spdlog::error("history: {}", error.toStdString());
+        Q_EMIT corrupted(error);
+        return false;
+    }
     QVector<PendingSample> pending;
     {
         QMutexLocker lock(&m_queue->mutex);

@@ -13,6 +13,7 @@
 #include <QVector>
 #include <atomic>
 #include <memory>
+#include <utility>
 
 class QTimer;
 
@@ -101,7 +102,8 @@ private:
     QElapsedTimer m_sincePrune;
     int m_failedFlushes = 0; ///< consecutive failed flushes, 0 after one succeeds
     bool m_corrupt = false;
-    QString m_lastError; ///< of the last failed flush, empty after one succeeds
+    std::pair<quint64, quint64> m_file; ///< device and inode of the database when opened
+    QString m_lastError;                ///< of the last failed flush, empty after one succeeds
 };
 
 } // namespace opsdeck::history

@@ -40,6 +40,12 @@ void InventoryChecker::checkUniqueNames(const QVector<Item> &items, const QStrin
         // logs; a bidi override would reorder what a person reads.
         const auto bad = std::find_if(name.cbegin(), name.cend(),
                                       [](QChar c) { return !c.isPrint() || c == u'\u2028'; });
+        if (name.size() > 253) {
+            m_diagnostics.add(
+                field, u"a %1 name is at most 253 characters (this one has %2)"_s.arg(what).arg(
+                           name.size()));
+            continue;
+        }
         if (bad != name.cend()) {
             m_diagnostics.add(field,
                               u"a %1 name must be printable text without control "

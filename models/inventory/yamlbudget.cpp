@@ -21,8 +21,9 @@ bool YamlBudget::check(const YAML::Node &root, InventoryDiagnostics &diagnostics
             bytes += qint64(node.Scalar().size());
         if (nodes > kMaxNodes || bytes > kMaxScalarBytes) {
             diagnostics.add(positionOf(node.Mark()), QString(),
-                            u"the inventory expands past %1 once its aliases are followed (the "
-                            "limit is %2 nodes and %3 bytes of text): refused before reading it"_s
+                            u"the inventory holds more than %1, counting each alias as a copy of "
+                            "what it names (the limit is %2 nodes and %3 bytes of text): refused "
+                            "before reading it"_s
                                 .arg(nodes > kMaxNodes ? u"%1 nodes"_s.arg(kMaxNodes)
                                                        : u"%1 bytes"_s.arg(kMaxScalarBytes))
                                 .arg(kMaxNodes)

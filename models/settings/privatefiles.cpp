@@ -88,8 +88,9 @@ bool PrivateFiles::refuseLink(const QString &path, QString *error)
 
 int PrivateFiles::open(const QString &path, int flags, QString *error)
 {
-    const int fd =
-        ::open(QFile::encodeName(path).constData(), flags | O_NOFOLLOW | O_CLOEXEC, 0600);
+    // O_NONBLOCK: a FIFO planted in the file's place must not block the open.
+    const int fd = ::open(QFile::encodeName(path).constData(),
+                          flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
     if (fd < 0) {
         const int code = errno;
         if (code == ELOOP)
@@ -103,6 +104,26 @@ int PrivateFiles::open(const QString &path, int flags, QString *error)
         return -1;
     }
     return fd;
+}
+
+bool PrivateFiles::regularOrAbsent(const QString &path, QString *error)
+{
+    struct stat st
+    {
+    };
+    if (::lstat(QFile::encodeName(path).constData(), &st) != 0) {
+        if (errno == ENOENT)
+            return true;
+        return setError(error, QStringLiteral("%1: %2").arg(path, osError(errno)));
+    }
+    if (S_ISREG(st.st_mode))
+        return true;
+    return setError(error,
+                    QStringLiteral("%1 is not a regular file (%2): refused")
+                        .arg(path, S_ISLNK(st.st_mode)    ? QStringLiteral("a symbolic link")
+                                   : S_ISDIR(st.st_mode)  ? QStringLiteral("a folder")
+                                   : S_ISFIFO(st.st_mode) ? QStringLiteral("a FIFO")
+                                                          : QStringLiteral("a device or socket")));
 }
 
 bool PrivateFiles::tighten(const QString &path, QString *error)

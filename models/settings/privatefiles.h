@@ -25,13 +25,16 @@ public:
     /// it is not one or does not exist.
     static bool refuseLink(const QString &path, QString *error = nullptr);
 
-    /// Opens `path` (open(2) `flags`, O_NOFOLLOW and O_CLOEXEC added) and
+    /// Opens `path` (open(2) `flags`, O_NOFOLLOW, O_CLOEXEC and O_NONBLOCK added) and
     /// makes sure it is a regular file of this user with mode 0600: a looser
     /// mode is tightened (and said in the log), another owner or type is
     /// refused. A new file is created 0600. Returns the descriptor, or -1 with
     /// `error` naming the file.
     static int open(const QString &path, int flags, QString *error = nullptr);
 
+    /// True when `path` does not exist or is a regular file (not followed);
+    /// else false with `error` naming what it is.
+    static bool regularOrAbsent(const QString &path, QString *error = nullptr);
     /// Tightens an existing file of this user to 0600 when it is looser;
     /// refuses a link, another owner or a non-file. True when absent.
     static bool tighten(const QString &path, QString *error = nullptr);

@@ -167,9 +167,35 @@ TEST(AuditLog, AKeyedLogWritesNothingWithoutItsKeyAndChecksNothingItCannot)
         << error.toStdString();
     EXPECT_EQ(without.read().size(), 1);
     const AuditVerification result = without.check();
+    EXPECT_EQ(result.status, AuditVerification::Status::Unverified)
+        << "never more than was checked";
     EXPECT_FALSE(result.keyed);
     EXPECT_TRUE(result.keyNote.contains(QStringLiteral("not checked")))
         << result.keyNote.toStdString();
+}
+
+// A FIFO in the head's place neither hangs an append (the action waits on
+// it) nor a check; a head whose size disagrees with the file is a break.
+TEST(AuditLog, AFifoHeadIsRefusedAtOnceAndASizeTheHeadDoesNotKnowIsABreak)
+{
+    QTemporaryDir dir;
+    AuditLog log(AuditLog::pathIn(dir.path()), noKey());
+    ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-1"), QStringLiteral("x"))));
+    const QByteArray head = readAll(log.headPath());
+    ASSERT_TRUE(QFile::remove(log.headPath()));
+    ASSERT_EQ(::mkfifo(QFile::encodeName(log.headPath()).constData(), 0600), 0);
+    QString error;
+    EXPECT_FALSE(log.append(entry(QStringLiteral("gpu-2"), QStringLiteral("x")), &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("a FIFO"))) << error.toStdString();
+    EXPECT_EQ(log.check().status, AuditVerification::Status::Broken);
+    ASSERT_TRUE(QFile::remove(log.headPath()));
+    writeAll(log.headPath(), head);
+    ASSERT_TRUE(log.check().ok());
+    QFile file(log.path());
+    ASSERT_TRUE(file.open(QIODevice::Append));
+    file.write("\n"); // an empty line: the entries still chain, the size does not
+    file.close();
+    EXPECT_EQ(log.check().status, AuditVerification::Status::Broken);
 }
 
 TEST(AuditLog, FilesAreTheUsersAloneWhateverTheUmaskAndLinksAreNotFollowed)
@@ -326,7 +352,9 @@ TEST(AuditLog, AnAuditFileThatIsADirectoryFailsNamingIt)
     EXPECT_FALSE(
         log.append(entry(QStringLiteral("gpu-1"), QStringLiteral("refused-unknown")), &error));
     EXPECT_TRUE(error.startsWith(QStringLiteral("audit log ") + log.path())) << error.toStdString();
-    EXPECT_EQ(log.verify(), QString());
+    // Not an empty log: what is there cannot be read, and check says so.
+    EXPECT_TRUE(log.verify().contains(QStringLiteral("is not a regular file (a folder)")))
+        << log.verify().toStdString();
 }
 
 TEST(HostKeyAuditor, MatchedIsNotWrittenAndARepeatedRefusalOnlyOnce)

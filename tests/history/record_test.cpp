@@ -242,6 +242,40 @@ TEST(RecordCommand, SighupStopsCleanly)
     EXPECT_FALSE(QFile::exists(pidFile));
 }
 
+// The database deleted under a running recorder: SQLite would write on into
+// the deleted file and lose everything silently; record stops with exit 1.
+TEST(RecordCommand, ADatabaseRemovedWhileRecordingStopsItWithExitOne)
+{
+    QTemporaryDir dir;
+    const QString inventory = writeFile(dir.filePath(QStringLiteral("inv.yaml")),
+                                        "hosts:\n  - {name: local, kind: local}\nservices:\n"
+                                        "  - name: engine\n    role: engine\n    host: local\n"
+                                        "    url: http://127.0.0.1:9\n");
+    const QString data = dir.filePath(QStringLiteral("data"));
+    QProcess recorder;
+    recorder.setStandardInputFile(QProcess::nullDevice());
+    recorder.start(test::binPath(QStringLiteral("opsdeck-cli")),
+                   {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                    QStringLiteral("--data-dir"), data, QStringLiteral("--interval-ms"),
+                    QStringLiteral("200")});
+    QByteArray said;
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            said += recorder.readAllStandardError();
+            return said.contains("recording 1 services");
+        },
+        std::chrono::seconds(15)))
+        << said.toStdString();
+    const QString database = HistoryStore::pathIn(data);
+    for (const QString &suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
+        QFile::remove(database + suffix);
+    ASSERT_TRUE(recorder.waitForFinished(15000)) << "a flush every 5 s must notice";
+    said += recorder.readAllStandardError();
+    EXPECT_EQ(recorder.exitCode(), 1) << said.toStdString();
+    EXPECT_TRUE(said.contains("was removed or replaced while recording")) << said.toStdString();
+    EXPECT_TRUE(said.contains("samples were not written")) << said.toStdString();
+}
+
 TEST(RecordCommand, AnUnusableDataDirIsBadInputSaidInWords)
 {
     QTemporaryDir dir;

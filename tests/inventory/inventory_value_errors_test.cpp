@@ -340,7 +340,7 @@ TEST(InventoryValueErrors, AliasesThatExpandPastTheLimitAreRefusedBeforeReading)
     const LoadResult result = parseInventory(yaml, inlineFile());
     ASSERT_EQ(result.errors.size(), 1) << dump(result);
     EXPECT_EQ(result.errors[0].line, 1);
-    EXPECT_TRUE(result.errors[0].message.contains(QStringLiteral("aliases are followed")))
+    EXPECT_TRUE(result.errors[0].message.contains(QStringLiteral("counting each alias as a copy")))
         << dump(result);
 }
 
