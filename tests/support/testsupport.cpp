@@ -96,6 +96,22 @@ bool writeFile(const QString &path, const QByteArray &bytes)
            file.write(bytes) == bytes.size();
 }
 
+int auditVerify(const QString &dataDir, QString *output)
+{
+    QProcess cli;
+    cli.start(binPath(QStringLiteral("opsdeck-cli")),
+              {QStringLiteral("audit"), QStringLiteral("--verify"), QStringLiteral("--data-dir"),
+               dataDir});
+    if (!cli.waitForFinished(30000)) {
+        cli.kill();
+        cli.waitForFinished(5000);
+        return -1;
+    }
+    if (output)
+        *output = QString::fromUtf8(cli.readAllStandardOutput() + cli.readAllStandardError());
+    return cli.exitStatus() == QProcess::NormalExit ? cli.exitCode() : -1;
+}
+
 QByteArray readFile(const QString &path)
 {
     QFile file(path);

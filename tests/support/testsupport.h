@@ -40,6 +40,9 @@ QString writeInventory(const QTemporaryDir &dir, const QString &yaml);
 
 /// Writes `bytes` to `path` (replacing it); false when it could not.
 bool writeFile(const QString &path, const QByteArray &bytes);
+/// Runs `opsdeck-cli audit --verify --data-dir DIR` and returns its exit code
+/// (-1 when it did not finish in 30 s); `output` gets what it printed.
+int auditVerify(const QString &dataDir, QString *output = nullptr);
 /// The whole of `path`; empty when it cannot be read.
 QByteArray readFile(const QString &path);
 
