@@ -46,11 +46,15 @@ struct Head
     qint64 bytes = 0;
     QByteArray last; ///< SHA-256 (hex) of the last line, without its newline
     bool keyed = false;
+    /// The first keyed line (0: none). A log may begin unkeyed while the
+    /// keychain is slow to answer; from here on every line must be keyed.
+    qint64 keyedFrom = 0;
     QByteArray mac; ///< HMAC of the fields above when keyed
 
     QByteArray signedText() const
     {
-        return QByteArray::number(entries) + '|' + QByteArray::number(bytes) + '|' + last;
+        return QByteArray::number(entries) + '|' + QByteArray::number(bytes) + '|' + last + '|' +
+               QByteArray::number(keyedFrom);
     }
 };
 
@@ -67,6 +71,7 @@ std::optional<Head> readHead(const QString &path)
     head.bytes = o.value(QStringLiteral("bytes")).toInteger(-1);
     head.last = o.value(QStringLiteral("last")).toString().toLatin1();
     head.keyed = o.value(QStringLiteral("keyed")).toBool();
+    head.keyedFrom = o.value(QStringLiteral("keyed_from")).toInteger(head.keyed ? 1 : 0);
     head.mac = o.value(QStringLiteral("mac")).toString().toLatin1();
     return head;
 }
@@ -80,6 +85,7 @@ bool writeHead(const QString &path, const Head &head, const std::optional<QByteA
     o[QStringLiteral("bytes")] = head.bytes;
     o[QStringLiteral("last")] = QString::fromLatin1(head.last);
     o[QStringLiteral("keyed")] = bool(key);
+    o[QStringLiteral("keyed_from")] = head.keyedFrom;
     if (key)
         o[QStringLiteral("mac")] = QString::fromLatin1(linkTo(head.signedText(), key));
     const QByteArray text = QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n';
@@ -281,6 +287,9 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     next.entries = (head ? head->entries : countLines(m_path) - 1) + 1;
     next.bytes = after;
     next.last = hashOf(json);
+    next.keyedFrom = head ? head->keyedFrom : 0;
+    if (key && next.keyedFrom == 0)
+        next.keyedFrom = next.entries;
     if (!writeHead(headPath(), next, key, &why))
         return fail(why + QStringLiteral(" (the entry itself was written)"));
     return true;
@@ -369,6 +378,9 @@ AuditVerification AuditLog::check() const
     QByteArray lastHash;
     bool seenKeyed = false;
     bool keyedUnchecked = false;
+    // Lines before the head's first keyed one may be plain: the log was begun
+    // while the keychain was slow. Without a head, every line must be keyed.
+    const qint64 keyedFrom = head && head->keyedFrom > 0 ? head->keyedFrom : 1;
     int number = 0;
     while (!file.atEnd()) {
         QByteArray line = file.readLine();
@@ -381,7 +393,7 @@ AuditVerification AuditLog::check() const
             return broken(number, QStringLiteral("not a JSON object"));
         const QByteArray prev = object[QStringLiteral("prev")].toString().toLatin1();
         const bool keyed = object[QStringLiteral("keyed")].toBool();
-        if (key && !keyed)
+        if (key && !keyed && number >= keyedFrom)
             return broken(number, QStringLiteral("an unkeyed line in a log that has a key (the "
                                                  "chain was recomputed without it)"));
         if (keyed && chain.state == ChainKey::State::None)

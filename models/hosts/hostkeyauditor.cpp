@@ -3,6 +3,10 @@
 #include "auditkey.h"
 #include "auditlog.h"
 
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QThread>
+#include <atomic>
 #include <spdlog/spdlog.h>
 
 namespace opsdeck::hosts {
@@ -20,9 +24,18 @@ HostKeyAuditor::~HostKeyAuditor()
 
 void HostKeyAuditor::flush()
 {
-    // Queued calls run in order: this one returns after every earlier append.
+    // Queued calls run in order: the marker runs after every earlier append.
+    // This thread keeps delivering its events meanwhile: an append may be
+    // waiting for the keychain's answer, which arrives through them.
+    auto done = std::make_shared<std::atomic<bool>>(false);
     QMetaObject::invokeMethod(
-        m_writer, [] {}, Qt::BlockingQueuedConnection);
+        m_writer, [done] { *done = true; }, Qt::QueuedConnection);
+    QDeadlineTimer deadline(std::chrono::seconds(30));
+    while (!*done && !deadline.hasExpired()) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+        if (!*done)
+            QThread::msleep(2);
+    }
 }
 
 void HostKeyAuditor::appendLater(const QString &host, const QString &action, const QString &detail)
@@ -69,8 +82,7 @@ bool HostKeyAuditor::record(const remote::HostKeyDecision &decision, QString *er
     bool written = false;
     QString why;
     QMetaObject::invokeMethod(
-        m_writer,
-        [&] { written = append(decision.host, decision.outcome, detail, &why); },
+        m_writer, [&] { written = append(decision.host, decision.outcome, detail, &why); },
         Qt::BlockingQueuedConnection);
     if (written)
         return true;

@@ -37,7 +37,9 @@ public:
     ~HostKeyAuditor();
     HostKeyAuditor(const HostKeyAuditor &) = delete;
     HostKeyAuditor &operator=(const HostKeyAuditor &) = delete;
-    /// Returns once every entry handed to the auditor's thread is written.
+    /// Returns once every entry handed to the auditor's thread is written (at
+    /// most 30 s), delivering the calling thread's events meanwhile: an entry
+    /// may wait for the keychain's answer, which comes through them.
     void flush();
     /// One writing to `<data dir>/audit.jsonl` (AppPaths::dataDir(dataDir)),
     /// as the window and every opsdeck-cli command do.

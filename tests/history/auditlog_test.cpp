@@ -154,6 +154,26 @@ TEST(AuditLog, AKeyedChainRecomputedWithoutTheKeyFails)
     EXPECT_TRUE(result.keyNote.contains(QStringLiteral("no store in this test")));
 }
 
+// The keychain answered after the first entry was written: the log begins
+// unkeyed and is keyed from then on (the head, keyed, says from which line);
+// stripping the keyed lines' keys is still caught.
+TEST(AuditLog, ALogBegunUnkeyedIsKeyedFromItsFirstKeyedLineOn)
+{
+    QTemporaryDir dir;
+    const QString path = AuditLog::pathIn(dir.path());
+    AuditLog early(path, noKey());
+    ASSERT_TRUE(early.append(entry(QStringLiteral("gpu-1"), QStringLiteral("x"))));
+    AuditLog keyed(path, fixedKey(QByteArray(32, 'k')));
+    ASSERT_TRUE(keyed.append(entry(QStringLiteral("gpu-2"), QStringLiteral("x"))));
+    ASSERT_TRUE(keyed.append(entry(QStringLiteral("gpu-3"), QStringLiteral("x"))));
+    AuditVerification result = keyed.check();
+    EXPECT_TRUE(result.ok()) << result.reason.toStdString();
+    EXPECT_TRUE(result.keyed);
+    forgeUnkeyed(keyed, "\"host\":\"gpu-2\"", "\"host\":\"gpu-7\"");
+    result = keyed.check();
+    EXPECT_EQ(result.status, AuditVerification::Status::Broken) << result.reason.toStdString();
+}
+
 TEST(AuditLog, AKeyedLogWritesNothingWithoutItsKeyAndChecksNothingItCannot)
 {
     QTemporaryDir dir;
