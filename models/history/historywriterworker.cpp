@@ -25,7 +25,8 @@ std::pair<quint64, quint64> fileIdentity(const QString &path)
 QString corruptText(const QString &error)
 {
     return QStringLiteral("the history database is corrupt (%1): recording stopped and the file "
-                          "left as it is; `opsdeck-cli record --recover` or the window's Recover "
+                          "left as it is; `opsdeck-cli record --recover` or the window's \"Move it "
+                          "aside\" button "
                           "moves it aside and starts a new one")
         .arg(error);
 }
