@@ -269,6 +269,8 @@ int runSsh(const QStringList &arguments)
                                   chunk);
                      });
     const CommandResult result = remote::runAndWait(transport, request);
+    // The host-key entries are on disk before the command reports.
+    auditor->flush();
     if (result.standardOutputDropped || result.standardErrorDropped)
         printError(QStringLiteral("output past the %1-byte cap not shown: %2 bytes of stdout, "
                                   "%3 of stderr")

@@ -19,7 +19,10 @@ HostKeyAuditor::HostKeyAuditor(std::shared_ptr<history::AuditLog> log,
 
 HostKeyAuditor::~HostKeyAuditor()
 {
-    flush();
+    // No event is delivered here: this runs while its owners are being torn
+    // down. Every queued entry is still written before the thread ends.
+    QMetaObject::invokeMethod(
+        m_writer, [] {}, Qt::BlockingQueuedConnection);
 }
 
 void HostKeyAuditor::flush()

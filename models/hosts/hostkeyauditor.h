@@ -39,7 +39,9 @@ public:
     HostKeyAuditor &operator=(const HostKeyAuditor &) = delete;
     /// Returns once every entry handed to the auditor's thread is written (at
     /// most 30 s), delivering the calling thread's events meanwhile: an entry
-    /// may wait for the keychain's answer, which comes through them.
+    /// may wait for the keychain's answer, which comes through them. Call it
+    /// before letting go of the auditor (the destructor waits too, but
+    /// delivers no event, so a first key can then take its 5 s deadline).
     void flush();
     /// One writing to `<data dir>/audit.jsonl` (AppPaths::dataDir(dataDir)),
     /// as the window and every opsdeck-cli command do.
