@@ -109,10 +109,7 @@ TEST(HistoryWriter, ADatabaseThatIsALinkIsRefusedAndANewOneIs0600)
 {
     QTemporaryDir dir;
     const QString victim = dir.filePath(QStringLiteral("victim"));
-    QFile victimFile(victim);
-    ASSERT_TRUE(victimFile.open(QIODevice::WriteOnly));
-    victimFile.write("precious\n");
-    victimFile.close();
+    ASSERT_TRUE(opsdeck::test::writeFile(victim, "precious\n"));
     ASSERT_TRUE(QDir(dir.path()).mkpath(QStringLiteral("data")));
     const QString path = HistoryStore::pathIn(dir.filePath(QStringLiteral("data")));
     ASSERT_TRUE(QFile::link(victim, path));
@@ -120,8 +117,7 @@ TEST(HistoryWriter, ADatabaseThatIsALinkIsRefusedAndANewOneIs0600)
     QString error;
     EXPECT_FALSE(planted.start(&error));
     EXPECT_TRUE(error.contains(QStringLiteral("symbolic link"))) << error.toStdString();
-    ASSERT_TRUE(victimFile.open(QIODevice::ReadOnly));
-    EXPECT_EQ(victimFile.readAll(), QByteArray("precious\n"));
+    EXPECT_EQ(opsdeck::test::readFile(victim), QByteArray("precious\n"));
 
     const QString fresh = HistoryStore::pathIn(dir.filePath(QStringLiteral("new/data")));
     const mode_t old = ::umask(0);

@@ -120,10 +120,7 @@ TEST(PlaintextSecretFile, ALinkInItsPlaceIsRefusedAndALooseFileIsTightened)
 {
     QTemporaryDir dir;
     const QString victim = dir.filePath(QStringLiteral("victim"));
-    QFile victimFile(victim);
-    ASSERT_TRUE(victimFile.open(QIODevice::WriteOnly));
-    victimFile.write("precious\n");
-    victimFile.close();
+    ASSERT_TRUE(opsdeck::test::writeFile(victim, "precious\n"));
     const QString path = dir.filePath(QStringLiteral("secrets.json"));
     ASSERT_TRUE(QFile::link(victim, path));
     PlaintextSecretFile file(path);
@@ -131,9 +128,7 @@ TEST(PlaintextSecretFile, ALinkInItsPlaceIsRefusedAndALooseFileIsTightened)
     EXPECT_FALSE(written.ok());
     EXPECT_TRUE(written.error.contains(QStringLiteral("symbolic link")))
         << written.error.toStdString();
-    ASSERT_TRUE(victimFile.open(QIODevice::ReadOnly));
-    EXPECT_EQ(victimFile.readAll(), QByteArray("precious\n"));
-    victimFile.close();
+    EXPECT_EQ(opsdeck::test::readFile(victim), QByteArray("precious\n"));
 
     QFile::remove(path);
     ASSERT_TRUE(file.write(QStringLiteral("http/decode/api-key"), "sk-file").ok());
