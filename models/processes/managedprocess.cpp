@@ -10,12 +10,21 @@ namespace {
 // checking that it is the process that was started. Exits 1 when nothing
 // runs under it, ManagedProcess::kNotOurs (3) with a line on stdout when the
 // pid belongs to another process.
-const char *const verifyScript = R"sh(pf=%1; idf=%2; what=%3; program=%4; required=%5
+const char *const verifyScript = R"sh(pf=%1; idf=%2; what=%3; program=%4; required=%5; port=%6
 opsdeck_start() { local line rest; { read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
   rest=${line##*) }; set -- $rest; echo "${20}"; }
 opsdeck_when() { local bt hz; bt=$(sed -n 's/^btime //p' /proc/stat); hz=$(getconf CLK_TCK)
   date -d "@$((bt + $1 / hz))" +%H:%M:%S 2>/dev/null || echo "tick $1"; }
 opsdeck_alive() { [ -d "/proc/$1" ] && ! grep -qs '^State:[[:space:]]*Z' "/proc/$1/status"; }
+opsdeck_args() { head -c 4096 "/proc/$1/cmdline" 2>/dev/null | tr '\0' ' ' | sed 's/ $//'; }
+# Socket inodes listening on TCP port $1 (state 0A), IPv4 and IPv6.
+# (No printf width here: the script's text goes through QString::arg.)
+opsdeck_listeners() { local h; h=$(printf '%X' "$1"); while [ ${#h} -lt 4 ]; do h=0$h; done
+  awk -v h=":$h" \
+  '$4 == "0A" && substr($2, length($2) - 4) == h { print $10 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null; }
+# The pid of a process, among the fd folders $1 (a glob), holding one of the sockets $2...
+opsdeck_holder() { local scope=$1 i; shift
+  for i in "$@"; do find $scope -maxdepth 1 -lname "socket:\[$i\]" 2>/dev/null | head -n 1 | cut -d/ -f3; done | head -n 1; }
 # Regular files only, read bounded: a FIFO or a huge file must not hang or fill memory.
 p=; [ -f "$pf" ] && p=$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r')
 ip=; is=
@@ -49,8 +58,18 @@ if [ -n "$ip" ]; then
 elif [ "$required" = 1 ]; then
   echo "$pf names pid $p, but there is no identity beside it ($idf) to show it is the $what OpsDeck started: nothing stopped"
   exit 3
+elif [ -n "$port" ] && [ -r "/proc/$p/fd" ] && inos=$(opsdeck_listeners "$port") && [ -n "$inos" ]; then
+  # A host's own start script: the process serving the service's port is the
+  # service. The pid, or a child of it (a script that did not exec), must hold it.
+  family="/proc/$p/fd"; for c in $(cat /proc/$p/task/*/children 2>/dev/null); do family="$family /proc/$c/fd"; done
+  if [ -z "$(opsdeck_holder "$family" $inos)" ]; then
+    h=$(opsdeck_holder '/proc/[0-9]*/fd' $inos); by="a process this user cannot see"
+    [ -n "$h" ] && by="pid $h, $(opsdeck_args "$h" | cut -c1-120)"
+    echo "$pf names pid $p, which runs $(opsdeck_args "$p" | cut -c1-120), but port $port is served by ${by% }, not by it: nothing stopped"
+    exit 3
+  fi
 elif [ -n "$program" ]; then
-  args=$(head -c 4096 "/proc/$p/cmdline" 2>/dev/null | tr '\0' ' '); args=${args% }
+  args=$(opsdeck_args "$p")
   case $args in *"$program"*) ;; *)
     echo "$pf names pid $p, which runs ${args:0:120}, not the $what ($program): nothing stopped"
     exit 3;; esac
@@ -82,6 +101,9 @@ ManagedProcess ManagedProcess::fromService(const inventory::Service &service,
     process.stop = service.stop;
     process.status = service.status;
     process.pidFile = service.pidFile;
+    // The port as the host sees it: the one written, not a tunnel's.
+    const QUrl &url = service.directUrl.isEmpty() ? service.url : service.directUrl;
+    process.port = url.port();
     process.deriveMissingCommands();
     return process;
 }
@@ -95,7 +117,8 @@ void ManagedProcess::deriveMissingCommands()
                  .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity),
                       shell::singleQuoted(name.isEmpty() ? QStringLiteral("process") : name),
                       shell::singleQuoted(program),
-                      requireIdentity ? QStringLiteral("1") : QStringLiteral("0"));
+                      requireIdentity ? QStringLiteral("1") : QStringLiteral("0"),
+                      port > 0 ? QString::number(port) : QString());
     if (stop.isEmpty())
         stop = QStringLiteral("kill -TERM \"$p\"");
     if (kill.isEmpty())

@@ -16,11 +16,14 @@ namespace opsdeck::processes {
 /// /proc/PID/stat, `exe=`, `args=`); the derived status, stop and kill act
 /// only on the pid the pid file names when that process has the identity's
 /// pid and start time. Without an identity (a host's own start scripts) the
-/// process must run `program` (the serve script, else the server) on its
-/// command line. Pid 1 and below are never signalled. Status exits 0 while
-/// it runs, 1 when not, 3 when the pid file names another process, printing
-/// e.g. "run/proxy.pid names pid 4242, started 10:02:11, not the proxy
-/// started 09:15:40: nothing stopped".
+/// process serving the service's `port` is the service: while something
+/// listens there, the pid (or a child of it) must hold that socket (found in
+/// /proc/net/tcp{,6} and /proc/PID/fd); while nothing listens (a server still
+/// loading) or this user cannot read the pid's fds, the process must run
+/// `program` (the serve script, else the server) on its command line. Pid 1 and below are never
+/// signalled. Status exits 0 while it runs, 1 when not, 3 when the pid file names another process,
+/// printing e.g. "run/proxy.pid names pid 4242, started 10:02:11, not the proxy started 09:15:40:
+/// nothing stopped".
 struct ManagedProcess
 {
     QString name;
@@ -42,6 +45,9 @@ struct ManagedProcess
     /// command line to contain this text: a stale pid file whose pid now
     /// belongs to another process must not make OpsDeck signal that process.
     QString program;
+    /// TCP port the service listens on, as seen on its host (0: none known);
+    /// without an identity file, the process holding it is the service.
+    int port = 0;
     /// True for processes OpsDeck itself starts (the demo's): without an
     /// identity beside the pid file nothing is signalled, whatever runs there.
     bool requireIdentity = false;

@@ -4,6 +4,7 @@
 #include "managedprocess.h"
 #include "processcontrol.h"
 #include "shellquote.h"
+#include "simprocess.h"
 #include "testsupport.h"
 
 #include <QFile>
@@ -348,4 +349,52 @@ TEST(ProcessControl, AStatusWithoutAnAnswerStopsNothingAndKeepsThePidFile)
         EXPECT_TRUE(QFile::exists(sleeper.pidFile)) << status.toStdString();
     }
     ::kill(static_cast<pid_t>(pid), SIGKILL);
+}
+
+// A host's own start script writes no identity: the process serving the
+// service's port is the service. A pid file naming a process that merely runs
+// the serve script's name is refused, naming who serves the port; the pid
+// that holds the port is stopped although its command line does not name the
+// script.
+TEST(ProcessControl, WithoutAnIdentityThePortSaysWhichProcessIsTheService)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    test::SimProcess decodeServer;
+    ASSERT_TRUE(decodeServer.start(test::simArgs(QStringLiteral("decode"))))
+        << decodeServer.errorText().toStdString();
+    QProcess impostor; // the right name on its command line, no port
+    impostor.start(QStringLiteral("bash"),
+                   {QStringLiteral("-c"), QStringLiteral("exec -a serve_decode.sh sleep 30")});
+    ASSERT_TRUE(impostor.waitForStarted());
+    processes::ManagedProcess decode;
+    decode.name = QStringLiteral("decode");
+    decode.host = QStringLiteral("local");
+    decode.pidFile = dir.filePath(QStringLiteral("decode.pid"));
+    decode.program = QStringLiteral("serve_decode.sh");
+    decode.port = decodeServer.port();
+    decode.deriveMissingCommands();
+
+    ASSERT_TRUE(test::writeFile(decode.pidFile, QByteArray::number(impostor.processId())));
+    const QString said = stopAndSay(control, decode);
+    EXPECT_TRUE(processAlive(impostor.processId()));
+    EXPECT_TRUE(processAlive(decodeServer.pid()));
+    EXPECT_TRUE(said.contains(QStringLiteral("names pid %1, which runs serve_decode.sh 30, but "
+                                             "port %2 is served by pid %3, ")
+                                  .arg(impostor.processId())
+                                  .arg(decodeServer.port())
+                                  .arg(decodeServer.pid())) &&
+                said.endsWith(QStringLiteral("not by it: nothing stopped")))
+        << said.toStdString();
+
+    ASSERT_TRUE(test::writeFile(decode.pidFile, QByteArray::number(decodeServer.pid())));
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
+    control.stopAll({decode});
+    ASSERT_TRUE(stopped.wait(15000));
+    EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
+    EXPECT_TRUE(
+        waitUntil([&] { return !processAlive(decodeServer.pid()); }, std::chrono::seconds(10)));
+    impostor.kill();
+    impostor.waitForFinished();
 }
