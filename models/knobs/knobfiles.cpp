@@ -1,0 +1,352 @@
+#include "knobfiles.h"
+
+#include "knobdiff.h"
+#include "remotefiles.h"
+#include "transport.h"
+#include "unifieddiff.h"
+
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QRegularExpression>
+#include <algorithm>
+#include <memory>
+
+namespace opsdeck::knobs {
+
+namespace {
+
+QString folderOf(const QString &path)
+{
+    const qsizetype slash = path.lastIndexOf(QLatin1Char('/'));
+    return slash < 0 ? QStringLiteral(".") : slash == 0 ? QStringLiteral("/") : path.left(slash);
+}
+
+QString fileNameOf(const QString &path)
+{
+    return path.mid(path.lastIndexOf(QLatin1Char('/')) + 1);
+}
+
+QString beside(const QString &path, const QString &name)
+{
+    const qsizetype slash = path.lastIndexOf(QLatin1Char('/'));
+    return slash < 0 ? name : path.left(slash + 1) + name;
+}
+
+} // namespace
+
+KnobFiles::KnobFiles(remote::RemoteFiles *files, remote::Transport *transport, QObject *parent)
+    : QObject(parent), m_files(files), m_transport(transport)
+{
+    connect(m_files, &remote::RemoteFiles::fileFinished, this, &KnobFiles::onFile);
+    if (m_transport)
+        connect(m_transport, &remote::Transport::commandFinished, this,
+                [this](quint64 id, const remote::CommandResult &result) {
+                    const auto check = m_checks.take(id);
+                    if (!check)
+                        return;
+                    if (result.succeeded())
+                        check({});
+                    else if (result.outcome == remote::CommandResult::Outcome::Exited)
+                        check(QString::fromUtf8(result.standardError).trimmed());
+                    else
+                        check(QStringLiteral("host %1: bash -n did not finish: %2")
+                                  .arg(m_transport->hostName(), result.describe()));
+                });
+}
+
+KnobFiles::~KnobFiles() = default;
+
+QByteArray KnobFiles::sha256(const QByteArray &bytes)
+{
+    return QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex();
+}
+
+bool KnobFiles::isBackupName(const QString &scriptName, const QString &name, bool *byOpsDeck)
+{
+    static const QRegularExpression ours(
+        QStringLiteral("^\\.opsdeck-\\d{8}T\\d{6}Z(-\\d+)?\\.bak$"));
+    if (!name.startsWith(scriptName) || name == scriptName)
+        return false;
+    const QString rest = name.mid(scriptName.size());
+    if (byOpsDeck)
+        *byOpsDeck = ours.match(rest).hasMatch();
+    return rest == u".bak" || rest == u".orig" || rest == u"~" ||
+           (rest.startsWith(u'.') && rest.endsWith(u".bak") && rest.size() > 5);
+}
+
+void KnobFiles::call(quint64 id, FileThen then)
+{
+    m_pending.insert(id, std::move(then));
+}
+
+void KnobFiles::onFile(quint64 id, const remote::RemoteFileResult &result)
+{
+    const FileThen then = m_pending.take(id);
+    if (then)
+        then(result);
+}
+
+void KnobFiles::read(const QString &path, std::function<void(const Read &)> done)
+{
+    call(m_files->read(path.toUtf8(), kMaxScriptBytes),
+         [this, path, done](const remote::RemoteFileResult &result) {
+             Read read;
+             if (!result.ok) {
+                 read.error = result.errorText;
+             } else if (result.truncated) {
+                 read.error = QStringLiteral("host %1: %2 is larger than %3 bytes: not a serve "
+                                             "script OpsDeck reads or edits")
+                                  .arg(m_files->hostName(), path)
+                                  .arg(kMaxScriptBytes);
+             } else {
+                 read.ok = true;
+                 read.bytes = result.data;
+                 read.sha256 = sha256(result.data);
+                 read.info = result.info;
+             }
+             done(read);
+         });
+}
+
+void KnobFiles::planBytes(const Read &read, const QString &path, const QByteArray &after,
+                          const QString &what, int line, std::function<void(const Plan &)> done)
+{
+    Plan plan;
+    plan.host = m_files->hostName();
+    plan.path = path;
+    plan.what = what;
+    plan.line = line;
+    plan.before = read.bytes;
+    plan.beforeSha256 = read.sha256;
+    plan.permissions = read.info.permissions & 07777;
+    plan.after = after;
+    plan.diff = unifiedDiff(read.bytes, after, path, path);
+    plan.changes = knobDiff(ServeScript::parse(read.bytes), ServeScript::parse(after));
+    plan.ok = true;
+    done(plan);
+}
+
+void KnobFiles::plan(const QString &path, const ScriptEdit &edit,
+                     std::function<void(const Plan &)> done)
+{
+    read(path, [this, path, edit, done](const Read &read) {
+        if (!read.ok) {
+            Plan failed;
+            failed.error = read.error;
+            done(failed);
+            return;
+        }
+        const ScriptEdit::Result result = edit.apply(ServeScript::parse(read.bytes));
+        if (!result.ok) {
+            Plan failed;
+            failed.error =
+                QStringLiteral("host %1: %2: %3").arg(m_files->hostName(), path, result.error);
+            done(failed);
+            return;
+        }
+        const QString what =
+            edit.operation == ScriptEdit::Operation::Set
+                ? QStringLiteral("set %1%2")
+                      .arg(edit.name, edit.value.isEmpty() && edit.name.startsWith(u"--")
+                                          ? QString()
+                                          : u"=" + edit.value)
+                : QStringLiteral("%1 %2").arg(ScriptEdit::operationName(edit.operation), edit.name);
+        planBytes(read, path, result.bytes, what, result.line, done);
+    });
+}
+
+void KnobFiles::planRestore(const QString &path, const QString &backupPath,
+                            std::function<void(const Plan &)> done)
+{
+    read(path, [this, path, backupPath, done](const Read &current) {
+        if (!current.ok) {
+            Plan failed;
+            failed.error = current.error;
+            done(failed);
+            return;
+        }
+        read(backupPath, [this, path, backupPath, current, done](const Read &backup) {
+            if (!backup.ok) {
+                Plan failed;
+                failed.error = backup.error;
+                done(failed);
+                return;
+            }
+            if (backup.bytes == current.bytes) {
+                Plan failed;
+                failed.error = QStringLiteral("host %1: %2 is already the same as %3: nothing to "
+                                              "restore")
+                                   .arg(m_files->hostName(), path, backupPath);
+                done(failed);
+                return;
+            }
+            planBytes(current, path, backup.bytes,
+                      QStringLiteral("restore from %1").arg(backupPath), 0, done);
+        });
+    });
+}
+
+void KnobFiles::backupName(const QString &path, int attempt,
+                           std::function<void(const QString &)> done)
+{
+    const QString stamp = QDateTime::currentDateTimeUtc().toString(u"yyyyMMdd'T'HHmmss'Z'"_qs);
+    const QString name =
+        QStringLiteral("%1.opsdeck-%2%3.bak")
+            .arg(path, stamp, attempt > 1 ? QStringLiteral("-%1").arg(attempt) : QString());
+    call(m_files->stat(name.toUtf8()),
+         [this, path, attempt, name, done](const remote::RemoteFileResult &result) {
+             if (result.ok && attempt < 20) // taken (two edits in one second)
+                 backupName(path, attempt + 1, done);
+             else
+                 done(name);
+         });
+}
+
+void KnobFiles::apply(const Plan &plan, AuditStep audit, std::function<void(const Applied &)> done)
+{
+    auto state = std::make_shared<Applied>();
+    const QString host = m_files->hostName();
+    auto fail = [state, done, audit, plan](const QString &why, bool audited) {
+        state->error = why;
+        QString ignored;
+        if (audited)
+            audit(plan, *state, QStringLiteral("edit-failed"), &ignored);
+        done(*state);
+    };
+    read(plan.path, [=, this](const Read &now) {
+        if (!now.ok)
+            return fail(now.error + QStringLiteral(": nothing changed"), false);
+        if (now.sha256 != plan.beforeSha256)
+            return fail(QStringLiteral("host %1: %2 changed on disk since preview: nothing "
+                                       "changed (preview again)")
+                            .arg(host, plan.path),
+                        false);
+        backupName(plan.path, 1, [=, this](const QString &backupPath) {
+            state->backupPath = backupPath;
+            call(m_files->write(backupPath.toUtf8(), now.bytes, plan.permissions & 0777),
+                 [=, this](const remote::RemoteFileResult &written) {
+                     if (!written.ok)
+                         return fail(QStringLiteral("the backup could not be written (%1): "
+                                                    "nothing changed")
+                                         .arg(written.errorText),
+                                     false);
+                     read(backupPath, [=, this](const Read &backup) {
+                         if (!backup.ok || backup.sha256 != now.sha256)
+                             return fail(QStringLiteral("host %1: the backup %2 did not read "
+                                                        "back identical (%3): nothing changed")
+                                             .arg(host, backupPath,
+                                                  backup.ok
+                                                      ? QStringLiteral("sha256 %1, not %2")
+                                                            .arg(QString::fromLatin1(backup.sha256),
+                                                                 QString::fromLatin1(now.sha256))
+                                                      : backup.error),
+                                         false);
+                         state->backupSha256 = backup.sha256;
+                         QString auditError;
+                         if (!audit(plan, *state, QStringLiteral("edit"), &auditError))
+                             return fail(QStringLiteral("the audit entry could not be written "
+                                                        "(%1): nothing changed")
+                                             .arg(auditError),
+                                         false);
+                         writeScript(plan, state, fail, audit, done);
+                     });
+                 });
+        });
+    });
+}
+
+void KnobFiles::writeScript(const Plan &plan, std::shared_ptr<Applied> state,
+                            std::function<void(const QString &, bool)> fail, AuditStep audit,
+                            std::function<void(const Applied &)> done)
+{
+    const QString host = m_files->hostName();
+    call(m_files->write(plan.path.toUtf8(), plan.after, plan.permissions & 0777),
+         [=, this](const remote::RemoteFileResult &written) {
+             if (!written.ok)
+                 return fail(QStringLiteral("the script could not be written (%1): it is as it "
+                                            "was; the backup is %2")
+                                 .arg(written.errorText, state->backupPath),
+                             true);
+             read(plan.path, [=](const Read &back) {
+                 if (!back.ok || back.bytes != plan.after)
+                     return fail(QStringLiteral("host %1: %2 did not read back as written (%3): "
+                                                "restore it from %4")
+                                     .arg(host, plan.path,
+                                          back.ok ? QStringLiteral("sha256 %1")
+                                                        .arg(QString::fromLatin1(back.sha256))
+                                                  : back.error,
+                                          state->backupPath),
+                                 true);
+                 state->afterSha256 = back.sha256;
+                 state->ok = true;
+                 QString auditError;
+                 if (!audit(plan, *state, QStringLiteral("edited"), &auditError))
+                     state->error = QStringLiteral("the script was changed, but its \"edited\" "
+                                                   "audit entry could not be written: %1")
+                                        .arg(auditError);
+                 done(*state);
+             });
+         });
+}
+
+void KnobFiles::backups(const QString &path, std::function<void(const QVector<Backup> &)> done)
+{
+    read(path, [this, path, done](const Read &current) {
+        call(m_files->list(folderOf(path).toUtf8()),
+             [this, path, current, done](const remote::RemoteFileResult &listed) {
+                 QVector<Backup> found;
+                 if (!listed.ok) {
+                     Backup failed;
+                     failed.error = listed.errorText;
+                     done({failed});
+                     return;
+                 }
+                 const QString script = fileNameOf(path);
+                 for (const remote::RemoteFileInfo &entry : listed.entries) {
+                     Backup backup;
+                     const QString name = QString::fromUtf8(entry.name);
+                     if (entry.type != remote::RemoteFileInfo::Type::File ||
+                         !isBackupName(script, name, &backup.byOpsDeck))
+                         continue;
+                     backup.path = beside(path, name);
+                     backup.modifiedMsecs = entry.modifiedMsecs;
+                     backup.size = entry.size;
+                     found.append(backup);
+                 }
+                 std::sort(found.begin(), found.end(), [](const Backup &a, const Backup &b) {
+                     return a.modifiedMsecs != b.modifiedMsecs ? a.modifiedMsecs > b.modifiedMsecs
+                                                               : a.path > b.path;
+                 });
+                 hashBackups(found, 0, current.ok ? current.bytes : QByteArray(), done);
+             });
+    });
+}
+
+void KnobFiles::hashBackups(QVector<Backup> backups, int next, QByteArray current,
+                            std::function<void(const QVector<Backup> &)> done)
+{
+    if (next >= backups.size()) {
+        done(backups);
+        return;
+    }
+    read(backups.at(next).path, [=, this](const Read &read) mutable {
+        Backup &backup = backups[next];
+        if (read.ok) {
+            backup.sha256 = read.sha256;
+            backup.changes = knobDiff(ServeScript::parse(read.bytes), ServeScript::parse(current));
+        } else {
+            backup.error = read.error;
+        }
+        hashBackups(backups, next + 1, current, done);
+    });
+}
+
+void KnobFiles::syntaxCheck(const QString &path, std::function<void(const QString &)> done)
+{
+    remote::CommandRequest request;
+    request.argv = {QStringLiteral("bash"), QStringLiteral("-n"), QStringLiteral("--"), path};
+    request.deadline = std::chrono::seconds(20);
+    m_checks.insert(m_transport->run(request), std::move(done));
+}
+
+} // namespace opsdeck::knobs

@@ -1,0 +1,138 @@
+#pragma once
+
+#include "knobchange.h"
+#include "remotefileinfo.h"
+#include "scriptedit.h"
+#include "scriptwarning.h"
+
+#include <QHash>
+#include <QObject>
+#include <QVector>
+#include <functional>
+#include <memory>
+
+namespace opsdeck::remote {
+class RemoteFiles;
+struct RemoteFileResult;
+class Transport;
+} // namespace opsdeck::remote
+
+namespace opsdeck::knobs {
+
+/// Serve scripts on one host, read, backed up and changed safely, through
+/// the host's RemoteFiles (atomic writes that keep mode and owner) and
+/// Transport (for `bash -n`): the same steps over LocalFiles and SFTP.
+///
+/// A change is planned first (plan(), planRestore()): the file's bytes and
+/// SHA-256 at that moment, the bytes it would have, the unified diff and the
+/// knob changes. apply() then, in order, stopping at the first failure with
+/// nothing further done:
+///  1. reads the file again: a hash other than the plan's aborts with
+///     "changed on disk since preview";
+///  2. copies it to `<script>.opsdeck-<UTC yyyyMMddTHHmmssZ>.bak` (`-2`, `-3`
+///     when taken), with the script's permission bits, and reads the copy
+///     back: not byte-identical (SHA-256) stops the edit;
+///  3. calls the audit step (host, path, diff, backup path and hash): the
+///     change runs only after its entry is on disk;
+///  4. writes the new bytes atomically and reads them back.
+/// Nothing here restarts a service: a changed knob takes effect at the next
+/// start (Applied says so).
+///
+/// Callbacks run on the thread this object lives in; every call returns at
+/// once. Errors name the host and the path.
+class KnobFiles : public QObject
+{
+    Q_OBJECT
+public:
+    /// `files` and `transport` are the same host's; both outlive this object.
+    KnobFiles(remote::RemoteFiles *files, remote::Transport *transport, QObject *parent = nullptr);
+    ~KnobFiles() override;
+
+    /// Largest serve script read (bigger: refused, never edited truncated).
+    static constexpr qint64 kMaxScriptBytes = 4 * 1024 * 1024;
+
+    struct Read
+    {
+        bool ok = false;
+        QString error;
+        QByteArray bytes;
+        QByteArray sha256; ///< hex
+        remote::RemoteFileInfo info;
+    };
+    struct Plan
+    {
+        bool ok = false;
+        QString error;
+        QString host;
+        QString path;
+        QByteArray before;
+        QByteArray beforeSha256; ///< hex; apply() requires the file to still have it
+        QByteArray after;
+        uint permissions = 0644; ///< of the file when planned; its backup gets them too
+        QString diff;            ///< unified diff, before → after
+        QVector<KnobChange> changes;
+        QString what; ///< "set SGLANG_X=1", "restore from <backup>"
+        int line = 0; ///< first line that changes
+    };
+    struct Applied
+    {
+        bool ok = false;
+        QString error; ///< what stopped it; says whether the script was changed
+        QString backupPath;
+        QByteArray backupSha256; ///< hex
+        QByteArray afterSha256;  ///< hex
+    };
+    struct Backup
+    {
+        QString path;
+        bool byOpsDeck = false; ///< `.opsdeck-<time>.bak`; else made by hand
+        qint64 modifiedMsecs = 0;
+        qint64 size = 0;
+        QByteArray sha256;           ///< hex; empty when it could not be read
+        QVector<KnobChange> changes; ///< the script now compared with it (backup → now)
+        QString error;
+    };
+    /// Writes an audit entry of apply(): `action` "edit" before the script is
+    /// written (false, with why, stops it: nothing is changed), then "edited"
+    /// or "edit-failed" (state.error says why) once it is known. `state`
+    /// holds the backup's path and hash.
+    using AuditStep = std::function<bool(const Plan &plan, const Applied &state,
+                                         const QString &action, QString *error)>;
+
+    void read(const QString &path, std::function<void(const Read &)> done);
+    void plan(const QString &path, const ScriptEdit &edit, std::function<void(const Plan &)> done);
+    /// Putting `backupPath` (a file beside the script) back: the same apply().
+    void planRestore(const QString &path, const QString &backupPath,
+                     std::function<void(const Plan &)> done);
+    void apply(const Plan &plan, AuditStep audit, std::function<void(const Applied &)> done);
+    /// Backups beside the script: OpsDeck's and `<script>.bak`,
+    /// `<script>.*.bak`, `<script>.orig`, `<script>~`; newest first.
+    void backups(const QString &path, std::function<void(const QVector<Backup> &)> done);
+    /// `bash -n` on the host: empty when bash can parse the file, else bash's
+    /// message ("line 4: syntax error near unexpected token `('").
+    void syntaxCheck(const QString &path, std::function<void(const QString &)> done);
+
+    /// True when `name` is a backup of the script named `scriptName`.
+    static bool isBackupName(const QString &scriptName, const QString &name, bool *byOpsDeck);
+    static QByteArray sha256(const QByteArray &bytes);
+
+private:
+    using FileThen = std::function<void(const remote::RemoteFileResult &)>;
+    void call(quint64 id, FileThen then);
+    void onFile(quint64 id, const remote::RemoteFileResult &result);
+    void backupName(const QString &path, int attempt, std::function<void(const QString &)> done);
+    void planBytes(const Read &read, const QString &path, const QByteArray &after,
+                   const QString &what, int line, std::function<void(const Plan &)> done);
+    void hashBackups(QVector<Backup> backups, int next, QByteArray current,
+                     std::function<void(const QVector<Backup> &)> done);
+    void writeScript(const Plan &plan, std::shared_ptr<Applied> state,
+                     std::function<void(const QString &, bool)> fail, AuditStep audit,
+                     std::function<void(const Applied &)> done);
+
+    remote::RemoteFiles *m_files;
+    remote::Transport *m_transport;
+    QHash<quint64, FileThen> m_pending;
+    QHash<quint64, std::function<void(const QString &)>> m_checks;
+};
+
+} // namespace opsdeck::knobs
