@@ -5,6 +5,7 @@
 #include "clioutput.h"
 #include "democommand.h"
 #include "diagnosecommand.h"
+#include "knobscommand.h"
 #include "metricscommand.h"
 #include "probecommand.h"
 #include "ratecommand.h"
@@ -81,6 +82,35 @@ const std::vector<CliCommand> &commandTable()
         {u"audit"_s, QString(), u"[--verify] [--json] [--data-dir DIR]"_s,
          u"the audit log, oldest first; --verify checks its chain (exit 1 broken or truncated)"_s,
          &runAudit},
+        {u"knobs"_s, u"read"_s,
+         u"SCRIPT [--host HOST --inventory FILE] [--json] "_s + inventoryFlags,
+         u"every knob of a serve script as bash assigns it, with warnings (exit 1 when bash -n "
+         "fails)"_s,
+         &runKnobs},
+        {u"knobs"_s, u"set"_s,
+         u"SCRIPT KEY [VALUE] [--host HOST --inventory FILE] [--knob NAME] [--confirm NAME] "
+         "[--dry-run] [--json] "_s +
+             inventoryFlags,
+         u"change one knob: diff, verified backup, audit entry, atomic write (no restart)"_s,
+         &runKnobs},
+        {u"knobs"_s, u"unset"_s,
+         u"SCRIPT KEY [--host HOST --inventory FILE] [--knob NAME] [--confirm NAME] [--dry-run] "
+         "[--json] [--data-dir DIR]"_s,
+         u"remove a knob from the script, as set"_s, &runKnobs},
+        {u"knobs"_s, u"comment"_s,
+         u"SCRIPT KEY [--host HOST --inventory FILE] [--knob NAME] [--confirm NAME] [--dry-run] "
+         "[--json] [--data-dir DIR]"_s,
+         u"comment a knob out (back to the server's default), as set"_s, &runKnobs},
+        {u"knobs"_s, u"backups"_s,
+         u"SCRIPT [--host HOST --inventory FILE] [--json] "_s + inventoryFlags,
+         u"OpsDeck's and hand-made backups beside the script, with their knob changes"_s,
+         &runKnobs},
+        {u"knobs"_s, u"restore"_s,
+         u"SCRIPT BACKUP [--host HOST --inventory FILE] [--confirm NAME] [--dry-run] [--json] "
+         "[--data-dir DIR]"_s,
+         u"put a backup back, as set (the current script is backed up first)"_s, &runKnobs},
+        {u"knobs"_s, u"diff"_s, u"A B [--host HOST --inventory FILE] [--json] "_s + inventoryFlags,
+         u"two versions of a serve script knob by knob (exit 1 when they differ)"_s, &runKnobs},
         {u"secret"_s, u"set"_s, u"KEY [--json]"_s,
          u"store a secret in the keychain, read from stdin (never echoed)"_s, &runSecret},
         {u"secret"_s, u"delete"_s, u"KEY [--json]"_s, u"remove a secret from the keychain"_s,

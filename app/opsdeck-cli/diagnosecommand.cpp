@@ -89,17 +89,17 @@ private:
 
 std::optional<qint64> recordMarker(const QString &dataDir, const probes::Diagnosis &diagnosis)
 {
-    history::HistoryStore store(
-        history::HistoryStore::pathIn(settings::AppPaths::dataDir(dataDir)));
     history::Marker marker;
     marker.timeMs =
         diagnosis.lastStallMs > 0 ? diagnosis.lastStallMs : QDateTime::currentMSecsSinceEpoch();
     marker.kind = u"diagnosis"_s;
     marker.text = diagnosis.markerText();
     marker.service = diagnosis.hop;
-    std::optional<qint64> id = store.open() ? store.addMarker(marker) : std::nullopt;
+    QString error;
+    const std::optional<qint64> id = history::HistoryStore::addMarkerTo(
+        history::HistoryStore::pathIn(settings::AppPaths::dataDir(dataDir)), marker, &error);
     if (!id)
-        printError(u"the diagnosis was not recorded in history: %1"_s.arg(store.lastError()));
+        printError(u"the diagnosis was not recorded in history: %1"_s.arg(error));
     return id;
 }
 

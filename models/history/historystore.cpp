@@ -256,6 +256,16 @@ bool HistoryStore::mergeRollup(qint64 seriesId, const Rollup &rollup)
     return query.exec() || fail(QStringLiteral("write rollup"), query.lastError());
 }
 
+std::optional<qint64> HistoryStore::addMarkerTo(const QString &databasePath, const Marker &marker,
+                                                QString *error)
+{
+    HistoryStore store(databasePath);
+    std::optional<qint64> id = store.open() ? store.addMarker(marker) : std::nullopt;
+    if (!id && error)
+        *error = store.lastError();
+    return id;
+}
+
 std::optional<qint64> HistoryStore::addMarker(const Marker &marker)
 {
     QSqlQuery query(QSqlDatabase::database(m_connection, false));

@@ -81,6 +81,11 @@ public:
     bool mergeRollup(qint64 seriesId, const Rollup &rollup);
     /// Returns the new marker's id.
     std::optional<qint64> addMarker(const Marker &marker);
+    /// Opens the database at `databasePath` on this thread, adds `marker` and
+    /// closes it: for a command or job that leaves one marker. Nothing (with
+    /// `error` naming the file and SQLite's reason) when it could not.
+    static std::optional<qint64> addMarkerTo(const QString &databasePath, const Marker &marker,
+                                             QString *error = nullptr);
     /// Saves a check's result (any store, like markers). Returns the row's id.
     std::optional<qint64> addCheck(const CheckRecord &check);
     /// Deletes raw blocks and rollups past `retention`, measured back from

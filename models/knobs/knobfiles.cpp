@@ -1,6 +1,7 @@
 #include "knobfiles.h"
 
 #include "knobdiff.h"
+#include "redaction.h"
 #include "remotefiles.h"
 #include "transport.h"
 #include "unifieddiff.h"
@@ -120,8 +121,11 @@ void KnobFiles::planBytes(const Read &read, const QString &path, const QByteArra
     plan.beforeSha256 = read.sha256;
     plan.permissions = read.info.permissions & 07777;
     plan.after = after;
+    const ServeScript before = ServeScript::parse(read.bytes);
+    const ServeScript changed = ServeScript::parse(after);
     plan.diff = unifiedDiff(read.bytes, after, path, path);
-    plan.changes = knobDiff(ServeScript::parse(read.bytes), ServeScript::parse(after));
+    plan.auditDiff = unifiedDiff(redactedScript(before), redactedScript(changed), path, path);
+    plan.changes = knobDiff(before, changed);
     plan.ok = true;
     done(plan);
 }
@@ -149,7 +153,7 @@ void KnobFiles::plan(const QString &path, const ScriptEdit &edit,
                 ? QStringLiteral("set %1%2")
                       .arg(edit.name, edit.value.isEmpty() && edit.name.startsWith(u"--")
                                           ? QString()
-                                          : u"=" + edit.value)
+                                          : u"=" + redactedValue(edit.name, edit.value))
                 : QStringLiteral("%1 %2").arg(ScriptEdit::operationName(edit.operation), edit.name);
         planBytes(read, path, result.bytes, what, result.line, done);
     });

@@ -70,8 +70,12 @@ public:
         QByteArray after;
         uint permissions = 0644; ///< of the file when planned; its backup gets them too
         QString diff;            ///< unified diff, before → after
+        /// The same with secret knobs' values redacted (redaction.h): for the audit log.
+        QString auditDiff;
         QVector<KnobChange> changes;
-        QString what; ///< "set SGLANG_X=1", "restore from <backup>"
+        /// "set SGLANG_X=1", "comment --x", "restore from <backup>"; a secret
+        /// knob's value redacted.
+        QString what;
         int line = 0; ///< first line that changes
     };
     struct Applied

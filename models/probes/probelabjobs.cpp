@@ -43,10 +43,10 @@ bool addMarker(const QString &databasePath, const history::Marker &marker)
 {
     if (databasePath.isEmpty())
         return false;
-    history::HistoryStore store(databasePath);
-    if (store.open() && store.addMarker(marker))
+    QString error;
+    if (history::HistoryStore::addMarkerTo(databasePath, marker, &error))
         return true;
-    spdlog::error("probe lab: marker not saved: {}", store.lastError().toStdString());
+    spdlog::error("probe lab: marker not saved: {}", error.toStdString());
     return false;
 }
 

@@ -48,7 +48,7 @@ TEST(CliCommandTable, TheUsageListsExactlyTheFlagsEachCommandTakes)
     const auto help = runCli({u"--help"_s});
     ASSERT_EQ(help.exitCode, 0);
     const QMap<QString, QString> usage = usageByCommand(QString::fromUtf8(help.standardOutput));
-    ASSERT_EQ(usage.size(), 11) << help.standardOutput.toStdString();
+    ASSERT_EQ(usage.size(), 12) << help.standardOutput.toStdString();
     for (auto it = usage.cbegin(); it != usage.cend(); ++it) {
         // The command's own parser: with an action where it has them.
         QStringList arguments{it.key()};
@@ -56,6 +56,8 @@ TEST(CliCommandTable, TheUsageListsExactlyTheFlagsEachCommandTakes)
             arguments << u"up"_s;
         if (it.key() == u"secret")
             arguments << u"check"_s;
+        if (it.key() == u"knobs")
+            arguments << u"read"_s;
         QSet<QString> accepted;
         for (const QString &action : it.key() == u"metrics" ? QStringList{u"summarize"_s, u"rate"_s}
                                                             : QStringList{QString()}) {
@@ -105,7 +107,7 @@ TEST(CliCommandTable, ManPagesAreBuiltAndNameEveryCommand)
     for (const char *command :
          {"demo up", "demo down", "status", "metrics summarize", "metrics rate", "record",
           "diagnose", "probe", "verify", "batch\\-check", "ssh", "secret set", "secret delete",
-          "secret check"})
+          "secret check", "knobs read", "knobs set", "knobs restore", "knobs diff"})
         EXPECT_TRUE(page.contains(QLatin1String(command))) << command;
     QFile window(man.filePath(u"opsdeck.1"_s));
     ASSERT_TRUE(window.open(QIODevice::ReadOnly));

@@ -1,0 +1,186 @@
+// `opsdeck-cli knobs ...` as a user runs it: the JSON keys of the contract, an
+// edit's backup, audit entries and history marker, and the guards of an
+// inventory's hosts (armed, --confirm for production) shown by refusing.
+#include "clitest.h"
+#include "historystore.h"
+#include "testsupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <gtest/gtest.h>
+
+using opsdeck::test::runCli;
+using namespace opsdeck;
+
+namespace {
+
+const QByteArray decodeScript = "#!/usr/bin/env bash\n"
+                                "export SGLANG_SM120_MMA_TARGET_CTAS=512\n"
+                                "exec python3 -m sglang.launch_server --port 30002 \\\n"
+                                "  --max-running-requests 64\n";
+
+QStringList backupsIn(const QTemporaryDir &dir)
+{
+    return QDir(dir.path()).entryList({u"serve_decode.sh.opsdeck-*.bak"_qs}, QDir::Files);
+}
+
+} // namespace
+
+TEST(CliKnobs, ReadGivesTheKeysOfTheContractAndTheCrlfWarning)
+{
+    const auto run = runCli({u"knobs"_qs, u"read"_qs,
+                             test::dataPath(u"knobs/B14_crlf_serve_script.sh"_qs), u"--json"_qs});
+    EXPECT_EQ(run.exitCode, 0) << run.standardError.toStdString();
+    const QJsonObject out = run.json().object();
+    const QJsonArray knobs = out.value(u"knobs"_qs).toArray();
+    ASSERT_FALSE(knobs.isEmpty()) << run.standardOutput.toStdString();
+    const QJsonObject port = knobs.at(0).toObject();
+    for (const char *key : {"name", "value", "line", "kind", "quoted", "references"})
+        EXPECT_TRUE(port.contains(QLatin1String(key))) << key;
+    EXPECT_EQ(port.value(u"name"_qs).toString(), u"SGLANG_PORT"_qs);
+    EXPECT_EQ(port.value(u"value"_qs).toString(), u"30000"_qs);
+    EXPECT_EQ(port.value(u"line"_qs).toInt(), 2);
+    EXPECT_EQ(port.value(u"kind"_qs).toString(), u"export"_qs);
+    bool crlf = false;
+    for (const QJsonValue &warning : out.value(u"warnings"_qs).toArray()) {
+        EXPECT_TRUE(warning.toObject().contains(u"line"_qs));
+        crlf = crlf || warning.toObject().value(u"reason"_qs).toString().contains(u"30000\\r"_qs);
+    }
+    EXPECT_TRUE(crlf) << run.standardOutput.toStdString();
+}
+
+TEST(CliKnobs, SetBacksUpAuditsMarksAndDiffsKnobByKnob)
+{
+    QTemporaryDir dir;
+    const QString script = dir.filePath(u"serve_decode.sh"_qs);
+    ASSERT_TRUE(test::writeFile(script, decodeScript));
+    const QString data = dir.filePath(u"data"_qs);
+    const auto run = runCli({u"knobs"_qs, u"set"_qs, script, u"--json"_qs, u"--data-dir"_qs, data,
+                             u"--"_qs, u"--max-running-requests"_qs, u"96"_qs});
+    ASSERT_EQ(run.exitCode, 0) << run.standardError.toStdString();
+    const QJsonObject out = run.json().object();
+    EXPECT_TRUE(out.value(u"applied"_qs).toBool());
+    EXPECT_TRUE(out.value(u"diff"_qs).toString().contains(u"+  --max-running-requests 96\n"_qs));
+    ASSERT_EQ(backupsIn(dir).size(), 1);
+    EXPECT_EQ(out.value(u"backup"_qs).toString(), dir.filePath(backupsIn(dir).first()));
+    EXPECT_TRUE(test::readFile(script).contains("--max-running-requests 96\n"));
+
+    const auto audit = runCli({u"audit"_qs, u"--json"_qs, u"--data-dir"_qs, data});
+    const QJsonArray entries = audit.json().array();
+    ASSERT_EQ(entries.size(), 2) << audit.standardOutput.toStdString();
+    EXPECT_EQ(entries.at(0).toObject().value(u"kind"_qs).toString(), u"knob"_qs);
+    EXPECT_EQ(entries.at(0).toObject().value(u"action"_qs).toString(), u"edit"_qs);
+    EXPECT_TRUE(entries.at(0)
+                    .toObject()
+                    .value(u"detail"_qs)
+                    .toString()
+                    .contains(out.value(u"backup_sha256"_qs).toString()));
+    EXPECT_EQ(entries.at(1).toObject().value(u"action"_qs).toString(), u"edited"_qs);
+
+    history::HistoryStore store(history::HistoryStore::pathIn(data));
+    ASSERT_TRUE(store.open());
+    const QVector<history::Marker> markers = store.markers(0, QDateTime::currentMSecsSinceEpoch());
+    ASSERT_EQ(markers.size(), 1);
+    EXPECT_EQ(markers.first().kind, u"knob"_qs);
+    EXPECT_TRUE(markers.first().text.contains(u"set --max-running-requests=96"_qs))
+        << markers.first().text.toStdString();
+
+    const auto diff =
+        runCli({u"knobs"_qs, u"diff"_qs, out.value(u"backup"_qs).toString(), script, u"--json"_qs});
+    EXPECT_EQ(diff.exitCode, 1) << "they differ";
+    const QJsonArray changes = diff.json().object().value(u"changes"_qs).toArray();
+    ASSERT_EQ(changes.size(), 1);
+    const QJsonObject change = changes.at(0).toObject();
+    EXPECT_EQ(change.value(u"name"_qs).toString(), u"--max-running-requests"_qs);
+    EXPECT_EQ(change.value(u"kind"_qs).toString(), u"flag"_qs);
+    EXPECT_EQ(change.value(u"before"_qs).toString(), u"64"_qs);
+    EXPECT_EQ(change.value(u"after"_qs).toString(), u"96"_qs);
+    EXPECT_EQ(change.value(u"change"_qs).toString(), u"changed"_qs);
+}
+
+// An inventory's host is changed only when armed, and a production service
+// only with its name confirmed; each refusal changes nothing.
+TEST(CliKnobs, TheInventorysGuardsRefuseBeforeAnythingIsTouched)
+{
+    QTemporaryDir dir;
+    const QString script = dir.filePath(u"serve_decode.sh"_qs);
+    ASSERT_TRUE(test::writeFile(script, decodeScript));
+    const QString data = dir.filePath(u"data"_qs);
+    auto inventory = [&](bool armed) {
+        return test::writeInventory(
+            dir, u"armed: %1\nhosts:\n  - name: gpu-1\n    kind: local\nservices:\n"
+                 "  - name: decode\n    role: decode\n    host: gpu-1\n"
+                 "    url: http://127.0.0.1:30002\n    serve_script: %2\n"
+                 "    tags: [production]\n"_qs.arg(armed ? u"true"_qs : u"false"_qs, script));
+    };
+    const QStringList set{u"knobs"_qs, u"set"_qs,        script, u"SGLANG_SM120_MMA_TARGET_CTAS"_qs,
+                          u"256"_qs,   u"--data-dir"_qs, data,   u"--inventory"_qs};
+
+    auto run = runCli(set + QStringList{inventory(false)});
+    EXPECT_EQ(run.exitCode, 2);
+    EXPECT_TRUE(run.standardError.contains("is not armed")) << run.standardError.toStdString();
+    run = runCli(set + QStringList{inventory(false), u"--dry-run"_qs});
+    EXPECT_EQ(run.exitCode, 0) << "a preview is read-only: allowed";
+    run = runCli(set + QStringList{inventory(true)});
+    EXPECT_EQ(run.exitCode, 2);
+    EXPECT_TRUE(run.standardError.contains("tagged production: repeat its name with --confirm "
+                                           "decode"))
+        << run.standardError.toStdString();
+    run = runCli(set + QStringList{inventory(true), u"--confirm"_qs, u"prefill"_qs});
+    EXPECT_EQ(run.exitCode, 2);
+    EXPECT_EQ(test::readFile(script), decodeScript);
+    EXPECT_TRUE(backupsIn(dir).isEmpty());
+    EXPECT_FALSE(QFile::exists(data + u"/audit.jsonl"_qs));
+
+    run = runCli(set + QStringList{inventory(true), u"--confirm"_qs, u"decode"_qs});
+    EXPECT_EQ(run.exitCode, 0) << run.standardError.toStdString();
+    EXPECT_TRUE(test::readFile(script).contains("CTAS=256\n"));
+}
+
+// The audit log made a folder: the entry cannot be written, so the edit does not run.
+TEST(CliKnobs, AnEditWhoseAuditEntryCannotBeWrittenDoesNotRun)
+{
+    QTemporaryDir dir;
+    const QString script = dir.filePath(u"serve_decode.sh"_qs);
+    ASSERT_TRUE(test::writeFile(script, decodeScript));
+    const QString data = dir.filePath(u"data"_qs);
+    ASSERT_TRUE(QDir().mkpath(data + u"/audit.jsonl"_qs));
+    const auto run = runCli({u"knobs"_qs, u"unset"_qs, script, u"SGLANG_SM120_MMA_TARGET_CTAS"_qs,
+                             u"--data-dir"_qs, data});
+    EXPECT_EQ(run.exitCode, 1);
+    EXPECT_TRUE(run.standardError.contains("audit entry could not be written") &&
+                run.standardError.contains("nothing changed"))
+        << run.standardError.toStdString();
+    EXPECT_EQ(test::readFile(script), decodeScript);
+}
+
+TEST(CliKnobs, AHandMadeBackupIsListedAndRestored)
+{
+    QTemporaryDir dir;
+    const QString script = dir.filePath(u"serve_decode.sh"_qs);
+    ASSERT_TRUE(test::writeFile(script, decodeScript));
+    QByteArray base = decodeScript;
+    base.replace("export SGLANG_SM120_MMA_TARGET_CTAS=512\n", "");
+    ASSERT_TRUE(test::writeFile(script + u".mmatune_base.bak"_qs, base));
+    const QString data = dir.filePath(u"data"_qs);
+
+    auto run = runCli({u"knobs"_qs, u"backups"_qs, script, u"--json"_qs});
+    ASSERT_EQ(run.exitCode, 0) << run.standardError.toStdString();
+    const QJsonArray backups = run.json().object().value(u"backups"_qs).toArray();
+    ASSERT_EQ(backups.size(), 1);
+    EXPECT_FALSE(backups.at(0).toObject().value(u"by_opsdeck"_qs).toBool());
+    const QJsonArray changes = backups.at(0).toObject().value(u"changes"_qs).toArray();
+    ASSERT_EQ(changes.size(), 1);
+    EXPECT_EQ(changes.at(0).toObject().value(u"change"_qs).toString(), u"added"_qs)
+        << "the script now has the knob the backup lacks";
+
+    run = runCli({u"knobs"_qs, u"restore"_qs, script, script + u".mmatune_base.bak"_qs,
+                  u"--data-dir"_qs, data});
+    ASSERT_EQ(run.exitCode, 0) << run.standardError.toStdString();
+    EXPECT_EQ(test::readFile(script), base);
+    ASSERT_EQ(backupsIn(dir).size(), 1);
+    EXPECT_EQ(test::readFile(dir.filePath(backupsIn(dir).first())), decodeScript);
+}
