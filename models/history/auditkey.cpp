@@ -127,10 +127,18 @@ void AuditKey::prefetch(const QString &logPath)
             auto written = std::make_shared<QMetaObject::Connection>();
             *written = QObject::connect(
                 &store, &secrets::SecretStore::writeFinished, &store,
-                [name, value, written](quint64, const QString &asked, const SecretResult &done) {
+                [&store, name, value, written, logPath](quint64, const QString &asked,
+                                                        const SecretResult &done) {
                     if (asked != name)
                         return;
                     QObject::disconnect(*written);
+                    // An entry went in unkeyed meanwhile (a writer that waited
+                    // no longer): the log stays unkeyed, so the key must go. A
+                    // log whose unkeyed head meets a key is taken as rewritten.
+                    if (done.ok() && !isNewLog(logPath)) {
+                        store.remove(name);
+                        return remember(name, AuditLog::ChainKey{State::None, {}, {}});
+                    }
                     remember(
                         name,
                         done.ok()

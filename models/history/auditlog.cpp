@@ -49,12 +49,17 @@ struct Head
     /// The first keyed line (0: none). A log may begin unkeyed while the
     /// keychain is slow to answer; from here on every line must be keyed.
     qint64 keyedFrom = 0;
+    /// The first entry appended while the head was missing, or not written
+    /// with the log's key (0: never): the lines before it cannot be vouched
+    /// for, and a head written afresh must not bless them.
+    qint64 lostAt = 0;
     QByteArray mac; ///< HMAC of the fields above when keyed
 
     QByteArray signedText() const
     {
         return QByteArray::number(entries) + '|' + QByteArray::number(bytes) + '|' + last + '|' +
-               QByteArray::number(keyedFrom);
+               QByteArray::number(keyedFrom) +
+               (lostAt > 0 ? "|lost" + QByteArray::number(lostAt) : QByteArray());
     }
 };
 
@@ -72,6 +77,7 @@ std::optional<Head> readHead(const QString &path)
     head.last = o.value(QStringLiteral("last")).toString().toLatin1();
     head.keyed = o.value(QStringLiteral("keyed")).toBool();
     head.keyedFrom = o.value(QStringLiteral("keyed_from")).toInteger(head.keyed ? 1 : 0);
+    head.lostAt = o.value(QStringLiteral("head_lost_at")).toInteger(0);
     head.mac = o.value(QStringLiteral("mac")).toString().toLatin1();
     return head;
 }
@@ -86,6 +92,8 @@ bool writeHead(const QString &path, const Head &head, const std::optional<QByteA
     o[QStringLiteral("last")] = QString::fromLatin1(head.last);
     o[QStringLiteral("keyed")] = bool(key);
     o[QStringLiteral("keyed_from")] = head.keyedFrom;
+    if (head.lostAt > 0)
+        o[QStringLiteral("head_lost_at")] = head.lostAt;
     if (key)
         o[QStringLiteral("mac")] = QString::fromLatin1(linkTo(head.signedText(), key));
     const QByteArray text = QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n';
@@ -288,8 +296,16 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     next.bytes = after;
     next.last = hashOf(json);
     next.keyedFrom = head ? head->keyedFrom : 0;
+    next.lostAt = head ? head->lostAt : 0;
+    // A log with lines but no head (deleted), or a head not written with the
+    // key: say so in the new head for good, never bless what came before.
+    const bool headLost =
+        (!head && before > 0) || (head && key && head->entries > 0 &&
+                                  (!head->keyed || head->mac != linkTo(head->signedText(), key)));
+    if (headLost && next.lostAt == 0)
+        next.lostAt = next.entries;
     if (key && next.keyedFrom == 0)
-        next.keyedFrom = next.entries;
+        next.keyedFrom = headLost ? 1 : next.entries;
     if (!writeHead(headPath(), next, key, &why))
         return fail(why + QStringLiteral(" (the entry itself was written)"));
     return true;
@@ -368,6 +384,10 @@ AuditVerification AuditLog::check() const
             result.status = AuditVerification::Status::Truncated;
             result.reason =
                 QStringLiteral("the head says %1 entries and the log is gone").arg(head->entries);
+        } else if (chain.state == ChainKey::State::Key) {
+            result.status = AuditVerification::Status::Truncated;
+            result.reason = QStringLiteral("the log and its head are gone, but the secret store "
+                                           "holds this log's chain key: it existed");
         }
         return result;
     }
@@ -441,6 +461,12 @@ AuditVerification AuditLog::check() const
     if (key && (!head->keyed || head->mac != linkTo(head->signedText(), key)))
         return broken(number,
                       QStringLiteral("the head %1 was not written with the key").arg(headPath()));
+    if (head->lostAt > 0)
+        return broken(int(head->lostAt),
+                      QStringLiteral("entry %1 was appended while the head file was missing or "
+                                     "not written with the key: the lines before it cannot be "
+                                     "vouched for (a cut or a rewrite would not show)")
+                          .arg(head->lostAt));
     if (head->keyed && !seenKeyed && number > 0)
         return broken(1, QStringLiteral("the head is keyed but no line is"));
     if (number < head->entries) {

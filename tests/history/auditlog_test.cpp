@@ -154,24 +154,46 @@ TEST(AuditLog, AKeyedChainRecomputedWithoutTheKeyFails)
     EXPECT_TRUE(result.keyNote.contains(QStringLiteral("no store in this test")));
 }
 
-// The keychain answered after the first entry was written: the log begins
-// unkeyed and is keyed from then on (the head, keyed, says from which line);
-// stripping the keyed lines' keys is still caught.
-TEST(AuditLog, ALogBegunUnkeyedIsKeyedFromItsFirstKeyedLineOn)
+// A log with an unkeyed head never gains a key on the next append: that is
+// what a keyed log rewritten without its key looks like. The new head says
+// from which entry the earlier lines cannot be vouched for, for good.
+TEST(AuditLog, AnUnkeyedHeadThatMeetsTheKeyIsReportedNotBlessed)
 {
     QTemporaryDir dir;
     const QString path = AuditLog::pathIn(dir.path());
-    AuditLog early(path, noKey());
-    ASSERT_TRUE(early.append(entry(QStringLiteral("gpu-1"), QStringLiteral("x"))));
-    AuditLog keyed(path, fixedKey(QByteArray(32, 'k')));
-    ASSERT_TRUE(keyed.append(entry(QStringLiteral("gpu-2"), QStringLiteral("x"))));
+    const QByteArray key(32, 'k');
+    AuditLog keyed(path, fixedKey(key));
+    for (int i = 0; i < 3; ++i)
+        ASSERT_TRUE(keyed.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
+    forgeUnkeyed(keyed, "\"host\":\"gpu-0\"", "\"host\":\"gpu-7\"");
+    EXPECT_EQ(keyed.check().status, AuditVerification::Status::Broken);
     ASSERT_TRUE(keyed.append(entry(QStringLiteral("gpu-3"), QStringLiteral("x"))));
-    AuditVerification result = keyed.check();
-    EXPECT_TRUE(result.ok()) << result.reason.toStdString();
-    EXPECT_TRUE(result.keyed);
-    forgeUnkeyed(keyed, "\"host\":\"gpu-2\"", "\"host\":\"gpu-7\"");
-    result = keyed.check();
-    EXPECT_EQ(result.status, AuditVerification::Status::Broken) << result.reason.toStdString();
+    EXPECT_EQ(keyed.check().status, AuditVerification::Status::Broken);
+    EXPECT_TRUE(readAll(keyed.headPath()).contains("\"head_lost_at\":4"))
+        << readAll(keyed.headPath()).toStdString();
+    ASSERT_TRUE(keyed.append(entry(QStringLiteral("gpu-4"), QStringLiteral("x"))));
+    EXPECT_EQ(keyed.check().status, AuditVerification::Status::Broken)
+        << "still, after more entries";
+    EXPECT_TRUE(readAll(keyed.headPath()).contains("\"head_lost_at\":4"));
+}
+
+// A deleted head (after cutting the end) is not rewritten as if all were well.
+TEST(AuditLog, ADeletedHeadIsNeverReplacedByOneThatBlessesTheLog)
+{
+    QTemporaryDir dir;
+    AuditLog log(AuditLog::pathIn(dir.path()), noKey());
+    for (int i = 0; i < 3; ++i)
+        ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
+    QByteArray text = readAll(log.path());
+    text.truncate(text.lastIndexOf('\n', text.size() - 2) + 1);
+    writeAll(log.path(), text);
+    ASSERT_TRUE(QFile::remove(log.headPath()));
+    ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-9"), QStringLiteral("x"))));
+    const AuditVerification result = log.check();
+    EXPECT_EQ(result.status, AuditVerification::Status::Broken);
+    EXPECT_EQ(result.line, 3);
+    EXPECT_TRUE(result.reason.contains(QStringLiteral("cannot be vouched for")))
+        << result.reason.toStdString();
 }
 
 TEST(AuditLog, AKeyedLogWritesNothingWithoutItsKeyAndChecksNothingItCannot)
