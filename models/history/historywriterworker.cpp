@@ -54,6 +54,7 @@ bool HistoryWriterWorker::open(QString *error)
     }
     m_store->prune(m_settings.retention, QDateTime::currentMSecsSinceEpoch());
     m_file = fileIdentity(m_path);
+    m_wal = fileIdentity(m_path + QStringLiteral("-wal"));
     m_sincePrune.start();
     m_timer = new QTimer(this);
     connect(m_timer, &QTimer::timeout, this, [this] { flush(false); });
@@ -70,11 +71,25 @@ bool HistoryWriterWorker::flush(bool final)
     if (fileIdentity(m_path) != m_file) {
         m_corrupt = true;
         m_timer->stop();
-        const QString error =
+        QString error =
             QStringLiteral("%1 was removed or replaced while recording: recording stopped, "
                            "nothing more is written (the samples queued are counted as not "
                            "written)")
                 .arg(m_path);
+        // SQLite keeps the WAL of a file that moved; the next opener would
+        // replay it into the new file (a restored backup would be overwritten).
+        m_store.reset();
+        if (m_wal != std::pair<quint64, quint64>{0, 0} &&
+            fileIdentity(m_path + QStringLiteral("-wal")) == m_wal) {
+            const QString aside =
+                QStringLiteral(".of-replaced-%1")
+                    .arg(QDateTime::currentDateTimeUtc().toString(u"yyyyMMdd'T'HHmmss'Z'"));
+            for (const QString &suffix : {QStringLiteral("-wal"), QStringLiteral("-shm")})
+                QFile::rename(m_path + suffix, m_path + suffix + aside);
+            error += QStringLiteral("; its old -wal and -shm were moved aside (%1) so that they "
+                                    "are never replayed into the new file")
+                         .arg(m_path + QStringLiteral("-wal") + aside);
+        }
         spdlog::error("history: {}", error.toStdString());
         Q_EMIT corrupted(error);
         return false;

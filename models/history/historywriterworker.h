@@ -103,6 +103,7 @@ private:
     int m_failedFlushes = 0; ///< consecutive failed flushes, 0 after one succeeds
     bool m_corrupt = false;
     std::pair<quint64, quint64> m_file; ///< device and inode of the database when opened
+    std::pair<quint64, quint64> m_wal;  ///< and of its -wal file
     QString m_lastError;                ///< of the last failed flush, empty after one succeeds
 };
 

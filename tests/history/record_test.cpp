@@ -276,6 +276,64 @@ TEST(RecordCommand, ADatabaseRemovedWhileRecordingStopsItWithExitOne)
     EXPECT_TRUE(said.contains("samples were not written")) << said.toStdString();
 }
 
+// A backup restored over the database of a running recorder: the recorder
+// stops, and the old file's WAL is moved aside, never replayed into the
+// restored file by the next recorder.
+TEST(RecordCommand, ARestoredDatabaseIsNotOverwrittenByTheOldWal)
+{
+    QTemporaryDir dir;
+    const QString inventory = writeFile(dir.filePath(QStringLiteral("inv.yaml")),
+                                        "hosts:\n  - {name: local, kind: local}\nservices:\n"
+                                        "  - name: engine\n    role: engine\n    host: local\n"
+                                        "    url: http://127.0.0.1:9\n");
+    const QString data = dir.filePath(QStringLiteral("data"));
+    const QString database = HistoryStore::pathIn(data);
+    const QString restored = dir.filePath(QStringLiteral("backup.sqlite"));
+    {
+        HistoryStore backup(restored);
+        ASSERT_TRUE(backup.open());
+        history::Marker marker;
+        marker.timeMs = 1000;
+        marker.kind = QStringLiteral("note");
+        marker.text = QStringLiteral("from the backup");
+        ASSERT_TRUE(backup.addMarker(marker));
+    }
+    const QStringList args{QStringLiteral("record"),
+                           QStringLiteral("--inventory"),
+                           inventory,
+                           QStringLiteral("--data-dir"),
+                           data,
+                           QStringLiteral("--interval-ms"),
+                           QStringLiteral("200")};
+    QProcess recorder;
+    recorder.setStandardInputFile(QProcess::nullDevice());
+    recorder.start(test::binPath(QStringLiteral("opsdeck-cli")), args);
+    QByteArray said;
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            said += recorder.readAllStandardError();
+            return said.contains("recording 1 services") &&
+                   QFile::exists(database + QStringLiteral("-wal"));
+        },
+        std::chrono::seconds(15)))
+        << said.toStdString();
+    ASSERT_TRUE(QFile::copy(restored, database + QStringLiteral(".new")));
+    ASSERT_EQ(::rename(QFile::encodeName(database + QStringLiteral(".new")).constData(),
+                       QFile::encodeName(database).constData()),
+              0);
+    ASSERT_TRUE(recorder.waitForFinished(15000));
+    said += recorder.readAllStandardError();
+    EXPECT_EQ(recorder.exitCode(), 1) << said.toStdString();
+    EXPECT_TRUE(said.contains("moved aside")) << said.toStdString();
+    EXPECT_FALSE(QFile::exists(database + QStringLiteral("-wal")));
+
+    HistoryStore reopened(database);
+    ASSERT_TRUE(reopened.open(true)) << reopened.lastError().toStdString();
+    const QVector<history::Marker> markers = reopened.markers(0, 2000);
+    ASSERT_EQ(markers.size(), 1) << "the restored file is the backup, not the old WAL replayed";
+    EXPECT_EQ(markers.first().text, QStringLiteral("from the backup"));
+}
+
 TEST(RecordCommand, AnUnusableDataDirIsBadInputSaidInWords)
 {
     QTemporaryDir dir;
