@@ -20,19 +20,21 @@ static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler"
 std::mutex callbackMutex;
 std::function<void()> armedCallback; // guarded by callbackMutex
 
-void resetToDefault()
+// A second Ctrl-C kills at once (a person who presses it twice means it);
+// a second TERM or HUP (timeout(1), a closing terminal) must not cut the
+// flush short, so they stay handled.
+void resetInterruptToDefault()
 {
     struct sigaction action = {};
     action.sa_handler = SIG_DFL;
     sigemptyset(&action.sa_mask);
-    for (const int signal : handledSignals)
-        sigaction(signal, &action, nullptr);
+    sigaction(SIGINT, &action, nullptr);
 }
 
 // Async-signal-safe only: sigaction, an atomic store, write.
 extern "C" void onSignal(int)
 {
-    resetToDefault();
+    resetInterruptToDefault();
     signalledFlag.store(true);
     const char byte = 1;
     [[maybe_unused]] const ssize_t written = ::write(pipeFds[1], &byte, 1);

@@ -10,9 +10,11 @@ namespace opsdeck::cli {
 /// the history of what completed and exits 3 (DESIGN.md, command-line
 /// contract), and `record` flushes and removes its pid file.
 ///
-/// How: the signal handler only writes a byte to a self-pipe and puts both
-/// signals back to their default action, so a second signal kills at once
-/// (a run that does not end on cancel can always be stopped). A watcher
+/// How: the signal handler only writes a byte to a self-pipe and puts SIGINT
+/// back to its default action, so a second Ctrl-C kills at once (a run that
+/// does not end on cancel can always be stopped). A second SIGTERM or SIGHUP
+/// (timeout(1) signals the child, then its group) stays handled: it must not
+/// cut `record`'s last flush short; SIGKILL remains for a stuck run. A watcher
 /// thread of its own reads the pipe and calls the callback of the live
 /// CancelOnSignal; the callback must be safe to call from any thread (the
 /// models' cancel()/stop() are).

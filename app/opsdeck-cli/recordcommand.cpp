@@ -11,12 +11,12 @@
 #include "localtransport.h"
 #include "managedprocess.h"
 #include "numberoption.h"
+#include "privatefiles.h"
 #include "synchronousrun.h"
 
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 #include <atomic>
 #include <optional>
 #include <spdlog/spdlog.h>
@@ -65,13 +65,11 @@ std::optional<qint64> liveRecorderIn(const QString &pidFile)
 
 bool writePidFile(const QString &pidFile, QString *error)
 {
-    QSaveFile file(pidFile);
-    if (!file.open(QIODevice::WriteOnly) ||
-        !file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) ||
-        file.write(QByteArray::number(QCoreApplication::applicationPid()) + '\n') < 0 ||
-        !file.commit()) {
-        *error =
-            QStringLiteral("cannot write the pid file %1: %2").arg(pidFile, file.errorString());
+    // Not through a link planted at the pid file or its temporary file.
+    QString why;
+    if (!settings::PrivateFiles::replace(
+            pidFile, QByteArray::number(QCoreApplication::applicationPid()) + '\n', &why)) {
+        *error = QStringLiteral("cannot write the pid file: %1").arg(why);
         return false;
     }
     // Beside it, who wrote it: `demo down` stops only this process.

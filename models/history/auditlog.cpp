@@ -97,23 +97,12 @@ bool writeHead(const QString &path, const Head &head, const std::optional<QByteA
     if (key)
         o[QStringLiteral("mac")] = QString::fromLatin1(linkTo(head.signedText(), key));
     const QByteArray text = QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n';
-    const QString temporary = path + QStringLiteral(".tmp");
-    ::unlink(QFile::encodeName(temporary).constData());
-    const int fd = settings::PrivateFiles::open(temporary, O_WRONLY | O_CREAT | O_EXCL, error);
-    if (fd < 0)
-        return false;
-    const bool written =
-        ::write(fd, text.constData(), size_t(text.size())) == text.size() && ::fsync(fd) == 0;
-    ::close(fd);
-    if (!written || ::rename(QFile::encodeName(temporary).constData(),
-                             QFile::encodeName(path).constData()) != 0) {
-        if (error)
-            *error = QStringLiteral("cannot write its head %1: %2")
-                         .arg(path, QString::fromLocal8Bit(std::strerror(errno)));
-        ::unlink(QFile::encodeName(temporary).constData());
-        return false;
-    }
-    return true;
+    QString why;
+    if (settings::PrivateFiles::replace(path, text, &why))
+        return true;
+    if (error)
+        *error = QStringLiteral("cannot write its head: %1").arg(why);
+    return false;
 }
 
 // Lines in the file (a last line without its newline counts).

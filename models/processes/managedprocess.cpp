@@ -27,9 +27,10 @@ opsdeck_holder() { local scope=$1 i; shift
   for i in "$@"; do find $scope -maxdepth 1 -lname "socket:\[$i\]" 2>/dev/null | head -n 1 | cut -d/ -f3; done | head -n 1; }
 # Regular files only, read bounded: a FIFO or a huge file must not hang or fill memory.
 p=; [ -f "$pf" ] && p=$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r')
-ip=; is=
+ip=; is=; ie=; ib=
 if [ -f "$idf" ]; then
   ip=$(head -c 4096 "$idf" | sed -n 's/^pid=//p'); is=$(head -c 4096 "$idf" | sed -n 's/^start=//p')
+  ie=$(head -c 4096 "$idf" | sed -n 's/^exe=//p'); ib=$(head -c 4096 "$idf" | sed -n 's/^boot=//p')
 fi
 valid=1
 case $p in ''|*[!0-9]*|0*) valid=0;; esac
@@ -53,6 +54,17 @@ st=$(opsdeck_start "$p") || exit 1
 if [ -n "$ip" ]; then
   if [ "$is" != "$st" ]; then
     echo "$pf names pid $p, started $(opsdeck_when "$st"), not the $what started $(opsdeck_when "${is:-0}") (pid $ip): nothing stopped"
+    exit 3
+  fi
+  # Start times count from boot: an identity of an earlier boot names nobody now.
+  if [ -n "$ib" ] && [ "$ib" != "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)" ]; then
+    echo "$pf names pid $p, but its identity ($idf) is from an earlier boot: nothing stopped"
+    exit 3
+  fi
+  # The program it runs (a rebuilt binary reads "... (deleted)"; another user's is unreadable).
+  e=$(readlink "/proc/$p/exe" 2>/dev/null); e=${e% (deleted)}
+  if [ -n "$ie" ] && [ -n "$e" ] && [ "$e" != "$ie" ]; then
+    echo "$pf names pid $p, which runs $e, not the $what's $ie: nothing stopped"
     exit 3
   fi
 elif [ "$required" = 1 ]; then
@@ -84,8 +96,11 @@ case $p in ''|*[!0-9]*) exit 0;; esac
 { read -r line <"/proc/$p/stat"; } 2>/dev/null || exit 0
 rest=${line##*) }; set -- $rest
 umask 077
-printf 'pid=%s\nstart=%s\nexe=%s\nargs=%s\n' "$p" "${20}" "$(readlink "/proc/$p/exe")" \
-  "$(tr '\0' ' ' <"/proc/$p/cmdline" | head -c 4096)" >"$idf.tmp" && mv -f "$idf.tmp" "$idf"
+# Created exclusively (noclobber): a link planted at the temporary name is not followed.
+rm -f "$idf.tmp"
+( set -C; printf 'pid=%s\nstart=%s\nexe=%s\nboot=%s\nargs=%s\n' "$p" "${20}" "$(readlink "/proc/$p/exe")" \
+  "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)" \
+  "$(tr '\0' ' ' <"/proc/$p/cmdline" | head -c 4096)" >"$idf.tmp" ) && mv -f "$idf.tmp" "$idf"
 )sh";
 
 } // namespace

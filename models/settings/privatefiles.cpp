@@ -139,4 +139,25 @@ bool PrivateFiles::tighten(const QString &path, QString *error)
     return true;
 }
 
+bool PrivateFiles::replace(const QString &path, const QByteArray &bytes, QString *error)
+{
+    const QString temporary = path + QStringLiteral(".tmp");
+    ::unlink(QFile::encodeName(temporary).constData());
+    const int fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, error);
+    if (fd < 0)
+        return false;
+    const bool written =
+        ::write(fd, bytes.constData(), size_t(bytes.size())) == bytes.size() && ::fsync(fd) == 0;
+    ::close(fd);
+    if (!written || ::rename(QFile::encodeName(temporary).constData(),
+                             QFile::encodeName(path).constData()) != 0) {
+        if (error)
+            *error = QStringLiteral("cannot write %1: %2")
+                         .arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+        ::unlink(QFile::encodeName(temporary).constData());
+        return false;
+    }
+    return true;
+}
+
 } // namespace opsdeck::settings

@@ -35,6 +35,11 @@ public:
     /// True when `path` does not exist or is a regular file (not followed);
     /// else false with `error` naming what it is.
     static bool regularOrAbsent(const QString &path, QString *error = nullptr);
+    /// Replaces `path` with `bytes` atomically: a new 0600 file
+    /// `<path>.tmp` (created exclusively, so a link planted there is not
+    /// followed), fsynced, renamed over `path` (a link at `path` is replaced,
+    /// not followed). False with `error` naming the file; `path` unchanged.
+    static bool replace(const QString &path, const QByteArray &bytes, QString *error = nullptr);
     /// Tightens an existing file of this user to 0600 when it is looser;
     /// refuses a link, another owner or a non-file. True when absent.
     static bool tighten(const QString &path, QString *error = nullptr);

@@ -334,6 +334,43 @@ TEST(RecordCommand, ARestoredDatabaseIsNotOverwrittenByTheOldWal)
     EXPECT_EQ(markers.first().text, QStringLiteral("from the backup"));
 }
 
+// A link planted where the pid file (or its temporary file) goes is replaced,
+// never written through: the file it points at keeps its bytes.
+TEST(RecordCommand, APidFileIsNeverWrittenThroughALink)
+{
+    QTemporaryDir dir;
+    const QString inventory = writeFile(dir.filePath(QStringLiteral("inv.yaml")),
+                                        "hosts:\n  - {name: local, kind: local}\nservices:\n"
+                                        "  - name: engine\n    role: engine\n    host: local\n"
+                                        "    url: http://127.0.0.1:9\n");
+    const QString victim = writeFile(dir.filePath(QStringLiteral("victim")), "VICTIM\n");
+    const QString identityVictim = writeFile(dir.filePath(QStringLiteral("victim2")), "VICTIM\n");
+    const QString pidFile = dir.filePath(QStringLiteral("rec.pid"));
+    const QString pidVictim = writeFile(dir.filePath(QStringLiteral("victim3")), "VICTIM\n");
+    ASSERT_TRUE(QFile::link(pidVictim, pidFile));
+    ASSERT_TRUE(QFile::link(victim, pidFile + QStringLiteral(".tmp")));
+    ASSERT_TRUE(QFile::link(identityVictim, pidFile + QStringLiteral(".identity.tmp")));
+    QProcess recorder;
+    recorder.setStandardInputFile(QProcess::nullDevice());
+    recorder.start(test::binPath(QStringLiteral("opsdeck-cli")),
+                   {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                    QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("data")),
+                    QStringLiteral("--pid-file"), pidFile, QStringLiteral("--no-watch")});
+    QByteArray said;
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            said += recorder.readAllStandardError();
+            return said.contains("recording 1 services");
+        },
+        std::chrono::seconds(15)))
+        << said.toStdString();
+    recorder.terminate();
+    ASSERT_TRUE(recorder.waitForFinished(15000));
+    EXPECT_EQ(test::readFile(victim), "VICTIM\n");
+    EXPECT_EQ(test::readFile(identityVictim), "VICTIM\n");
+    EXPECT_EQ(test::readFile(pidVictim), "VICTIM\n");
+}
+
 TEST(RecordCommand, AnUnusableDataDirIsBadInputSaidInWords)
 {
     QTemporaryDir dir;

@@ -398,3 +398,48 @@ TEST(ProcessControl, WithoutAnIdentityThePortSaysWhichProcessIsTheService)
     impostor.kill();
     impostor.waitForFinished();
 }
+
+// The identity names the program and the boot as well: the right pid and
+// start time with another executable, or an identity of an earlier boot,
+// stop nothing.
+TEST(ProcessControl, AnIdentityOfAnotherProgramOrAnEarlierBootStopsNothing)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    processes::ManagedProcess decode = detachedSleeper(dir.path(), QStringLiteral("decode"), false);
+    decode.requireIdentity = true;
+    decode.deriveMissingCommands();
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
+    control.startAll({decode});
+    ASSERT_TRUE(started.wait(10000));
+    const qint64 real = pidFrom(decode.pidFile);
+    const QString identity = processes::ManagedProcess::identityFileOf(decode.pidFile);
+    const QByteArray recorded = test::readFile(identity);
+    ASSERT_TRUE(recorded.contains("\nboot=")) << recorded.toStdString();
+
+    QByteArray otherProgram = recorded;
+    otherProgram.replace(QRegularExpression(u"\nexe=[^\n]*"_qs)
+                             .match(QString::fromUtf8(recorded))
+                             .captured()
+                             .toUtf8(),
+                         "\nexe=/usr/bin/opsdeck-sim");
+    ASSERT_TRUE(test::writeFile(identity, otherProgram));
+    QString said = stopAndSay(control, decode);
+    EXPECT_TRUE(said.contains(u"not the decode's /usr/bin/opsdeck-sim: nothing stopped"_qs))
+        << said.toStdString();
+    EXPECT_TRUE(processAlive(real));
+
+    QByteArray earlierBoot = recorded;
+    earlierBoot.replace(QRegularExpression(u"\nboot=[^\n]*"_qs)
+                            .match(QString::fromUtf8(recorded))
+                            .captured()
+                            .toUtf8(),
+                        "\nboot=00000000-0000-0000-0000-000000000000");
+    ASSERT_TRUE(test::writeFile(identity, earlierBoot));
+    said = stopAndSay(control, decode);
+    EXPECT_TRUE(said.contains(u"is from an earlier boot: nothing stopped"_qs))
+        << said.toStdString();
+    EXPECT_TRUE(processAlive(real));
+    ::kill(pid_t(real), SIGKILL);
+}
