@@ -177,10 +177,10 @@ size_t CurlTransfer::onHeader(char *data, size_t size, size_t count, void *self)
         // "HTTP/1.1 503 Service Unavailable": the words after the code (the
         // last status line wins, after a 100 Continue or a proxy's answer).
         const QList<QByteArray> parts = raw.split(' ');
-        transfer->m_reason =
-            parts.size() > 2
-                ? printableLine(headerText(raw.mid(parts[0].size() + parts[1].size() + 2)))
-                : QString();
+        // Kept whole: cut to one line only after the API key is redacted.
+        transfer->m_reason = parts.size() > 2
+                                 ? headerText(raw.mid(parts[0].size() + parts[1].size() + 2))
+                                 : QString();
         return bytes;
     }
     const QByteArray line = raw.toLower();
@@ -238,7 +238,7 @@ ProbeResult CurlTransfer::finish(CURLcode code)
     // A server may echo the Authorization header it refused ("Incorrect API
     // key provided: Bearer sk-..."): the key never leaves this transfer.
     result.body = redactedSecret(m_answer, m_request.apiKey);
-    result.reason = redactedSecret(m_reason, m_request.apiKey);
+    result.reason = printableLine(redactedSecret(m_reason, m_request.apiKey));
     if (char *type = nullptr;
         curl_easy_getinfo(m_easy, CURLINFO_CONTENT_TYPE, &type) == CURLE_OK && type)
         result.contentType = type;

@@ -22,8 +22,8 @@ ProbeEngine::Loop::Loop(ProbeEngine &engine, Limits limits) : m_engine(engine), 
     // Room for every kept-alive origin plus a full batch; curl's default cache
     // (4 x transfers) could evict a connection a Reused probe is keeping idle.
     curl_multi_setopt(m_multi, CURLMOPT_MAXCONNECTS, 300L);
-    m_thread = std::make_unique<threads::WorkerThread>(QStringLiteral("probe-engine"),
-                                                       [this] { run(); });
+    m_thread =
+        std::make_unique<threads::WorkerThread>(QStringLiteral("probe-engine"), [this] { run(); });
 }
 
 ProbeEngine::Loop::~Loop()

@@ -2,6 +2,7 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 using namespace Qt::StringLiterals;
 
@@ -31,18 +32,34 @@ QString printableLine(const QString &text, qsizetype maxChars)
     return line;
 }
 
-QByteArray redactedSecret(const QByteArray &text, const QByteArray &secret)
-{
-    if (secret.isEmpty() || !text.contains(secret))
-        return text;
-    return QByteArray(text).replace(secret, "[API key]");
-}
-
 QString redactedSecret(const QString &text, const QByteArray &secret)
 {
     if (secret.isEmpty())
         return text;
-    return QString(text).replace(QString::fromUtf8(secret), u"[API key]"_s);
+    const QString key = QString::fromUtf8(secret);
+    QString redacted = QString(text).replace(key, u"[API key]"_s);
+    // The key split by what a display drops or a JSON decoder turns into such
+    // a character (a newline, a zero-width space, `\u200b`): once shown, it
+    // reads whole again, so it is the key.
+    static const QString gap =
+        uR"((?:\\(?:[nrtbf]|u[0-9a-fA-F]{4})|[\s\x{0}-\x{1f}\x{7f}-\x{9f}\p{Cf}])*)"_s;
+    QString pattern;
+    for (const QChar c : key)
+        pattern += (pattern.isEmpty() ? QString() : gap) + QRegularExpression::escape(QString(c));
+    const QRegularExpression split(pattern);
+    if (split.isValid())
+        redacted.replace(split, u"[API key]"_s);
+    return redacted;
+}
+
+QByteArray redactedSecret(const QByteArray &text, const QByteArray &secret)
+{
+    if (secret.isEmpty())
+        return text;
+    const QString decoded = QString::fromUtf8(text);
+    const QString redacted = redactedSecret(decoded, secret);
+    // Bytes left as they were (invalid UTF-8 included) unless the key was there.
+    return redacted == decoded ? text : redacted.toUtf8();
 }
 
 } // namespace opsdeck::probes

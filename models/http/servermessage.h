@@ -22,7 +22,11 @@ QString serverMessage(const QByteArray &body);
 QString printableLine(const QString &text, qsizetype maxChars = 200);
 
 /// `text` with every occurrence of `secret` (an API key) replaced by
-/// "[API key]"; unchanged when `secret` is empty. Any thread.
+/// "[API key]", also where its characters are split by whitespace, control
+/// or format characters or their JSON escapes (a server may echo "sk-ab\ncd"
+/// that printableLine() would join again); unchanged when `secret` is empty.
+/// Redact before printableLine() cuts a text: a cut key is no longer found.
+/// Any thread.
 QByteArray redactedSecret(const QByteArray &text, const QByteArray &secret);
 QString redactedSecret(const QString &text, const QByteArray &secret);
 

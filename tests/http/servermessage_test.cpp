@@ -63,3 +63,24 @@ TEST(ServerMessage, AnApiKeyIsRedactedWhereverItStands)
               QStringLiteral("nothing here"));
     EXPECT_EQ(redactedSecret(QByteArray("sk-1"), QByteArray()), QByteArray("sk-1"));
 }
+
+// A server that splits the key it echoes with characters a display drops (or
+// their JSON escapes), or a reason phrase cut right inside it: the key never
+// reaches the line shown.
+TEST(ServerMessage, AnApiKeySplitOrCutIsStillRedacted)
+{
+    const QByteArray key = "sk-SECRETKEY123";
+    for (const QByteArray &body :
+         {QByteArray(R"({"error":{"message":"key sk-SECRET\nKEY123"}})"),
+          QByteArray(R"({"error":{"message":"key sk-SECRET\u200bKEY123"}})"),
+          QByteArray("{\"error\":\"key sk-SEC\xe2\x80\x8bRETKEY123\"}"),
+          QByteArray(R"({"error":"key sk-SECRET KEY123"})")}) {
+        const QString shown = serverMessage(redactedSecret(body, key));
+        EXPECT_FALSE(shown.contains(u"SECRET"_qs)) << shown.toStdString();
+        EXPECT_TRUE(shown.contains(u"[API key]"_qs)) << shown.toStdString();
+    }
+    // Redacted first, then cut: a key at the cut is gone, not half shown.
+    const QString reason = QString(192, u'x') + u" sk-SECRETKEY123 tail"_qs;
+    const QString line = printableLine(redactedSecret(reason, key));
+    EXPECT_FALSE(line.contains(u"sk-SEC"_qs)) << line.toStdString();
+}
