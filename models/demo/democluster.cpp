@@ -3,8 +3,10 @@
 #include "apppaths.h"
 #include "healthwait.h"
 #include "inventory.h"
+#include "privatefiles.h"
 #include "shellquote.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <spdlog/spdlog.h>
@@ -20,6 +22,9 @@ DemoCluster::DemoCluster(QObject *parent)
 {
     // A service that exits during start-up (port taken, bad flag) fails the
     // start at once, with its log, instead of at the health deadline.
+    // The folder is free again once an up() or down() has finished.
+    connect(this, &DemoCluster::upFinished, this, [this] { m_lock.reset(); });
+    connect(this, &DemoCluster::downFinished, this, [this] { m_lock.reset(); });
     m_aliveTimer->setInterval(500);
     connect(m_aliveTimer, &QTimer::timeout, this,
             [this] { m_control.checkRunning(processesOf(m_services)); });
@@ -104,8 +109,18 @@ QVector<processes::ManagedProcess> DemoCluster::processesIn(const QString &dir,
                                                             QString *problem) const
 {
     const QString path = DemoSetup::inventoryPath(dir);
-    if (!QFileInfo::exists(path))
-        return {};
+    if (!QFileInfo::exists(path)) {
+        // Services can only be stopped through the inventory that names them.
+        const QStringList pidFiles =
+            QDir(dir + QStringLiteral("/run")).entryList({QStringLiteral("*.pid")}, QDir::Files);
+        if (!pidFiles.isEmpty())
+            *problem = QStringLiteral("%1 is missing but %2/run holds pid files (%3): their "
+                                      "services cannot be stopped safely; put the inventory back")
+                           .arg(path, dir, pidFiles.join(QStringLiteral(", ")));
+        return {DemoSetup::trafficProcess(dir, simProgram()),
+                recorderProcess(dir, m_recorderProgram.isEmpty() ? QStringLiteral("opsdeck-cli")
+                                                                 : m_recorderProgram)};
+    }
     const auto loaded = inventory::loadInventory(path);
     if (!loaded.inventory) {
         *problem = loaded.errors.isEmpty() ? path : loaded.errors.first().toString();
@@ -162,14 +177,44 @@ DemoCluster::processesOf(const QVector<inventory::Service> &services) const
     return processes;
 }
 
+bool DemoCluster::lockFolder(const QString &dir, QString *error)
+{
+    if (!settings::PrivateFiles::makeDir(dir, error))
+        return false;
+    auto lock = std::make_unique<QLockFile>(dir + QStringLiteral("/demo.lock"));
+    lock->setStaleLockTime(0); // stale only when its process is gone: an up() may take minutes
+    if (!lock->tryLock(0)) {
+        qint64 pid = 0;
+        QString host;
+        QString app;
+        lock->getLockInfo(&pid, &host, &app);
+        *error = QStringLiteral("another demo up or down is running on %1 (pid %2): wait for it, "
+                                "then try again")
+                     .arg(dir)
+                     .arg(pid);
+        return false;
+    }
+    m_lock = std::move(lock);
+    return true;
+}
+
 void DemoCluster::up(const DemoOptions &options)
 {
     m_options = options;
     QString problem;
+    if (!lockFolder(options.dir, &problem)) {
+        QTimer::singleShot(0, this, [this, problem] { Q_EMIT upFinished(false, problem); });
+        return;
+    }
     const auto previous = processesIn(options.dir, &problem);
-    if (!problem.isEmpty())
-        spdlog::warn("previous demo inventory unreadable, not stopping it: {}",
-                     problem.toStdString());
+    if (!problem.isEmpty()) {
+        // Replacing it would orphan processes nobody could stop any more.
+        QTimer::singleShot(0, this, [this, problem] {
+            Q_EMIT upFinished(false,
+                              QStringLiteral("cannot replace the demo already there: ") + problem);
+        });
+        return;
+    }
     m_phase = Phase::Replacing;
     if (!previous.isEmpty())
         Q_EMIT progressed(QStringLiteral("replacing the demo already in %1").arg(options.dir));
@@ -229,11 +274,19 @@ void DemoCluster::fail(const QString &message)
 void DemoCluster::down(const QString &dir)
 {
     QString problem;
+    if (!lockFolder(dir, &problem)) {
+        m_phase = Phase::Idle;
+        QTimer::singleShot(0, this, [this, problem] { Q_EMIT downFinished(false, problem); });
+        return;
+    }
     const auto processes = processesIn(dir, &problem);
     if (!problem.isEmpty()) {
         m_phase = Phase::Idle;
-        return Q_EMIT downFinished(false,
-                                   QStringLiteral("cannot read the demo inventory: ") + problem);
+        // Later, as every other answer: the caller may not listen yet.
+        QTimer::singleShot(0, this, [this, problem] {
+            Q_EMIT downFinished(false, QStringLiteral("cannot stop the demo: ") + problem);
+        });
+        return;
     }
     m_phase = Phase::Down;
     m_control.stopAll(processes);

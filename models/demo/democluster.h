@@ -4,8 +4,10 @@
 #include "localtransport.h"
 #include "processcontrol.h"
 
+#include <QLockFile>
 #include <QObject>
 #include <QTimer>
+#include <memory>
 
 namespace opsdeck::probes {
 class HealthWait;
@@ -26,6 +28,9 @@ namespace opsdeck::demo {
 /// stops what it started.
 /// down(): stops every process of the demo in a folder and finishes only
 /// when each has exited (SIGKILL after the grace period), the recorder too.
+/// A folder whose inventory is missing while `run/` holds pid files is
+/// refused by both (its services could not be stopped). One up() or down()
+/// at a time per folder (`DIR/demo.lock`); a second fails at once naming it.
 /// Thread: any thread with an event loop (the GUI thread); never blocks.
 class DemoCluster : public QObject
 {
@@ -90,6 +95,10 @@ private:
     };
     Phase m_phase = Phase::Idle;
     QString m_failure;
+    /// `DIR/demo.lock`, held from up() or down() until it finishes: two runs
+    /// on one folder would overwrite each other's pid files and orphan processes.
+    std::unique_ptr<QLockFile> m_lock;
+    bool lockFolder(const QString &dir, QString *error);
 };
 
 } // namespace opsdeck::demo

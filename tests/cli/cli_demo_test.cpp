@@ -260,3 +260,68 @@ TEST_F(CliDemo, AServiceThatDiesDuringStartFailsFastWithItsLog)
         << up.standardError.toStdString();
     EXPECT_TRUE(up.standardError.contains("prefill.log")) << "names the log it quotes";
 }
+
+// One up or down at a time per folder: a second one started meanwhile fails at
+// once instead of overwriting pid files and orphaning the first one's processes.
+TEST_F(CliDemo, ASecondUpOnTheSameFolderIsRefusedWhileTheFirstRuns)
+{
+    QProcess first;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("XDG_DATA_HOME"), home());
+    first.setProcessEnvironment(environment);
+    first.setStandardInputFile(QProcess::nullDevice());
+    first.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")),
+                {QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir(),
+                 QStringLiteral("--traffic"), QStringLiteral("0")});
+    ASSERT_TRUE(opsdeck::test::waitUntil(
+        [&] { return QFile::exists(demoDir() + QStringLiteral("/demo.lock")); },
+        std::chrono::seconds(30)));
+    const auto second =
+        runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir(),
+                QStringLiteral("--traffic"), QStringLiteral("0")},
+               home(), std::chrono::seconds(90));
+    EXPECT_EQ(second.exitCode, 1);
+    EXPECT_TRUE(second.standardError.contains("another demo up or down is running on"))
+        << second.standardError.toStdString();
+    ASSERT_TRUE(first.waitForFinished(90000));
+    EXPECT_EQ(first.exitCode(), 0) << first.readAllStandardError().toStdString();
+    const auto pids = pidsIn(demoDir());
+    ASSERT_EQ(pids.size(), 4);
+    const auto down =
+        runCli({QStringLiteral("demo"), QStringLiteral("down"), QStringLiteral("--dir"), demoDir()},
+               home(), std::chrono::seconds(60));
+    EXPECT_EQ(down.exitCode, 0) << down.standardError.toStdString();
+    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
+        EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " left running";
+}
+
+// Without its inventory the demo's services cannot be stopped: down and up
+// say so and change nothing, instead of "nothing to stop" and orphans.
+TEST_F(CliDemo, AMissingInventoryWithPidFilesIsAnErrorNotNothingToStop)
+{
+    const QStringList upArgs{QStringLiteral("demo"),      QStringLiteral("up"),
+                             QStringLiteral("--dir"),     demoDir(),
+                             QStringLiteral("--traffic"), QStringLiteral("0")};
+    const auto up = runCli(upArgs, home(), std::chrono::seconds(90));
+    ASSERT_EQ(up.exitCode, 0) << up.standardError.toStdString();
+    const auto pids = pidsIn(demoDir());
+    ASSERT_EQ(pids.size(), 4);
+    const QString inventory = demoDir() + QStringLiteral("/inventory.yaml");
+    ASSERT_TRUE(QFile::rename(inventory, inventory + QStringLiteral(".moved")));
+    const QStringList downArgs{QStringLiteral("demo"), QStringLiteral("down"),
+                               QStringLiteral("--dir"), demoDir()};
+    auto down = runCli(downArgs, home(), std::chrono::seconds(60));
+    EXPECT_EQ(down.exitCode, 1);
+    EXPECT_TRUE(down.standardError.contains("put the inventory back"))
+        << down.standardError.toStdString();
+    const auto again = runCli(upArgs, home(), std::chrono::seconds(90));
+    EXPECT_EQ(again.exitCode, 1);
+    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
+        EXPECT_TRUE(processAlive(it.value())) << it.key().toStdString();
+    EXPECT_EQ(pidsIn(demoDir()), pids) << "no pid file overwritten";
+    ASSERT_TRUE(QFile::rename(inventory + QStringLiteral(".moved"), inventory));
+    down = runCli(downArgs, home(), std::chrono::seconds(60));
+    EXPECT_EQ(down.exitCode, 0) << down.standardError.toStdString();
+    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
+        EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString();
+}
