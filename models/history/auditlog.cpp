@@ -437,7 +437,9 @@ AuditVerification AuditLog::check() const
             chain.state == ChainKey::State::None
                 ? QStringLiteral("unkeyed (plain SHA-256: the log was begun without a secret "
                                  "store, so a rewrite of the whole chain cannot be told)")
-                : QStringLiteral("unkeyed (plain SHA-256; %1)").arg(chain.problem);
+                : QStringLiteral("unkeyed (plain SHA-256; %1: whether this log ever had a key "
+                                 "was not checked)")
+                      .arg(chain.problem);
     if (!head) {
         if (number > 0) {
             result.status = AuditVerification::Status::Truncated;

@@ -4,6 +4,7 @@
 #include "inventorychecker.h"
 #include "inventorydiagnostics.h"
 #include "inventoryreader.h"
+#include "visibletext.h"
 #include "yamlbudget.h"
 
 #include <QFile>
@@ -129,7 +130,8 @@ const Service *Inventory::firstDecode() const
 
 QString ValidationError::toString() const
 {
-    QString text = file;
+    // A file name is the user's bytes too: a newline in it must not forge a line.
+    QString text = logging::visibleText(file);
     if (line > 0) {
         text += u':' + QString::number(line);
         if (column > 0)

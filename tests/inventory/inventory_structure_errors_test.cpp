@@ -270,3 +270,19 @@ services:
 
 } // namespace
 } // namespace opsdeck::inventory::test
+
+namespace opsdeck::inventory::test {
+
+// A newline or an escape in the file's own name is shown escaped: the error
+// stays one line, and no second "file:line" line can be forged.
+TEST(InventoryErrors, AFileNameWithANewlineCannotForgeALine)
+{
+    const ValidationError error{u"/tmp/x\n\x1b[31mFORGED.yaml:1:1: all good"_s, 2, 3, {}, u"bad"_s};
+    const QString text = error.toString();
+    EXPECT_FALSE(text.contains(u'\n'));
+    EXPECT_FALSE(text.contains(QChar(0x1b)));
+    EXPECT_TRUE(text.startsWith(u"/tmp/x\\x0a\\x1b[31mFORGED.yaml:1:1: all good:2:3: "_s))
+        << text.toStdString();
+}
+
+} // namespace opsdeck::inventory::test
