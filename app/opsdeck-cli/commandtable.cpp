@@ -2,6 +2,7 @@
 
 #include "auditcommand.h"
 #include "batchcheckcommand.h"
+#include "changedsincecommand.h"
 #include "clioutput.h"
 #include "democommand.h"
 #include "diagnosecommand.h"
@@ -111,6 +112,14 @@ const std::vector<CliCommand> &commandTable()
          u"put a backup back, as set (the current script is backed up first)"_s, &runKnobs},
         {u"knobs"_s, u"diff"_s, u"A B [--host HOST --inventory FILE] [--json] "_s + inventoryFlags,
          u"two versions of a serve script knob by knob (exit 1 when they differ)"_s, &runKnobs},
+        {u"knobs"_s, u"drift"_s, u"--inventory FILE --service NAME [--json] "_s + inventoryFlags,
+         u"a service's serve script against its running process (exit 1 restart needed, 3 "
+         "process unreadable)"_s,
+         &runKnobs},
+        {u"changed-since"_s, QString(),
+         u"--inventory FILE --host HOST [--since TIME] [--json] "_s + inventoryFlags,
+         u"files changed on a host since a time, and each serve script's knob diff"_s,
+         &runChangedSince},
         {u"secret"_s, u"set"_s, u"KEY [--json]"_s,
          u"store a secret in the keychain, read from stdin (never echoed)"_s, &runSecret},
         {u"secret"_s, u"delete"_s, u"KEY [--json]"_s, u"remove a secret from the keychain"_s,

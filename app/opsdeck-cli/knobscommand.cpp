@@ -3,23 +3,27 @@
 #include "apppaths.h"
 #include "auditkey.h"
 #include "auditlog.h"
+#include "awaitanswer.h"
 #include "cliinventory.h"
 #include "clioutput.h"
 #include "historystore.h"
 #include "hostfiles.h"
+#include "knobcatalog.h"
 #include "knobdiff.h"
+#include "knobdrift.h"
 #include "knobfiles.h"
+#include "knobjson.h"
 #include "redaction.h"
 #include "remotefiles.h"
 #include "servescript.h"
+#include "synchronousrun.h"
+#include "transport.h"
 
 #include <QDateTime>
-#include <QEventLoop>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QRegularExpression>
-#include <QTimer>
 
 using namespace Qt::StringLiterals;
 
@@ -29,34 +33,6 @@ namespace {
 
 using knobs::KnobFiles;
 using knobs::ScriptEdit;
-
-// Waits in a local event loop for the one answer `start` gives its callback.
-template <typename T>
-std::optional<T> await(const std::function<void(std::function<void(const T &)>)> &start)
-{
-    std::optional<T> result;
-    QEventLoop loop;
-    QTimer::singleShot(std::chrono::minutes(2), &loop, &QEventLoop::quit);
-    start([&](const T &answer) {
-        result = answer;
-        loop.quit();
-    });
-    if (!result)
-        loop.exec();
-    return result;
-}
-
-QJsonArray changesJson(const QVector<knobs::KnobChange> &changes)
-{
-    QJsonArray array;
-    for (const knobs::KnobChange &change : changes)
-        array.append(QJsonObject{{u"name"_s, change.name},
-                                 {u"kind"_s, knobs::Knob::kindName(change.kind)},
-                                 {u"before"_s, change.before},
-                                 {u"after"_s, change.after},
-                                 {u"change"_s, knobs::KnobChange::changeName(change.change)}});
-    return array;
-}
 
 // Where SCRIPT lives and what the inventory says about it.
 struct Target
@@ -128,17 +104,24 @@ bool allowedToChange(const Target &target, const QCommandLineParser &parser)
     return true;
 }
 
+// The catalog's paragraph on a knob; empty for one it does not know.
+QString help(const QString &name)
+{
+    const std::optional<knobs::KnobInfo> info = knobs::KnobCatalog::builtIn().info(name);
+    return info ? info->help() : QString();
+}
+
 int readScript(Target &target, bool json)
 {
     KnobFiles files(target.host.files.get(), target.host.transport.get());
-    const auto read =
-        await<KnobFiles::Read>([&](auto done) { files.read(target.script, std::move(done)); });
+    const auto read = awaitAnswer<KnobFiles::Read>(
+        [&](auto done) { files.read(target.script, std::move(done)); });
     if (!read || !read->ok) {
         printError(read ? read->error : u"no answer from host %1"_s.arg(target.host.host));
         return ExitFailed;
     }
     const auto syntax =
-        await<QString>([&](auto done) { files.syntaxCheck(target.script, std::move(done)); });
+        awaitAnswer<QString>([&](auto done) { files.syntaxCheck(target.script, std::move(done)); });
     const knobs::ServeScript script = knobs::ServeScript::parse(read->bytes);
     QVector<knobs::ScriptWarning> warnings = script.warnings();
     bool bashFails = false;
@@ -159,7 +142,8 @@ int readScript(Target &target, bool json)
                             {u"references"_s, QJsonArray::fromStringList(knob.references)},
                             {u"exported"_s, knob.exported},
                             {u"has_value"_s, knob.hasValue},
-                            {u"conditional"_s, knob.conditional}});
+                            {u"conditional"_s, knob.conditional},
+                            {u"help"_s, help(knob.name)}});
         QJsonArray warningsArray;
         for (const knobs::ScriptWarning &warning : warnings)
             warningsArray.append(
@@ -210,7 +194,8 @@ int change(
     if (!dryRun && !allowedToChange(target, parser))
         return ExitBadInput;
     KnobFiles files(target.host.files.get(), target.host.transport.get());
-    const auto plan = await<KnobFiles::Plan>([&](auto done) { makePlan(files, std::move(done)); });
+    const auto plan =
+        awaitAnswer<KnobFiles::Plan>([&](auto done) { makePlan(files, std::move(done)); });
     if (!plan || !plan->ok) {
         printError(plan ? plan->error : u"no answer from host %1"_s.arg(target.host.host));
         return plan && plan->error.contains(u"changed on disk"_s) ? ExitFailed : ExitBadInput;
@@ -219,7 +204,7 @@ int change(
                     {u"script"_s, plan->path},
                     {u"what"_s, plan->what},
                     {u"diff"_s, plan->diff},
-                    {u"changes"_s, changesJson(plan->changes)},
+                    {u"changes"_s, knobChangesJson(plan->changes)},
                     {u"applied"_s, false}};
     if (!json)
         std::fputs(plan->diff.toUtf8().constData(), stdout);
@@ -232,7 +217,7 @@ int change(
     }
     const std::shared_ptr<history::AuditLog> log =
         history::AuditKey::inDataDir(parser.value(u"data-dir"_s));
-    const auto applied = await<KnobFiles::Applied>([&](auto done) {
+    const auto applied = awaitAnswer<KnobFiles::Applied>([&](auto done) {
         files.apply(
             *plan,
             [&](const KnobFiles::Plan &p, const KnobFiles::Applied &state, const QString &action,
@@ -275,7 +260,7 @@ int change(
 int listBackups(Target &target, bool json)
 {
     KnobFiles files(target.host.files.get(), target.host.transport.get());
-    const auto found = await<QVector<KnobFiles::Backup>>(
+    const auto found = awaitAnswer<QVector<KnobFiles::Backup>>(
         [&](auto done) { files.backups(target.script, std::move(done)); });
     if (!found) {
         printError(u"no answer from host %1"_s.arg(target.host.host));
@@ -295,7 +280,7 @@ int listBackups(Target &target, bool json)
                                      {u"time"_s, time},
                                      {u"size"_s, backup.size},
                                      {u"sha256"_s, QString::fromLatin1(backup.sha256)},
-                                     {u"changes"_s, changesJson(backup.changes)},
+                                     {u"changes"_s, knobChangesJson(backup.changes)},
                                      {u"error"_s, backup.error}});
             continue;
         }
@@ -321,7 +306,7 @@ int diffScripts(Target &target, const QString &other, bool json)
     QVector<knobs::ServeScript> scripts;
     for (const QString &path : {target.script, other}) {
         const auto read =
-            await<KnobFiles::Read>([&](auto done) { files.read(path, std::move(done)); });
+            awaitAnswer<KnobFiles::Read>([&](auto done) { files.read(path, std::move(done)); });
         if (!read || !read->ok) {
             printError(read ? read->error : u"no answer from host %1"_s.arg(target.host.host));
             return ExitBadInput;
@@ -330,12 +315,90 @@ int diffScripts(Target &target, const QString &other, bool json)
     }
     const QVector<knobs::KnobChange> changes = knobs::knobDiff(scripts.at(0), scripts.at(1));
     if (json) {
-        printJson(QJsonDocument(QJsonObject{{u"changes"_s, changesJson(changes)}}));
+        printJson(QJsonDocument(QJsonObject{{u"changes"_s, knobChangesJson(changes)}}));
     } else {
         for (const knobs::KnobChange &change : changes)
             printLine(change.text());
     }
     return changes.isEmpty() ? ExitOk : ExitFailed;
+}
+
+// The serve script of a service against the process that runs it now.
+int drift(const QCommandLineParser &parser)
+{
+    const bool json = parser.isSet(u"json"_s);
+    if (!parser.isSet(u"inventory"_s) || !parser.isSet(u"service"_s)) {
+        printError(u"usage: opsdeck-cli knobs drift --inventory FILE --service NAME [--json]"_s);
+        return ExitBadInput;
+    }
+    const auto loaded = inventory::loadInventory(parser.value(u"inventory"_s));
+    if (!loaded.inventory) {
+        for (const auto &error : loaded.errors)
+            printError(error.toString());
+        return ExitBadInput;
+    }
+    const inventory::Service *service = loaded.inventory->service(parser.value(u"service"_s));
+    if (!service || service->serveScript.isEmpty()) {
+        printError(service ? u"%1: service %2 has no serve_script to compare"_s.arg(
+                                 loaded.inventory->path, service->name)
+                           : u"%1: no service named \"%2\""_s.arg(loaded.inventory->path,
+                                                                  parser.value(u"service"_s)));
+        return ExitBadInput;
+    }
+    std::optional<HostFiles> host = HostFiles::of(*loaded.inventory, service->host, parser);
+    if (!host)
+        return ExitBadInput;
+    KnobFiles files(host->files.get(), host->transport.get());
+    const auto read = awaitAnswer<KnobFiles::Read>(
+        [&](auto done) { files.read(service->serveScript, std::move(done)); });
+    if (!read || !read->ok) {
+        printError(read ? read->error : u"no answer from host %1"_s.arg(host->host));
+        return ExitUnknown;
+    }
+    const inventory::Host *entry = loaded.inventory->host(service->host);
+    const knobs::ProcessView process = knobs::ProcessView::parse(
+        remote::runAndWait(*host->transport,
+                           knobs::ProcessView::request(service->pidFile, service->url.port(),
+                                                       entry && entry->sudo)),
+        host->host);
+    QVector<knobs::KnobDrift> items;
+    if (process.pid > 0)
+        items = knobs::knobDrift(knobs::ServeScript::parse(read->bytes), process);
+    const bool drifted = std::any_of(items.cbegin(), items.cend(),
+                                     [](const knobs::KnobDrift &d) { return d.drifted(); });
+    if (json) {
+        QJsonArray array;
+        for (const knobs::KnobDrift &item : std::as_const(items))
+            array.append(QJsonObject{{u"name"_s, item.name},
+                                     {u"kind"_s, knobs::Knob::kindName(item.kind)},
+                                     {u"script"_s, item.script},
+                                     {u"process"_s, item.process},
+                                     {u"state"_s, knobs::KnobDrift::stateName(item.state)},
+                                     {u"says"_s, item.says()}});
+        printJson(QJsonDocument(
+            QJsonObject{{u"service"_s, service->name},
+                        {u"host"_s, host->host},
+                        {u"pid"_s, process.pid},
+                        {u"script"_s, service->serveScript},
+                        {u"in_sync"_s, process.pid > 0 && !drifted && process.problem.isEmpty()},
+                        {u"knobs"_s, array},
+                        {u"problem"_s, process.problem}}));
+    } else {
+        if (process.pid > 0)
+            printLine(u"%1 on %2: pid %3 against %4"_s.arg(service->name, host->host)
+                          .arg(process.pid)
+                          .arg(service->serveScript));
+        qsizetype width = 0;
+        for (const knobs::KnobDrift &item : std::as_const(items))
+            width = std::max(width, item.name.size());
+        for (const knobs::KnobDrift &item : std::as_const(items))
+            printLine(u"  %1  %2"_s.arg(item.name, -int(width)).arg(item.says()));
+    }
+    if (!process.problem.isEmpty())
+        printError(process.problem);
+    if (drifted)
+        return ExitFailed;
+    return process.problem.isEmpty() ? ExitOk : ExitUnknown;
 }
 
 // KEY and VALUE of set/unset/comment: positional, or --knob for a flag.
@@ -369,10 +432,10 @@ int runKnobs(const QStringList &arguments)
     QCommandLineParser parser;
     parser.setApplicationDescription(
         u"Read and change the knobs of a serve script as bash reads them: read, set, unset, "
-        "comment, backups, restore, diff. Changes are previewed as a diff, backed up and "
+        "comment, backups, restore, diff, drift. Changes are previewed as a diff, backed up and "
         "verified, audited, then written atomically; nothing is restarted."_s);
     parser.addPositionalArgument(u"action"_s,
-                                 u"read, set, unset, comment, backups, restore or diff"_s);
+                                 u"read, set, unset, comment, backups, restore, diff or drift"_s);
     parser.addPositionalArgument(u"script"_s, u"The serve script (a path on the host)."_s);
     parser.addOption(
         {u"inventory"_s, u"Inventory file: SCRIPT is on one of its hosts."_s, u"file"_s});
@@ -384,6 +447,7 @@ int runKnobs(const QStringList &arguments)
         {u"knob"_s, u"The knob, for a flag spelled with dashes (--knob=--NAME)."_s, u"name"_s});
     parser.addOption(
         {u"confirm"_s, u"The service's name, for one tagged production."_s, u"name"_s});
+    parser.addOption({u"service"_s, u"drift: the inventory's service to compare."_s, u"name"_s});
     parser.addOption({u"dry-run"_s, u"Print the diff; change nothing."_s});
     parser.addOption(jsonOption());
     parser.addOption(dataDirOption());
@@ -394,7 +458,9 @@ int runKnobs(const QStringList &arguments)
     const QString action = positional.value(0);
     const bool json = parser.isSet(u"json"_s);
     static const QStringList actions{u"read"_s,    u"set"_s,     u"unset"_s, u"comment"_s,
-                                     u"backups"_s, u"restore"_s, u"diff"_s};
+                                     u"backups"_s, u"restore"_s, u"diff"_s,  u"drift"_s};
+    if (action == u"drift")
+        return drift(parser);
     if (!actions.contains(action) || positional.size() < 2) {
         printError(
             u"usage: opsdeck-cli knobs %1 SCRIPT ... (see --help)"_s.arg(actions.join(u'|')));

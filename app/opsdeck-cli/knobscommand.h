@@ -28,6 +28,14 @@ namespace opsdeck::cli {
 /// - `backups SCRIPT [--json]`: OpsDeck's and hand-made backups beside it,
 ///   newest first, each with its time, size, SHA-256 and knob changes to now.
 /// - `restore SCRIPT BACKUP [--confirm NAME] [--dry-run] [--json]`: as set.
+/// - `drift --inventory FILE --service NAME [--json]`: the service's serve
+///   script against its running process (/proc/PID/environ and cmdline; the
+///   pid file's pid, else the process on the service's port): per knob "in
+///   sync" or "script says X, process runs with Y — restart needed to take
+///   effect". Exit 0 in sync, 1 drift, 3 the process or its environment
+///   could not be read. `--json`: `{"service","host","pid","script",
+///   "in_sync","knobs":[{"name","kind","script","process","state","says"}],
+///   "problem"}`.
 /// - `diff A B [--json]`: knob by knob, `{"changes":[{"name","kind","before",
 ///   "after","change":"added|removed|changed"}]}`; exit 0 same, 1 different.
 int runKnobs(const QStringList &arguments);

@@ -32,6 +32,13 @@ struct Host
     QString address; ///< DNS name or IP for ssh; unused for local
     int port = 22;   ///< SSH port, 1..65535; unused for local
     QString user;    ///< SSH user; empty means the current user; unused for local
+    /// `sudo: true`: reading another user's process (a server's environment
+    /// for knob drift) may use `sudo -n` (never a password prompt). Default false.
+    bool sudo = false;
+    /// `watch_paths`: folders on the host whose changes "what changed since"
+    /// lists (`opsdeck-cli changed-since`). Empty: the folders of the serve
+    /// scripts of its services. Paths as the host's shell sees them.
+    QStringList watchPaths;
 };
 
 /// What a service does in the cluster (DESIGN.md glossary). `engine` is a

@@ -29,7 +29,7 @@ QStringList watchKeys()
 
 QStringList hostKeys()
 {
-    return {u"name"_s, u"kind"_s, u"address"_s, u"port"_s, u"user"_s};
+    return {u"name"_s, u"kind"_s, u"address"_s, u"port"_s, u"user"_s, u"sudo"_s, u"watch_paths"_s};
 }
 
 QStringList serviceKeys()
@@ -152,6 +152,8 @@ Host InventoryReader::readHost(YamlMapping &fields)
             fields.text(u"address"_s, ssh ? Need::Required : Need::Optional).value_or(QString());
     host.port = fields.integer(u"port"_s, 1, 65535).value_or(22);
     host.user = fields.text(u"user"_s).value_or(QString());
+    host.sudo = fields.boolean(u"sudo"_s).value_or(false);
+    host.watchPaths = fields.textList(u"watch_paths"_s).value_or(QStringList());
     return host;
 }
 

@@ -17,14 +17,6 @@ opsdeck_when() { local bt hz; bt=$(sed -n 's/^btime //p' /proc/stat); hz=$(getco
   date -d "@$((bt + $1 / hz))" +%H:%M:%S 2>/dev/null || echo "tick $1"; }
 opsdeck_alive() { [ -d "/proc/$1" ] && ! grep -qs '^State:[[:space:]]*Z' "/proc/$1/status"; }
 opsdeck_args() { head -c 4096 "/proc/$1/cmdline" 2>/dev/null | tr '\0' ' ' | sed 's/ $//'; }
-# Socket inodes listening on TCP port $1 (state 0A), IPv4 and IPv6.
-# (No printf width here: the script's text goes through QString::arg.)
-opsdeck_listeners() { local h; h=$(printf '%X' "$1"); while [ ${#h} -lt 4 ]; do h=0$h; done
-  awk -v h=":$h" \
-  '$4 == "0A" && substr($2, length($2) - 4) == h { print $10 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null; }
-# The pid of a process, among the fd folders $1 (a glob), holding one of the sockets $2...
-opsdeck_holder() { local scope=$1 i; shift
-  for i in "$@"; do find $scope -maxdepth 1 -lname "socket:\[$i\]" 2>/dev/null | head -n 1 | cut -d/ -f3; done | head -n 1; }
 # Regular files only, read bounded: a FIFO or a huge file must not hang or fill memory.
 p=; [ -f "$pf" ] && p=$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r')
 ip=; is=; ie=; ib=
@@ -88,6 +80,18 @@ elif [ -n "$program" ]; then
 fi
 )sh";
 
+// Bash functions: which process serves a TCP port.
+const char *const portScript =
+    R"sh(# Socket inodes listening on TCP port $1 (state 0A), IPv4 and IPv6.
+# (No printf width: scripts that use these go through QString::arg.)
+opsdeck_listeners() { local h; h=$(printf '%X' "$1"); while [ ${#h} -lt 4 ]; do h=0$h; done
+  awk -v h=":$h" \
+  '$4 == "0A" && substr($2, length($2) - 4) == h { print $10 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null; }
+# The pid of a process, among the fd folders $1 (a glob), holding one of the sockets $2...
+opsdeck_holder() { local scope=$1 i; shift
+  for i in "$@"; do find $scope -maxdepth 1 -lname "socket:\[$i\]" 2>/dev/null | head -n 1 | cut -d/ -f3; done | head -n 1; }
+)sh";
+
 // Writes the identity of the pid the pid file names, atomically; nothing when
 // there is no pid file yet.
 const char *const recordScript = R"sh(pf=%1; idf=%2
@@ -104,6 +108,11 @@ rm -f "$idf.tmp"
 )sh";
 
 } // namespace
+
+QString ManagedProcess::portFunctions()
+{
+    return QString::fromLatin1(portScript);
+}
 
 ManagedProcess ManagedProcess::fromService(const inventory::Service &service,
                                            const QString &program)
@@ -128,7 +137,8 @@ void ManagedProcess::deriveMissingCommands()
     if (pidFile.isEmpty())
         return;
     const QString identity = identityFileOf(pidFile);
-    verify = QString::fromLatin1(verifyScript)
+    verify = QString::fromLatin1(portScript) +
+             QString::fromLatin1(verifyScript)
                  .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity),
                       shell::singleQuoted(name.isEmpty() ? QStringLiteral("process") : name),
                       shell::singleQuoted(program),

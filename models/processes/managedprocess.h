@@ -58,6 +58,11 @@ struct ManagedProcess
     /// Exit code of status and of the derived stop and kill when the pid file
     /// names a process that is not this one (nothing was signalled).
     static constexpr int kNotOurs = 3;
+    /// Bash functions for scripts run on a host: `opsdeck_listeners PORT`
+    /// prints the inodes of the TCP sockets listening on PORT (from
+    /// /proc/net/tcp and tcp6); `opsdeck_holder 'FD-GLOB' INODE...` prints
+    /// the pid of the first process among those fd folders holding one.
+    static QString portFunctions();
     /// `<pidFile>.identity`.
     static QString identityFileOf(const QString &pidFile) { return pidFile + u".identity"; }
 

@@ -48,7 +48,7 @@ TEST(CliCommandTable, TheUsageListsExactlyTheFlagsEachCommandTakes)
     const auto help = runCli({u"--help"_s});
     ASSERT_EQ(help.exitCode, 0);
     const QMap<QString, QString> usage = usageByCommand(QString::fromUtf8(help.standardOutput));
-    ASSERT_EQ(usage.size(), 12) << help.standardOutput.toStdString();
+    ASSERT_EQ(usage.size(), 13) << help.standardOutput.toStdString();
     for (auto it = usage.cbegin(); it != usage.cend(); ++it) {
         // The command's own parser: with an action where it has them.
         QStringList arguments{it.key()};
@@ -105,9 +105,11 @@ TEST(CliCommandTable, ManPagesAreBuiltAndNameEveryCommand)
     ASSERT_TRUE(cli.open(QIODevice::ReadOnly));
     const QString page = QString::fromUtf8(cli.readAll());
     for (const char *command :
-         {"demo up", "demo down", "status", "metrics summarize", "metrics rate", "record",
-          "diagnose", "probe", "verify", "batch\\-check", "ssh", "secret set", "secret delete",
-          "secret check", "knobs read", "knobs set", "knobs restore", "knobs diff"})
+         {"demo up",       "demo down",     "status",      "metrics summarize",
+          "metrics rate",  "record",        "diagnose",    "probe",
+          "verify",        "batch\\-check", "ssh",         "secret set",
+          "secret delete", "secret check",  "knobs read",  "knobs set",
+          "knobs restore", "knobs diff",    "knobs drift", "changed\\-since"})
         EXPECT_TRUE(page.contains(QLatin1String(command))) << command;
     QFile window(man.filePath(u"opsdeck.1"_s));
     ASSERT_TRUE(window.open(QIODevice::ReadOnly));

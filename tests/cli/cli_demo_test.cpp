@@ -325,3 +325,88 @@ TEST_F(CliDemo, AMissingInventoryWithPidFilesIsAnErrorNotNothingToStop)
     for (auto it = pids.cbegin(); it != pids.cend(); ++it)
         EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString();
 }
+
+// The demo's decode runs with SGLANG_SM120_MMA_TARGET_CTAS=512. Edited in its
+// serve script, the knob drifts until decode restarts with the new value.
+TEST_F(CliDemo, AnEditedKnobDriftsUntilTheServiceRestarts)
+{
+    const auto up = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"),
+                            demoDir(), QStringLiteral("--traffic"), QStringLiteral("0")},
+                           home(), std::chrono::seconds(90));
+    ASSERT_EQ(up.exitCode, 0) << up.standardError.toStdString();
+    const QString inventory = up.lastLine();
+    const QStringList drift{QStringLiteral("knobs"),       QStringLiteral("drift"),
+                            QStringLiteral("--inventory"), inventory,
+                            QStringLiteral("--service"),   QStringLiteral("decode"),
+                            QStringLiteral("--json")};
+    auto run = runCli(drift, home());
+    ASSERT_EQ(run.exitCode, 0) << run.standardOutput.toStdString()
+                               << run.standardError.toStdString();
+    EXPECT_TRUE(run.json().object().value(QStringLiteral("in_sync")).toBool());
+
+    const QString script = demoDir() + QStringLiteral("/serve_decode.sh");
+    run = runCli({QStringLiteral("knobs"), QStringLiteral("set"), script,
+                  QStringLiteral("SGLANG_SM120_MMA_TARGET_CTAS"), QStringLiteral("256"),
+                  QStringLiteral("--data-dir"), demoDir()},
+                 home());
+    ASSERT_EQ(run.exitCode, 0) << run.standardError.toStdString();
+    // What changed in the last half hour: decode's knob, against the backup the edit made.
+    run = runCli({QStringLiteral("changed-since"), QStringLiteral("--inventory"), inventory,
+                  QStringLiteral("--host"), QStringLiteral("local"), QStringLiteral("--since"),
+                  QStringLiteral("30m"), QStringLiteral("--json")},
+                 home());
+    ASSERT_EQ(run.exitCode, 0) << run.standardError.toStdString();
+    bool decodeSaid = false;
+    for (const QJsonValue &service :
+         run.json().object().value(QStringLiteral("services")).toArray()) {
+        if (service.toObject().value(QStringLiteral("service")).toString() != u"decode")
+            continue;
+        decodeSaid = true;
+        const QJsonArray changes = service.toObject().value(QStringLiteral("changes")).toArray();
+        ASSERT_EQ(changes.size(), 1) << run.standardOutput.toStdString();
+        EXPECT_EQ(changes.at(0).toObject().value(QStringLiteral("before")).toString(),
+                  QStringLiteral("512"));
+        EXPECT_EQ(changes.at(0).toObject().value(QStringLiteral("after")).toString(),
+                  QStringLiteral("256"));
+    }
+    EXPECT_TRUE(decodeSaid) << run.standardOutput.toStdString();
+
+    run = runCli(drift, home());
+    EXPECT_EQ(run.exitCode, 1) << run.standardOutput.toStdString();
+    bool said = false;
+    for (const QJsonValue &item : run.json().object().value(QStringLiteral("knobs")).toArray()) {
+        const QJsonObject knob = item.toObject();
+        if (knob.value(QStringLiteral("name")).toString() != u"SGLANG_SM120_MMA_TARGET_CTAS")
+            continue;
+        said = true;
+        EXPECT_EQ(knob.value(QStringLiteral("state")).toString(), QStringLiteral("differs"));
+        EXPECT_EQ(knob.value(QStringLiteral("says")).toString(),
+                  QStringLiteral("script says 256, process runs with 512 — restart needed to "
+                                 "take effect"));
+    }
+    EXPECT_TRUE(said) << run.standardOutput.toStdString();
+
+    // Restart decode as its start command does.
+    const QString pidFile = demoDir() + QStringLiteral("/run/decode.pid");
+    const qint64 old = QString::fromLatin1(opsdeck::test::readFile(pidFile)).trimmed().toLongLong();
+    ASSERT_GT(old, 1);
+    ::kill(pid_t(old), SIGTERM);
+    ASSERT_TRUE(
+        opsdeck::test::waitUntil([&] { return !processAlive(old); }, std::chrono::seconds(15)));
+    QProcess::execute(QStringLiteral("bash"),
+                      {QStringLiteral("-c"),
+                       QStringLiteral("setsid bash '%1' </dev/null >>'%2/logs/decode.log' 2>&1 & "
+                                      "echo $! >'%3'")
+                           .arg(script, demoDir(), pidFile)});
+    const qint64 restarted =
+        QString::fromLatin1(opsdeck::test::readFile(pidFile)).trimmed().toLongLong();
+    ASSERT_GT(restarted, 1);
+    // Once bash has exec'd the server, the process runs with what the script says.
+    EXPECT_TRUE(opsdeck::test::waitUntil([&] { return runCli(drift, home()).exitCode == 0; },
+                                         std::chrono::seconds(30)))
+        << runCli(drift, home()).standardOutput.toStdString();
+    ::kill(pid_t(restarted), SIGKILL);
+    // Started by hand, without an identity: the demo's down leaves it to us.
+    QFile::remove(pidFile);
+    QFile::remove(pidFile + QStringLiteral(".identity"));
+}

@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
 
@@ -183,4 +184,56 @@ TEST(CliKnobs, AHandMadeBackupIsListedAndRestored)
     EXPECT_EQ(test::readFile(script), base);
     ASSERT_EQ(backupsIn(dir).size(), 1);
     EXPECT_EQ(test::readFile(dir.filePath(backupsIn(dir).first())), decodeScript);
+}
+
+// Files with set modification times: exactly those after --since are listed,
+// newest first; a serve script's knobs are compared with its backup from then.
+TEST(CliKnobs, ChangedSinceListsExactlyTheFilesTouchedAfterTheTime)
+{
+    QTemporaryDir dir;
+    const QString scripts = dir.filePath(u"scripts"_qs);
+    ASSERT_TRUE(QDir().mkpath(scripts + u"/sub"_qs));
+    const QString script = scripts + u"/serve_decode.sh"_qs;
+    QByteArray before = decodeScript;
+    before.replace("export SGLANG_SM120_MMA_TARGET_CTAS=512\n", "");
+    ASSERT_TRUE(test::writeFile(script + u".mmatune_base.bak"_qs, before));
+    ASSERT_TRUE(test::writeFile(script, decodeScript));
+    ASSERT_TRUE(test::writeFile(scripts + u"/old.conf"_qs, "old\n"));
+    ASSERT_TRUE(test::writeFile(scripts + u"/sub/new.conf"_qs, "new\n"));
+    auto touch = [](const QString &path, const QString &when) {
+        return QProcess::execute(u"touch"_qs, {u"-d"_qs, when, path}) == 0;
+    };
+    ASSERT_TRUE(touch(script + u".mmatune_base.bak"_qs, u"2026-01-01 11:58"_qs));
+    ASSERT_TRUE(touch(scripts + u"/old.conf"_qs, u"2026-01-01 11:59"_qs));
+    ASSERT_TRUE(touch(script, u"2026-01-01 14:02"_qs));
+    ASSERT_TRUE(touch(scripts + u"/sub/new.conf"_qs, u"2026-01-01 13:00"_qs));
+    const QString inventory = test::writeInventory(
+        dir, u"hosts:\n  - name: gpu-1\n    kind: local\nservices:\n"
+             "  - name: decode\n    role: decode\n    host: gpu-1\n"
+             "    url: http://127.0.0.1:30002\n    serve_script: %1\n"_qs.arg(script));
+    const auto run = runCli({u"changed-since"_qs, u"--inventory"_qs, inventory, u"--host"_qs,
+                             u"gpu-1"_qs, u"--since"_qs, u"2026-01-01T12:00"_qs, u"--json"_qs,
+                             u"--data-dir"_qs, dir.filePath(u"data"_qs)});
+    ASSERT_EQ(run.exitCode, 0) << run.standardError.toStdString();
+    const QJsonObject out = run.json().object();
+    QStringList listed;
+    for (const QJsonValue &file : out.value(u"files"_qs).toArray())
+        listed.append(file.toObject().value(u"path"_qs).toString());
+    EXPECT_EQ(listed, (QStringList{script, scripts + u"/sub/new.conf"_qs}));
+    EXPECT_EQ(out.value(u"total"_qs).toInt(), 2);
+    EXPECT_EQ(out.value(u"watched"_qs).toArray().at(0).toString(), scripts);
+    const QJsonArray services = out.value(u"services"_qs).toArray();
+    ASSERT_EQ(services.size(), 1);
+    EXPECT_EQ(services.at(0).toObject().value(u"then"_qs).toString(),
+              script + u".mmatune_base.bak"_qs);
+    const QJsonArray changes = services.at(0).toObject().value(u"changes"_qs).toArray();
+    ASSERT_EQ(changes.size(), 1);
+    EXPECT_EQ(changes.at(0).toObject().value(u"name"_qs).toString(),
+              u"SGLANG_SM120_MMA_TARGET_CTAS"_qs);
+    EXPECT_EQ(changes.at(0).toObject().value(u"change"_qs).toString(), u"added"_qs);
+
+    const auto bad = runCli({u"changed-since"_qs, u"--inventory"_qs, inventory, u"--host"_qs,
+                             u"gpu-1"_qs, u"--since"_qs, u"yesterday; rm -rf /"_qs});
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_TRUE(bad.standardError.contains("give ISO 8601")) << bad.standardError.toStdString();
 }

@@ -1,0 +1,64 @@
+// knobDrift: a serve script against a process's environment and arguments
+// as /proc gives them.
+#include "knobdrift.h"
+
+#include <gtest/gtest.h>
+
+using namespace opsdeck;
+using knobs::KnobDrift;
+
+namespace {
+
+const KnobDrift *find(const QVector<KnobDrift> &items, const QString &name)
+{
+    for (const KnobDrift &item : items)
+        if (item.name == name)
+            return &item;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(KnobDrift, EachKnobIsInSyncOrSaysThatARestartIsNeeded)
+{
+    const knobs::ServeScript script = knobs::ServeScript::parse(
+        "export A=1\nexport B=$A/x\nexport NEW=2\nLOCAL=3\n"
+        "exec python3 -m sglang.launch_server --port 30002 --max-running-requests 64 "
+        "--enable-metrics\n");
+    knobs::ProcessView process;
+    process.pid = 42;
+    process.environmentRead = true;
+    process.environment = {{u"A"_qs, u"1"_qs},
+                           {u"B"_qs, u"1/x"_qs},
+                           {u"SGLANG_SM120_MMA_TARGET_CTAS"_qs, u"512"_qs},
+                           {u"PATH"_qs, u"/usr/bin"_qs}};
+    process.arguments = {u"python3"_qs,
+                         u"-m"_qs,
+                         u"sglang.launch_server"_qs,
+                         u"--port"_qs,
+                         u"30002"_qs,
+                         u"--max-running-requests"_qs,
+                         u"96"_qs,
+                         u"--enable-metrics"_qs};
+    const QVector<KnobDrift> drift = knobs::knobDrift(script, process);
+    ASSERT_TRUE(find(drift, u"A"_qs));
+    EXPECT_EQ(find(drift, u"A"_qs)->state, KnobDrift::State::InSync);
+    EXPECT_EQ(find(drift, u"B"_qs)->state, KnobDrift::State::InSync) << "$A expanded";
+    EXPECT_EQ(find(drift, u"NEW"_qs)->says(),
+              u"script says 2, process runs without it — restart needed to take effect"_qs);
+    EXPECT_EQ(find(drift, u"LOCAL"_qs), nullptr) << "not exported: the server never sees it";
+    EXPECT_EQ(find(drift, u"--port"_qs)->state, KnobDrift::State::InSync);
+    EXPECT_EQ(find(drift, u"--max-running-requests"_qs)->says(),
+              u"script says 64, process runs with 96 — restart needed to take effect"_qs);
+    EXPECT_EQ(find(drift, u"--enable-metrics"_qs)->state, KnobDrift::State::InSync);
+    const KnobDrift *stale = find(drift, u"SGLANG_SM120_MMA_TARGET_CTAS"_qs);
+    ASSERT_TRUE(stale);
+    EXPECT_EQ(stale->state, KnobDrift::State::OnlyInProcess);
+    EXPECT_EQ(find(drift, u"PATH"_qs), nullptr) << "an inherited variable is no knob";
+
+    process.environmentRead = false;
+    process.environment.clear();
+    const QVector<KnobDrift> flagsOnly = knobs::knobDrift(script, process);
+    EXPECT_EQ(find(flagsOnly, u"A"_qs), nullptr) << "not compared without the environment";
+    EXPECT_TRUE(find(flagsOnly, u"--max-running-requests"_qs)->drifted());
+}
