@@ -221,15 +221,10 @@ int change(
         files.apply(
             *plan,
             [&](const KnobFiles::Plan &p, const KnobFiles::Applied &state, const QString &action,
-                QString *error) {
-                history::AuditEntry entry;
-                entry.kind = u"knob"_s;
-                entry.host = p.host;
-                entry.action = action;
-                entry.detail = u"%1: %2; backup %3 sha256 %4%5\n%6"_s.arg(
-                    p.path, p.what, state.backupPath, QString::fromLatin1(state.backupSha256),
-                    state.error.isEmpty() ? QString() : u"; "_s + state.error, p.auditDiff);
-                return log->append(entry, error);
+                const KnobFiles::AuditDone &audited) {
+                QString error;
+                const bool ok = log->append(KnobFiles::auditEntry(p, state, action), &error);
+                audited(ok, error);
             },
             std::move(done));
     });

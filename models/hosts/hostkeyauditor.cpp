@@ -48,6 +48,22 @@ void HostKeyAuditor::appendLater(const QString &host, const QString &action, con
         Qt::QueuedConnection);
 }
 
+void HostKeyAuditor::appendEntry(const history::AuditEntry &entry, QObject *context,
+                                 std::function<void(bool, const QString &)> done)
+{
+    const QPointer<QObject> answerTo(context);
+    QMetaObject::invokeMethod(
+        m_writer,
+        [this, entry, answerTo, done = std::move(done)] {
+            QString error;
+            const bool ok = m_log->append(entry, &error);
+            if (answerTo)
+                QMetaObject::invokeMethod(
+                    answerTo, [done, ok, error] { done(ok, error); }, Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
+}
+
 std::shared_ptr<HostKeyAuditor> HostKeyAuditor::inDataDir(const QString &dataDir)
 {
     return std::make_shared<HostKeyAuditor>(history::AuditKey::inDataDir(dataDir));

@@ -1,11 +1,14 @@
 #pragma once
 
+#include "auditentry.h"
 #include "hostkeydecision.h"
 #include "workerthread.h"
 
 #include <QDateTime>
 #include <QHash>
+#include <QPointer>
 #include <QString>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -57,6 +60,14 @@ public:
     /// false `refused-by-operator`.
     void recordOperatorAnswer(const QString &host, const QString &keyType,
                               const QString &fingerprint, bool accepted);
+
+    /// Appends `entry` on the auditor's thread, after every entry handed over
+    /// before it, then calls `done(ok, error)` on `context`'s thread: for an
+    /// action that runs only once its entry is on disk (a knob edit in the
+    /// window), without the GUI thread waiting for the disk or the keychain.
+    /// Nothing is called when `context` is gone by then.
+    void appendEntry(const history::AuditEntry &entry, QObject *context,
+                     std::function<void(bool ok, const QString &error)> done);
 
     history::AuditLog *log() const { return m_log.get(); }
 

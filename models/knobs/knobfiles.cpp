@@ -62,6 +62,21 @@ QByteArray KnobFiles::sha256(const QByteArray &bytes)
     return QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex();
 }
 
+history::AuditEntry KnobFiles::auditEntry(const Plan &plan, const Applied &state,
+                                          const QString &action)
+{
+    history::AuditEntry entry;
+    entry.kind = QStringLiteral("knob");
+    entry.host = plan.host;
+    entry.action = action;
+    entry.detail =
+        QStringLiteral("%1: %2; backup %3 sha256 %4%5\n%6")
+            .arg(plan.path, plan.what, state.backupPath, QString::fromLatin1(state.backupSha256),
+                 state.error.isEmpty() ? QString() : QStringLiteral("; ") + state.error,
+                 plan.auditDiff);
+    return entry;
+}
+
 bool KnobFiles::isBackupName(const QString &scriptName, const QString &name, bool *byOpsDeck)
 {
     static const QRegularExpression ours(
@@ -212,10 +227,10 @@ void KnobFiles::apply(const Plan &plan, AuditStep audit, std::function<void(cons
     const QString host = m_files->hostName();
     auto fail = [state, done, audit, plan](const QString &why, bool audited) {
         state->error = why;
-        QString ignored;
-        if (audited)
-            audit(plan, *state, QStringLiteral("edit-failed"), &ignored);
-        done(*state);
+        if (!audited)
+            return done(*state);
+        audit(plan, *state, QStringLiteral("edit-failed"),
+              [state, done](bool, const QString &) { done(*state); });
     };
     read(plan.path, [=, this](const Read &now) {
         if (!now.ok)
@@ -246,13 +261,16 @@ void KnobFiles::apply(const Plan &plan, AuditStep audit, std::function<void(cons
                                                       : backup.error),
                                          false);
                          state->backupSha256 = backup.sha256;
-                         QString auditError;
-                         if (!audit(plan, *state, QStringLiteral("edit"), &auditError))
-                             return fail(QStringLiteral("the audit entry could not be written "
-                                                        "(%1): nothing changed")
-                                             .arg(auditError),
-                                         false);
-                         writeScript(plan, state, fail, audit, done);
+                         // The script is written only once its entry is on disk.
+                         audit(plan, *state, QStringLiteral("edit"),
+                               [=, this](bool audited, const QString &auditError) {
+                                   if (!audited)
+                                       return fail(QStringLiteral("the audit entry could not be "
+                                                                  "written (%1): nothing changed")
+                                                       .arg(auditError),
+                                                   false);
+                                   writeScript(plan, state, fail, audit, done);
+                               });
                      });
                  });
         });
@@ -283,12 +301,15 @@ void KnobFiles::writeScript(const Plan &plan, std::shared_ptr<Applied> state,
                                  true);
                  state->afterSha256 = back.sha256;
                  state->ok = true;
-                 QString auditError;
-                 if (!audit(plan, *state, QStringLiteral("edited"), &auditError))
-                     state->error = QStringLiteral("the script was changed, but its \"edited\" "
-                                                   "audit entry could not be written: %1")
-                                        .arg(auditError);
-                 done(*state);
+                 audit(plan, *state, QStringLiteral("edited"),
+                       [state, done](bool audited, const QString &auditError) {
+                           if (!audited)
+                               state->error = QStringLiteral("the script was changed, but its "
+                                                             "\"edited\" audit entry could not "
+                                                             "be written: %1")
+                                                  .arg(auditError);
+                           done(*state);
+                       });
              });
          });
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "auditentry.h"
 #include "knobchange.h"
 #include "remotefileinfo.h"
 #include "scriptedit.h"
@@ -96,12 +97,16 @@ public:
         QVector<KnobChange> changes; ///< the script now compared with it (backup → now)
         QString error;
     };
-    /// Writes an audit entry of apply(): `action` "edit" before the script is
-    /// written (false, with why, stops it: nothing is changed), then "edited"
-    /// or "edit-failed" (state.error says why) once it is known. `state`
-    /// holds the backup's path and hash.
-    using AuditStep = std::function<bool(const Plan &plan, const Applied &state,
-                                         const QString &action, QString *error)>;
+    /// Called once its audit entry is on disk (`ok`), or could not be written
+    /// (`error` says why); on the thread of the KnobFiles.
+    using AuditDone = std::function<void(bool ok, const QString &error)>;
+    /// Writes an audit entry of apply() and then calls `done`: `action` "edit"
+    /// before the script is written (not ok: it stops, nothing is changed),
+    /// then "edited" or "edit-failed" (state.error says why) once that is
+    /// known. `state` holds the backup's path and hash. May answer at once
+    /// (the command line) or later from an auditor's thread (the window).
+    using AuditStep = std::function<void(const Plan &plan, const Applied &state,
+                                         const QString &action, AuditDone done)>;
 
     void read(const QString &path, std::function<void(const Read &)> done);
     void plan(const QString &path, const ScriptEdit &edit, std::function<void(const Plan &)> done);
@@ -116,6 +121,11 @@ public:
     /// message ("line 4: syntax error near unexpected token `('").
     void syntaxCheck(const QString &path, std::function<void(const QString &)> done);
 
+    /// The audit log's entry for `action` of apply(): kind `knob`, the host,
+    /// and as detail the path, what (a secret's value redacted), the backup's
+    /// path and SHA-256, the error if any, and the redacted diff.
+    static history::AuditEntry auditEntry(const Plan &plan, const Applied &state,
+                                          const QString &action);
     /// True when `name` is a backup of the script named `scriptName`.
     static bool isBackupName(const QString &scriptName, const QString &name, bool *byOpsDeck);
     static QByteArray sha256(const QByteArray &bytes);

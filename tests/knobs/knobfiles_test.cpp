@@ -11,6 +11,7 @@
 
 #include <QFile>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <gtest/gtest.h>
 #include <memory>
 #include <sys/stat.h>
@@ -117,11 +118,14 @@ protected:
             ->apply(
                 plan,
                 [&](const KnobFiles::Plan &p, const KnobFiles::Applied &state,
-                    const QString &action, QString *error) {
+                    const QString &action, const KnobFiles::AuditDone &audited) {
                     m_audit.append({action, state.backupPath, state.backupSha256, p.diff});
-                    if (!auditWorks)
-                        *error = QStringLiteral("audit.jsonl is a directory");
-                    return auditWorks;
+                    // Answered later, as an auditor thread does.
+                    QTimer::singleShot(0, [audited, auditWorks] {
+                        audited(auditWorks, auditWorks
+                                                ? QString()
+                                                : QStringLiteral("audit.jsonl is a directory"));
+                    });
                 },
                 [&](const KnobFiles::Applied &a) { result = a; });
         EXPECT_TRUE(test::waitUntil([&] { return result.has_value(); }, std::chrono::seconds(30)));
