@@ -5,6 +5,7 @@
 #include "historyrangeloader.h"
 #include "hoststab.h"
 #include "hotwindow.h"
+#include "knobstab.h"
 #include "logdock.h"
 #include "logrelay.h"
 #include "metricsdashboard.h"
@@ -42,8 +43,8 @@ MainWindow::MainWindow(QWidget *parent)
       m_dashboard(new MetricsDashboard(m_session->hotWindow())),
       m_probeLabPanel(new ProbeLabPanel(m_session->probeLab(), m_session->hotWindow())),
       m_hostsTab(new HostsTab(m_session->hostConnections())),
-      m_secretPrompt(new SecretPrompt(this)), m_tabs(new QTabWidget),
-      m_stallBanner(new StallBanner), m_dashboards(new QStackedWidget),
+      m_knobsTab(new KnobsTab(m_session->knobs())), m_secretPrompt(new SecretPrompt(this)),
+      m_tabs(new QTabWidget), m_stallBanner(new StallBanner), m_dashboards(new QStackedWidget),
       m_logDock(new LogDock(this)), m_banner(new QLabel), m_alertBanner(new QLabel),
       m_refreshLabel(new QLabel), m_historyLabel(new QLabel)
 {
@@ -95,6 +96,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_tabs->addTab(metrics, QStringLiteral("Metrics"));
     m_tabs->addTab(m_probeLabPanel, QStringLiteral("Probe lab"));
     m_tabs->addTab(m_hostsTab, QStringLiteral("Hosts"));
+    m_tabs->addTab(m_knobsTab, QStringLiteral("Knobs"));
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 

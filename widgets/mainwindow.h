@@ -12,6 +12,7 @@ class QStackedWidget;
 class QTabWidget;
 class DecodeBatchPanel;
 class HostsTab;
+class KnobsTab;
 class SecretPrompt;
 class LogDock;
 class MetricsDashboard;
@@ -99,6 +100,7 @@ public:
     void setHostOptions(const opsdeck::hosts::HostConnections::Options &options);
     SecretPrompt *secretPrompt() const { return m_secretPrompt; }
     HostsTab *hostsTab() const { return m_hostsTab; }
+    KnobsTab *knobsTab() const { return m_knobsTab; }
 
 Q_SIGNALS:
     void demoStarted(bool ok, const QString &detail);
@@ -135,6 +137,7 @@ private:
     MetricsDashboard *m_dashboard;
     ProbeLabPanel *m_probeLabPanel;
     HostsTab *m_hostsTab;
+    KnobsTab *m_knobsTab;
     SecretPrompt *m_secretPrompt;
     QTabWidget *m_tabs;
     StallBanner *m_stallBanner;

@@ -53,23 +53,6 @@ QVector<KnobFiles::Backup> backupsOf(KnobFiles &files, const QString &script)
         .value_or(QVector<KnobFiles::Backup>{});
 }
 
-// The script as it was at `sinceMs`: the first OpsDeck backup after it holds
-// the script from before that edit; else the newest backup from before it.
-const KnobFiles::Backup *thenVersion(const QVector<KnobFiles::Backup> &backups, qint64 sinceMs)
-{
-    const KnobFiles::Backup *after = nullptr;
-    const KnobFiles::Backup *before = nullptr;
-    for (const KnobFiles::Backup &backup : backups) { // newest first
-        if (!backup.error.isEmpty() || backup.path.isEmpty())
-            continue;
-        if (backup.modifiedMsecs > sinceMs && backup.byOpsDeck)
-            after = &backup;
-        else if (backup.modifiedMsecs <= sinceMs && !before)
-            before = &backup;
-    }
-    return after ? after : before;
-}
-
 } // namespace
 
 int runChangedSince(const QStringList &arguments)
@@ -151,7 +134,7 @@ int runChangedSince(const QStringList &arguments)
     QStringList serviceLines;
     for (const inventory::Service &service : std::as_const(services)) {
         const QVector<KnobFiles::Backup> backups = backupsOf(knobFiles, service.serveScript);
-        const KnobFiles::Backup *then = thenVersion(backups, changed.sinceMsecs);
+        const KnobFiles::Backup *then = KnobFiles::backupAsOf(backups, changed.sinceMsecs);
         const QString note =
             then ? QString()
                  : u"no backup of %1 from then: how it was is not known"_s.arg(service.serveScript);

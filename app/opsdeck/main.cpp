@@ -3,11 +3,12 @@
 //   opsdeck --inventory FILE                               watch a real one
 //   --screenshot PNG [--after S]                           render the window to a PNG and exit
 //   --probe-lab [--probe-idle-gap S]                       show the probe lab and start probing
-//   --tab metrics|probe-lab|hosts                          the tab shown at start
+//   --tab metrics|probe-lab|hosts|knobs                    the tab shown at start
 //   --ssh-config FILE --known-hosts FILE                   SSH files for ssh hosts
 #include "apppaths.h"
 #include "demosetup.h"
 #include "hoststab.h"
+#include "knobstab.h"
 #include "mainwindow.h"
 #include "probelabpanel.h"
 
@@ -64,7 +65,7 @@ int main(int argc, char **argv)
         QStringLiteral("seconds"));
     const QCommandLineOption tab(
         QStringLiteral("tab"),
-        QStringLiteral("Tab shown at start: metrics, probe-lab or hosts (default metrics)."),
+        QStringLiteral("Tab shown at start: metrics, probe-lab, hosts or knobs (default metrics)."),
         QStringLiteral("name"));
     const QCommandLineOption sshConfig(
         QStringLiteral("ssh-config"),
@@ -161,10 +162,12 @@ int main(int argc, char **argv)
         const QString name = parser.value(tab);
         if (name == QLatin1String("hosts"))
             window.tabs()->setCurrentWidget(window.hostsTab());
+        else if (name == QLatin1String("knobs"))
+            window.tabs()->setCurrentWidget(window.knobsTab());
         else if (name == QLatin1String("probe-lab"))
             window.showProbeLab();
         else if (name != QLatin1String("metrics")) {
-            std::fprintf(stderr, "opsdeck: bad --tab '%s': metrics, probe-lab or hosts\n",
+            std::fprintf(stderr, "opsdeck: bad --tab '%s': metrics, probe-lab, hosts or knobs\n",
                          qPrintable(name));
             return 2;
         }

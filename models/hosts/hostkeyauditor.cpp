@@ -49,14 +49,17 @@ void HostKeyAuditor::appendLater(const QString &host, const QString &action, con
 }
 
 void HostKeyAuditor::appendEntry(const history::AuditEntry &entry, QObject *context,
-                                 std::function<void(bool, const QString &)> done)
+                                 std::function<void(bool, const QString &)> done,
+                                 std::function<void()> afterwards)
 {
     const QPointer<QObject> answerTo(context);
     QMetaObject::invokeMethod(
         m_writer,
-        [this, entry, answerTo, done = std::move(done)] {
+        [this, entry, answerTo, done = std::move(done), afterwards = std::move(afterwards)] {
             QString error;
             const bool ok = m_log->append(entry, &error);
+            if (ok && afterwards)
+                afterwards();
             if (answerTo)
                 QMetaObject::invokeMethod(
                     answerTo, [done, ok, error] { done(ok, error); }, Qt::QueuedConnection);

@@ -65,9 +65,12 @@ public:
     /// before it, then calls `done(ok, error)` on `context`'s thread: for an
     /// action that runs only once its entry is on disk (a knob edit in the
     /// window), without the GUI thread waiting for the disk or the keychain.
-    /// Nothing is called when `context` is gone by then.
+    /// Nothing is called when `context` is gone by then. `afterwards`, when
+    /// given, runs on the auditor's thread once the entry is written (a
+    /// history marker of the action: never on the GUI thread).
     void appendEntry(const history::AuditEntry &entry, QObject *context,
-                     std::function<void(bool ok, const QString &error)> done);
+                     std::function<void(bool ok, const QString &error)> done,
+                     std::function<void()> afterwards = {});
 
     history::AuditLog *log() const { return m_log.get(); }
 

@@ -3,6 +3,7 @@
 #include "commandrequest.h"
 #include "commandresult.h"
 
+#include <QMetaType>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -48,3 +49,5 @@ struct ChangedSince
 };
 
 } // namespace opsdeck::knobs
+
+Q_DECLARE_METATYPE(opsdeck::knobs::ChangedSince)

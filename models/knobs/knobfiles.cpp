@@ -77,6 +77,21 @@ history::AuditEntry KnobFiles::auditEntry(const Plan &plan, const Applied &state
     return entry;
 }
 
+const KnobFiles::Backup *KnobFiles::backupAsOf(const QVector<Backup> &backups, qint64 msecs)
+{
+    const Backup *after = nullptr;
+    const Backup *before = nullptr;
+    for (const Backup &backup : backups) { // newest first
+        if (!backup.error.isEmpty() || backup.path.isEmpty())
+            continue;
+        if (backup.modifiedMsecs > msecs && backup.byOpsDeck)
+            after = &backup;
+        else if (backup.modifiedMsecs <= msecs && !before)
+            before = &backup;
+    }
+    return after ? after : before;
+}
+
 bool KnobFiles::isBackupName(const QString &scriptName, const QString &name, bool *byOpsDeck)
 {
     static const QRegularExpression ours(

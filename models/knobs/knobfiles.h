@@ -7,6 +7,7 @@
 #include "scriptwarning.h"
 
 #include <QHash>
+#include <QMetaType>
 #include <QObject>
 #include <QVector>
 #include <functional>
@@ -126,6 +127,11 @@ public:
     /// path and SHA-256, the error if any, and the redacted diff.
     static history::AuditEntry auditEntry(const Plan &plan, const Applied &state,
                                           const QString &action);
+    /// The backup that holds the script as it was at `msecs`: the first
+    /// OpsDeck backup made after it (it holds the script from before that
+    /// edit), else the newest backup from before it; nullptr when none.
+    /// `backups` newest first, as backups() gives them.
+    static const Backup *backupAsOf(const QVector<Backup> &backups, qint64 msecs);
     /// True when `name` is a backup of the script named `scriptName`.
     static bool isBackupName(const QString &scriptName, const QString &name, bool *byOpsDeck);
     static QByteArray sha256(const QByteArray &bytes);
@@ -150,3 +156,6 @@ private:
 };
 
 } // namespace opsdeck::knobs
+
+Q_DECLARE_METATYPE(opsdeck::knobs::KnobFiles::Plan)
+Q_DECLARE_METATYPE(opsdeck::knobs::KnobFiles::Applied)

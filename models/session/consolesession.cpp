@@ -16,6 +16,7 @@
 #include "loadhistory.h"
 #include "pollerthread.h"
 #include "probelab.h"
+#include "serviceknobs.h"
 #include "servicestatusmodel.h"
 
 #include <QCoreApplication>
@@ -48,7 +49,8 @@ ConsoleSession::ConsoleSession(Options options, QObject *parent)
       m_rangeLoader(new history::HistoryRangeLoader(this)),
       m_alertCenter(new alerts::AlertCenter(this)),
       m_probeLab(new probes::ProbeLab(m_hotWindow, this)),
-      m_hosts(new hosts::HostConnections({}, this)), m_watch(new probes::KeepAliveWatch(this))
+      m_hosts(new hosts::HostConnections({}, this)), m_knobs(new knobs::ServiceKnobs(this)),
+      m_watch(new probes::KeepAliveWatch(this))
 {
     probes::ServicePoller *poller = m_poller->poller();
     if (m_options.pollIntervalMs > 0) {
@@ -147,6 +149,20 @@ inventory::LoadResult ConsoleSession::openInventory(const QString &path)
     m_hosts->setOptions(hostOptions);
     m_hosts->setInventory(*loaded.inventory);
     m_inventory = *loaded.inventory;
+    const QString markers = history::HistoryStore::pathIn(historyDir());
+    std::shared_ptr<hosts::HostKeyAuditor> auditor = hostOptions.auditor;
+    m_knobs->setInventory(
+        *loaded.inventory, [this](const QString &host) { return m_hosts->transport(host); },
+        [auditor](const history::AuditEntry &entry, QObject *context,
+                  std::function<void(bool, const QString &)> done,
+                  std::function<void()> afterwards) {
+            auditor->appendEntry(entry, context, std::move(done), std::move(afterwards));
+        },
+        [markers](const history::Marker &marker) {
+            QString error;
+            if (!history::HistoryStore::addMarkerTo(markers, marker, &error))
+                spdlog::warn("knob marker not added to history: {}", error.toStdString());
+        });
     watchRouted(m_hosts->routed());
     return loaded;
 }

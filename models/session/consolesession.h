@@ -37,6 +37,10 @@ namespace opsdeck::demo {
 class DemoCluster;
 }
 
+namespace opsdeck::knobs {
+class ServiceKnobs;
+}
+
 namespace opsdeck::session {
 
 /// Everything that watches one inventory, built the same way by the window,
@@ -115,6 +119,9 @@ public:
     probes::ProbeLab *probeLab() const { return m_probeLab; }
     probes::KeepAliveWatch *keepAliveWatch() const { return m_watch; }
     hosts::HostConnections *hostConnections() const { return m_hosts; }
+    /// The Knobs tab's model: serve scripts of the open inventory's services,
+    /// edits audited by the host-key auditor's thread, markers in history.
+    knobs::ServiceKnobs *knobs() const { return m_knobs; }
     /// The poller's thread; null once stopped.
     probes::PollerThread *pollerThread() const { return m_poller.get(); }
     /// The writer of the open database; null before an inventory is open.
@@ -208,6 +215,7 @@ private:
     QSet<QString> m_notified; ///< alert keys sent to the notifier, until cleared
     probes::ProbeLab *m_probeLab;
     hosts::HostConnections *m_hosts;
+    knobs::ServiceKnobs *m_knobs;
     probes::KeepAliveWatch *m_watch;
     QTimer m_tick; ///< every 5 s: take the writer lock if free, read markers
     std::optional<inventory::Inventory> m_inventory;
