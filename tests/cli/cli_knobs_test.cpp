@@ -232,6 +232,27 @@ TEST(CliKnobs, ChangedSinceListsExactlyTheFilesTouchedAfterTheTime)
               u"SGLANG_SM120_MMA_TARGET_CTAS"_qs);
     EXPECT_EQ(changes.at(0).toObject().value(u"change"_qs).toString(), u"added"_qs);
 
+    // Inside a git work tree: HEAD and the dirty files are said too.
+    const auto git = [&](const QStringList &args) {
+        return QProcess::execute(u"git"_qs, QStringList{u"-C"_qs, scripts} + args) == 0;
+    };
+    ASSERT_TRUE(git({u"init"_qs, u"-q"_qs}));
+    ASSERT_TRUE(git({u"-c"_qs, u"user.email=t@example.invalid"_qs, u"-c"_qs, u"user.name=t"_qs,
+                     u"commit"_qs, u"-q"_qs, u"--allow-empty"_qs, u"-m"_qs, u"start"_qs}));
+    const auto inGit = runCli({u"changed-since"_qs, u"--inventory"_qs, inventory, u"--host"_qs,
+                               u"gpu-1"_qs, u"--since"_qs, u"2026-01-01T12:00"_qs, u"--json"_qs,
+                               u"--data-dir"_qs, dir.filePath(u"data"_qs)});
+    ASSERT_EQ(inGit.exitCode, 0) << inGit.standardError.toStdString();
+    const QJsonArray gitState = inGit.json().object().value(u"git"_qs).toArray();
+    ASSERT_EQ(gitState.size(), 1) << inGit.standardOutput.toStdString();
+    EXPECT_EQ(gitState.at(0).toObject().value(u"head"_qs).toString().size(), 40);
+    EXPECT_TRUE(gitState.at(0)
+                    .toObject()
+                    .value(u"dirty"_qs)
+                    .toArray()
+                    .contains(QJsonValue(u"?? serve_decode.sh"_qs)))
+        << inGit.standardOutput.toStdString();
+
     const auto bad = runCli({u"changed-since"_qs, u"--inventory"_qs, inventory, u"--host"_qs,
                              u"gpu-1"_qs, u"--since"_qs, u"yesterday; rm -rf /"_qs});
     EXPECT_EQ(bad.exitCode, 2);

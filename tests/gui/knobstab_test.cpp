@@ -129,6 +129,16 @@ TEST(KnobsTab, AnEditIsPreviewedConfirmedByNameAndAppliedWithItsAuditEntry)
     EXPECT_EQ(entries.at(entries.size() - 2).action, QStringLiteral("edit"));
     EXPECT_EQ(entries.last().action, QStringLiteral("edited"));
     EXPECT_EQ(entries.last().kind, QStringLiteral("knob"));
+
+    // What changed on the host in the last hour: the script just edited, and
+    // decode's knob against the backup the edit made.
+    tab->sinceEdit()->setText(QStringLiteral("1h"));
+    tab->sinceEdit()->returnPressed();
+    ASSERT_TRUE(waitUntil([&] { return !tab->changedView()->toPlainText().isEmpty(); }, 15s));
+    const QString changed = tab->changedView()->toPlainText();
+    EXPECT_TRUE(changed.contains(fixture.script)) << changed.toStdString();
+    EXPECT_TRUE(changed.contains(QStringLiteral("~ SGLANG_SM120_MMA_TARGET_CTAS 512 → 256")))
+        << changed.toStdString();
     EXPECT_LT(watchdog.worstStallMs(), 1000);
 }
 

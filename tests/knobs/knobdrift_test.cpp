@@ -62,3 +62,30 @@ TEST(KnobDrift, EachKnobIsInSyncOrSaysThatARestartIsNeeded)
     EXPECT_EQ(find(flagsOnly, u"A"_qs), nullptr) << "not compared without the environment";
     EXPECT_TRUE(find(flagsOnly, u"--max-running-requests"_qs)->drifted());
 }
+
+// What /proc gave, as the host script prints it: an environment another user's
+// process keeps to itself is said, not taken as empty.
+TEST(ProcessView, AnUnreadableEnvironmentIsSaidAndFlagsAreStillRead)
+{
+    remote::CommandResult result;
+    result.outcome = remote::CommandResult::Outcome::Exited;
+    result.exitCode = 0;
+    result.standardOutput = "pid=4242\ncmdline=" +
+                            QByteArray("python3\0-m\0sglang.launch_server\0--port\0"
+                                       "30002\0",
+                                       45)
+                                .toBase64() +
+                            "\nenviron!\n";
+    const knobs::ProcessView view = knobs::ProcessView::parse(result, u"gpu-1"_qs);
+    EXPECT_EQ(view.pid, 4242);
+    EXPECT_EQ(view.arguments.size(), 5);
+    EXPECT_FALSE(view.environmentRead);
+    EXPECT_TRUE(view.problem.contains(u"host gpu-1: the environment of pid 4242 cannot be read"_qs))
+        << view.problem.toStdString();
+
+    result.exitCode = 4;
+    result.standardOutput = "no process: nothing this user can see listens on port 30002\n";
+    const knobs::ProcessView none = knobs::ProcessView::parse(result, u"gpu-1"_qs);
+    EXPECT_EQ(none.pid, 0);
+    EXPECT_TRUE(none.problem.contains(u"listens on port 30002"_qs));
+}
