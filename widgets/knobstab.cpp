@@ -240,6 +240,9 @@ void KnobsTab::showChanged(const knobs::ChangedSince &changed)
                          .arg(file.size));
     if (changed.total > changed.files.size())
         lines.append(QStringLiteral("  ... and %1 more").arg(changed.total - changed.files.size()));
+    for (const QString &folder : changed.missing)
+        lines.append(
+            QStringLiteral("  %1 is not a folder on the host: nothing watched in it").arg(folder));
     // The selected service's knobs against its backup from then.
     const knobs::KnobFiles::Backup *then =
         knobs::KnobFiles::backupAsOf(m_knobs->backups(), changed.sinceMsecs);

@@ -11,9 +11,11 @@
 #include "knobjson.h"
 #include "synchronousrun.h"
 #include "transport.h"
+#include "visibletext.h"
 
 #include <QDateTime>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonObject>
 
@@ -130,6 +132,20 @@ int runChangedSince(const QStringList &arguments)
     }
 
     KnobFiles knobFiles(files->files.get(), files->transport.get());
+    // A changed shell script with a backup from then: its knob diff. Bounded:
+    // listing backups is one folder read per script.
+    constexpr int kMaxScriptDiffs = 50;
+    QHash<QString, KnobFiles::Backup> fileThen;
+    int scriptsLooked = 0;
+    for (const knobs::ChangedSince::File &file : changed.files) {
+        const QString name = file.path.mid(file.path.lastIndexOf(u'/') + 1);
+        if (!name.endsWith(u".sh") || scriptsLooked >= kMaxScriptDiffs)
+            continue;
+        ++scriptsLooked;
+        const QVector<KnobFiles::Backup> backups = backupsOf(knobFiles, file.path);
+        if (const KnobFiles::Backup *then = KnobFiles::backupAsOf(backups, changed.sinceMsecs))
+            fileThen.insert(file.path, *then);
+    }
     QJsonArray servicesJson;
     QStringList serviceLines;
     for (const inventory::Service &service : std::as_const(services)) {
@@ -158,12 +174,18 @@ int runChangedSince(const QStringList &arguments)
 
     if (parser.isSet(u"json"_s)) {
         QJsonArray filesJson;
-        for (const knobs::ChangedSince::File &file : changed.files)
-            filesJson.append(QJsonObject{
+        for (const knobs::ChangedSince::File &file : changed.files) {
+            QJsonObject entry{
                 {u"path"_s, file.path},
                 {u"time"_s,
                  QDateTime::fromMSecsSinceEpoch(file.modifiedMsecs, Qt::UTC).toString(Qt::ISODate)},
-                {u"size"_s, file.size}});
+                {u"size"_s, file.size}};
+            if (const auto then = fileThen.constFind(file.path); then != fileThen.cend()) {
+                entry[u"then"_s] = then->path;
+                entry[u"changes"_s] = knobChangesJson(then->changes);
+            }
+            filesJson.append(entry);
+        }
         QJsonArray gitJson;
         for (const knobs::ChangedSince::Git &git : changed.git)
             gitJson.append(QJsonObject{{u"folder"_s, git.folder},
@@ -179,17 +201,26 @@ int runChangedSince(const QStringList &arguments)
             {u"total"_s, changed.total},
             {u"listed"_s, changed.files.size()},
             {u"services"_s, servicesJson},
-            {u"git"_s, gitJson}}));
+            {u"git"_s, gitJson},
+            {u"missing"_s, QJsonArray::fromStringList(changed.missing)}}));
         return ExitOk;
     }
     printLine(u"%1 since %2, in %3:"_s.arg(host->name, timeText(changed.sinceMsecs),
                                            folders.join(u", "_s)));
-    for (const knobs::ChangedSince::File &file : changed.files)
-        printLine(
-            u"  %1  %2  (%3 bytes)"_s.arg(timeText(file.modifiedMsecs), file.path).arg(file.size));
+    for (const knobs::ChangedSince::File &file : changed.files) {
+        printLine(u"  %1  %2  (%3 bytes)"_s
+                      .arg(timeText(file.modifiedMsecs), logging::visibleText(file.path))
+                      .arg(file.size));
+        if (const auto then = fileThen.constFind(file.path); then != fileThen.cend())
+            for (const knobs::KnobChange &change : then->changes)
+                printLine(u"      "_s + change.text());
+    }
     if (changed.total > changed.files.size())
         printLine(u"  ... and %1 more"_s.arg(changed.total - changed.files.size()));
     printLine(u"  %1 files changed"_s.arg(changed.total));
+    for (const QString &folder : changed.missing)
+        printError(u"host %1: %2 is not a folder there: nothing watched in it"_s.arg(
+            host->name, logging::visibleText(folder)));
     for (const QString &line : std::as_const(serviceLines))
         printLine(line);
     for (const knobs::ChangedSince::Git &git : changed.git) {

@@ -13,7 +13,8 @@ namespace opsdeck::cli {
 ///   history, else today 12:00 on the host.
 /// - Folders: the host's `watch_paths`, else the folders of its services'
 ///   serve scripts. At most 10,000 files are listed, newest first, with the
-///   count of the rest.
+///   count of the rest; a changed `*.sh` with a backup from then (the first
+///   50 of them) gets its knob diff (`then`, `changes`).
 /// - Per service on the host: the knobs that differ between its serve script
 ///   as it was then — the first OpsDeck backup made after TIME (it holds the
 ///   script from before that edit), else the newest backup older than TIME —
@@ -22,7 +23,7 @@ namespace opsdeck::cli {
 ///
 /// Exit 0 (nothing changed or something did: this is a report), 2 bad
 /// input, 3 the host could not be asked. `--json`: `{"host","since",
-/// "watched":[...],"files":[{"path","time","size"}],"total","listed",
+/// "watched":[...],"files":[{"path","time","size","then","changes"}],"total","listed",
 /// "services":[{"service","script","then","changes":[{"name","kind",
 /// "before","after","change"}],"note"}],"git":[{"folder","top","head",
 /// "dirty":[...]}]}`.

@@ -20,6 +20,7 @@
 #include "transport.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -42,6 +43,20 @@ struct Target
     std::optional<inventory::Inventory> inventory;
     std::optional<inventory::Service> service; ///< the service whose serve_script it is
 };
+
+// `script` names `service`'s serve script: the same path once cleaned, or,
+// on a local host, the same file.
+bool sameScript(const inventory::Inventory &inventory, const inventory::Service &service,
+                const QString &script)
+{
+    if (QDir::cleanPath(service.serveScript) == QDir::cleanPath(script))
+        return true;
+    const inventory::Host *host = inventory.host(service.host);
+    if (!host || host->kind != inventory::HostKind::Local)
+        return false;
+    const QString a = QFileInfo(service.serveScript).canonicalFilePath();
+    return !a.isEmpty() && a == QFileInfo(script).canonicalFilePath();
+}
 
 std::optional<Target> targetOf(const QCommandLineParser &parser, const QString &script)
 {
@@ -66,12 +81,17 @@ std::optional<Target> targetOf(const QCommandLineParser &parser, const QString &
     target.inventory = *loaded.inventory;
     QString host = parser.value(u"host"_s);
     for (const inventory::Service &service : target.inventory->services)
-        if (service.serveScript == script && (host.isEmpty() || service.host == host)) {
+        if (sameScript(*target.inventory, service, script) &&
+            (host.isEmpty() || service.host == host)) {
             target.service = service;
             if (host.isEmpty())
                 host = service.host;
             break;
         }
+    // Whatever the spelling (./, //, .., a link on this machine), the script
+    // of a service is that service's: its guards apply.
+    if (target.service)
+        target.script = target.service->serveScript;
     if (host.isEmpty()) {
         printError(u"%1: no service has serve_script %2: name its host with --host"_s.arg(
             target.inventory->path, script));

@@ -1,5 +1,6 @@
 #include "servermessage.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
@@ -52,12 +53,60 @@ QString redactedSecret(const QString &text, const QByteArray &secret)
     return redacted;
 }
 
+namespace {
+
+// Every string of a JSON value redacted as it reads once decoded (a key
+// written as `\u0073\u006b…` is the key); true when one changed.
+bool redactStrings(QJsonValue &value, const QByteArray &secret)
+{
+    bool changed = false;
+    if (value.isString()) {
+        const QString redacted = redactedSecret(value.toString(), secret);
+        changed = redacted != value.toString();
+        value = redacted;
+    } else if (value.isArray()) {
+        QJsonArray array = value.toArray();
+        for (qsizetype i = 0; i < array.size(); ++i) {
+            QJsonValue item = array.at(i);
+            if (redactStrings(item, secret)) {
+                array[i] = item;
+                changed = true;
+            }
+        }
+        value = array;
+    } else if (value.isObject()) {
+        QJsonObject object = value.toObject();
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            QJsonValue item = it.value();
+            if (redactStrings(item, secret)) {
+                it.value() = item;
+                changed = true;
+            }
+        }
+        value = object;
+    }
+    return changed;
+}
+
+} // namespace
+
 QByteArray redactedSecret(const QByteArray &text, const QByteArray &secret)
 {
     if (secret.isEmpty())
         return text;
     const QString decoded = QString::fromUtf8(text);
     const QString redacted = redactedSecret(decoded, secret);
+    // A JSON body is read decoded: redacted there too, and written again.
+    QJsonParseError parse;
+    const QJsonDocument document = QJsonDocument::fromJson(redacted.toUtf8(), &parse);
+    if (parse.error == QJsonParseError::NoError && (document.isObject() || document.isArray())) {
+        QJsonValue root =
+            document.isObject() ? QJsonValue(document.object()) : QJsonValue(document.array());
+        if (redactStrings(root, secret))
+            return (root.isObject() ? QJsonDocument(root.toObject())
+                                    : QJsonDocument(root.toArray()))
+                .toJson(QJsonDocument::Compact);
+    }
     // Bytes left as they were (invalid UTF-8 included) unless the key was there.
     return redacted == decoded ? text : redacted.toUtf8();
 }

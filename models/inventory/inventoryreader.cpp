@@ -154,6 +154,10 @@ Host InventoryReader::readHost(YamlMapping &fields)
     host.user = fields.text(u"user"_s).value_or(QString());
     host.sudo = fields.boolean(u"sudo"_s).value_or(false);
     host.watchPaths = fields.textList(u"watch_paths"_s).value_or(QStringList());
+    for (const QString &path : std::as_const(host.watchPaths))
+        if (path.startsWith(u'-'))
+            fields.error(u"watch_paths"_s,
+                         u"'%1' starts with '-': a folder, never an option for find"_s.arg(path));
     return host;
 }
 

@@ -13,9 +13,23 @@ const char *const changedScript = R"sh(spec=%1; max=%2
 since=$(date -d "$spec" +%s) || { echo "the host's date cannot read the time $spec"; exit 2; }
 echo "since=$since"
 set -- %3
-find "$@" -xdev -type f -newermt "@$since" -printf 'file\t%T@\t%s\t%p\n' 2>/dev/null |
-  sort -t "$(printf '\t')" -k2,2nr | awk -v max="$max" 'NR <= max { print } END { print "total=" NR }'
-for d in "$@"; do
+# The folders as the host's shell names them, never taken for find's options.
+dirs=()
+for p in "$@"; do
+  case $p in
+    '~') p=$HOME;; '~/'*) p=$HOME/${p#'~/'};; '$HOME') p=$HOME;; '$HOME/'*) p=$HOME/${p#'$HOME/'};;
+    /*) ;; *) p=./$p;;
+  esac
+  if [ -d "$p" ]; then dirs+=("$p"); else printf 'missing\t%s\n' "$p"; fi
+done
+[ ${#dirs[@]} -gt 0 ] || { echo "total=0"; exit 0; }
+t=$(mktemp) || exit 3
+# NUL-separated: a newline in a file name cannot forge a record.
+find "${dirs[@]}" -xdev -type f -newermt "@$since" -printf '%T@\t%s\t%p\0' 2>/dev/null >"$t"
+echo "total=$(tr -cd '\0' <"$t" | wc -c)"
+printf 'files='; sort -z -t "$(printf '\t')" -k1,1nr "$t" | head -z -n "$max" | base64 -w0; echo
+rm -f "$t"
+for d in "${dirs[@]}"; do
   top=$(git -C "$d" rev-parse --show-toplevel 2>/dev/null) || continue
   printf 'git\t%s\t%s\t%s\n' "$d" "$top" "$(git -C "$d" rev-parse HEAD 2>/dev/null)"
   git -C "$d" status --porcelain -- . 2>/dev/null | head -n 100 | while IFS= read -r l; do
@@ -74,10 +88,19 @@ ChangedSince ChangedSince::parse(const remote::CommandResult &result, const QStr
             changed.sinceMsecs = line.mid(6).toLongLong() * 1000;
         } else if (line.startsWith(u"total=")) {
             changed.total = line.mid(6).toLongLong();
-        } else if (fields.first() == u"file" && fields.size() >= 4) {
-            changed.files.append({fields.mid(3).join(QLatin1Char('\t')),
-                                  qint64(fields.at(1).toDouble() * 1000),
-                                  fields.at(2).toLongLong()});
+        } else if (line.startsWith(u"files=")) {
+            const QByteArray records = QByteArray::fromBase64(line.mid(6).toLatin1());
+            for (const QByteArray &record : records.split('\0')) {
+                const QList<QByteArray> parts = record.split('\t');
+                if (parts.size() < 3)
+                    continue;
+                const qsizetype pathAt = parts.at(0).size() + parts.at(1).size() + 2;
+                changed.files.append({QString::fromUtf8(record.mid(pathAt)),
+                                      qint64(parts.at(0).toDouble() * 1000),
+                                      parts.at(1).toLongLong()});
+            }
+        } else if (fields.first() == u"missing" && fields.size() >= 2) {
+            changed.missing.append(fields.mid(1).join(QLatin1Char('\t')));
         } else if (fields.first() == u"git" && fields.size() >= 4) {
             changed.git.append({fields.at(1), fields.at(2), fields.at(3), {}});
         } else if (fields.first() == u"dirty" && fields.size() >= 3 && !changed.git.isEmpty()) {

@@ -15,6 +15,9 @@ namespace opsdeck::knobs {
 /// after a time, found by one command on the host (`find -newermt`, as an
 /// engineer would type it), and the git state of folders inside a work tree.
 /// Bounded: at most `kMaxFiles` files are listed; `total` counts them all.
+/// Folders are named as the host's shell would (`~/x`, `$HOME/x`, relative to
+/// the home), never as find's options (`-delete` is the folder `./-delete`);
+/// the records cross as NUL-separated base64, so no file name forges one.
 struct ChangedSince
 {
     static constexpr int kMaxFiles = 10000;
@@ -37,6 +40,8 @@ struct ChangedSince
     QVector<File> files;   ///< newest first
     qint64 total = 0;      ///< files found (more than files.size() past the bound)
     QVector<Git> git;
+    /// Watched folders that are not there (or not folders) on the host.
+    QStringList missing;
     QString error; ///< why nothing could be listed; names the host
 
     /// How `date -d` on the host reads a user's time: ISO 8601 as written,

@@ -31,7 +31,31 @@ QByteArray redactedScript(const ServeScript &script)
               [](const Knob &a, const Knob &b) { return a.valueStart > b.valueStart; });
     for (const Knob &knob : std::as_const(secrets))
         bytes.replace(knob.valueStart, knob.valueEnd - knob.valueStart, "<redacted>");
-    return bytes;
+    // Comments bash never reads but a diff shows: a knob commented out
+    // (`# export HF_TOKEN=…`, `# commented out by OpsDeck: --api-key …`).
+    // NAME=value, or --flag value / --flag=value.
+    static const QRegularExpression assignment(QStringLiteral(
+        "(?:\\b([A-Za-z_][A-Za-z0-9_]*)=|(--[A-Za-z0-9][A-Za-z0-9_.-]*)(?:=|\\s+))(\\S+)"));
+    QList<QByteArray> lines = bytes.split('\n');
+    for (QByteArray &line : lines) {
+        const qsizetype hash = line.indexOf('#');
+        if (hash < 0)
+            continue;
+        QString comment = QString::fromUtf8(line.mid(hash));
+        QString redacted;
+        qsizetype at = 0;
+        for (auto it = assignment.globalMatch(comment); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            const QString name = m.captured(1).isEmpty() ? m.captured(2) : m.captured(1);
+            if (!isSecretKnob(name) || m.captured(3) == u"<redacted>")
+                continue;
+            redacted += comment.mid(at, m.capturedStart(3) - at) + QStringLiteral("<redacted>");
+            at = m.capturedEnd(3);
+        }
+        if (at > 0)
+            line = line.left(hash) + QString(redacted + comment.mid(at)).toUtf8();
+    }
+    return lines.join('\n');
 }
 
 KnobChange redactedChange(KnobChange change)

@@ -17,7 +17,8 @@ bool isSecretKnob(const QString &name);
 /// `value`, or `<redacted, N bytes>` for a secret knob.
 QString redactedValue(const QString &name, const QString &value);
 /// The script's bytes with every secret knob's value replaced by
-/// `<redacted>`: what the audit entry's diff is made from.
+/// `<redacted>`, in comments too (`# export HF_TOKEN=…`, a knob OpsDeck
+/// commented out): what the audit entry's diff is made from.
 QByteArray redactedScript(const ServeScript &script);
 /// `change` with secret values redacted, for the audit log.
 KnobChange redactedChange(KnobChange change);

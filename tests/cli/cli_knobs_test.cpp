@@ -132,6 +132,17 @@ TEST(CliKnobs, TheInventorysGuardsRefuseBeforeAnythingIsTouched)
         << run.standardError.toStdString();
     run = runCli(set + QStringList{inventory(true), u"--confirm"_qs, u"prefill"_qs});
     EXPECT_EQ(run.exitCode, 2);
+    // Another spelling of the same script is the same production service.
+    const QStringList spellings{dir.path() + u"//serve_decode.sh"_qs,
+                                dir.path() + u"/./serve_decode.sh"_qs,
+                                dir.path() + u"/data/../serve_decode.sh"_qs};
+    for (const QString &spelling : spellings) {
+        run = runCli({u"knobs"_qs, u"set"_qs, spelling, u"SGLANG_SM120_MMA_TARGET_CTAS"_qs,
+                      u"256"_qs, u"--data-dir"_qs, data, u"--inventory"_qs, inventory(true),
+                      u"--host"_qs, u"gpu-1"_qs});
+        EXPECT_EQ(run.exitCode, 2) << spelling.toStdString();
+        EXPECT_TRUE(run.standardError.contains("tagged production")) << spelling.toStdString();
+    }
     EXPECT_EQ(test::readFile(script), decodeScript);
     EXPECT_TRUE(backupsIn(dir).isEmpty());
     EXPECT_FALSE(QFile::exists(data + u"/audit.jsonl"_qs));
@@ -220,6 +231,9 @@ TEST(CliKnobs, ChangedSinceListsExactlyTheFilesTouchedAfterTheTime)
     for (const QJsonValue &file : out.value(u"files"_qs).toArray())
         listed.append(file.toObject().value(u"path"_qs).toString());
     EXPECT_EQ(listed, (QStringList{script, scripts + u"/sub/new.conf"_qs}));
+    const QJsonObject first = out.value(u"files"_qs).toArray().at(0).toObject();
+    EXPECT_EQ(first.value(u"then"_qs).toString(), script + u".mmatune_base.bak"_qs);
+    EXPECT_EQ(first.value(u"changes"_qs).toArray().size(), 1);
     EXPECT_EQ(out.value(u"total"_qs).toInt(), 2);
     EXPECT_EQ(out.value(u"watched"_qs).toArray().at(0).toString(), scripts);
     const QJsonArray services = out.value(u"services"_qs).toArray();

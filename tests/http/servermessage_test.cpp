@@ -74,7 +74,9 @@ TEST(ServerMessage, AnApiKeySplitOrCutIsStillRedacted)
          {QByteArray(R"({"error":{"message":"key sk-SECRET\nKEY123"}})"),
           QByteArray(R"({"error":{"message":"key sk-SECRET\u200bKEY123"}})"),
           QByteArray("{\"error\":\"key sk-SEC\xe2\x80\x8bRETKEY123\"}"),
-          QByteArray(R"({"error":"key sk-SECRET KEY123"})")}) {
+          QByteArray(R"({"error":"key sk-SECRET KEY123"})"),
+          QByteArray(R"({"error":{"message":"bad key \u0073\u006b\u002dSECRETKEY123"}})"),
+          QByteArray(R"({"message":"Bearer sk-\u0053ECRETKEY123"})")}) {
         const QString shown = serverMessage(redactedSecret(body, key));
         EXPECT_FALSE(shown.contains(u"SECRET"_qs)) << shown.toStdString();
         EXPECT_TRUE(shown.contains(u"[API key]"_qs)) << shown.toStdString();

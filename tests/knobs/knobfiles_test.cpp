@@ -1,6 +1,7 @@
 // KnobFiles over LocalFiles and over SFTP to a real sshd: an edit is backed up,
 // verified, audited and written; a file changed since preview, a backup that
 // does not read back and an audit entry that cannot be written each stop it.
+#include "changedsince.h"
 #include "filesfixture.h"
 #include "knobfiles.h"
 #include "localfiles.h"
@@ -8,6 +9,7 @@
 #include "sftpfiles.h"
 #include "sshfixture.h"
 #include "sshtransport.h"
+#include "synchronousrun.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -289,3 +291,32 @@ INSTANTIATE_TEST_SUITE_P(Both, KnobFilesTest,
                          [](const testing::TestParamInfo<QString> &info) {
                              return info.param.toStdString();
                          });
+
+// A watched folder is only ever a folder: names that look like find's
+// options (an inventory written by someone else) run nothing and delete nothing.
+TEST(ChangedSince, FolderNamesAreNeverFindOptions)
+{
+    QTemporaryDir dir;
+    const QString canary = dir.filePath(QStringLiteral("ran"));
+    remote::LocalTransport local;
+    const remote::CommandResult result = remote::runAndWait(
+        local, knobs::ChangedSince::request({QStringLiteral("-exec"), QStringLiteral("touch"),
+                                             canary, QStringLiteral(";"), dir.path()},
+                                            QStringLiteral("1 hours ago")));
+    const knobs::ChangedSince changed = knobs::ChangedSince::parse(result, QStringLiteral("local"));
+    EXPECT_TRUE(changed.error.isEmpty()) << changed.error.toStdString();
+    EXPECT_FALSE(QFile::exists(canary)) << "a folder name ran as a command";
+    EXPECT_TRUE(changed.missing.contains(QStringLiteral("./-exec")))
+        << changed.missing.join(u',').toStdString();
+    // A file name with a newline is one file, not a forged record.
+    ASSERT_TRUE(
+        test::writeFile(dir.filePath(QStringLiteral("a\nfile\t4102444800\t999\tFORGED")), "x"));
+    const knobs::ChangedSince again = knobs::ChangedSince::parse(
+        remote::runAndWait(
+            local, knobs::ChangedSince::request({dir.path()}, QStringLiteral("1 hours ago"))),
+        QStringLiteral("local"));
+    ASSERT_EQ(again.files.size(), 1);
+    EXPECT_TRUE(
+        again.files.first().path.endsWith(QStringLiteral("a\nfile\t4102444800\t999\tFORGED")));
+    EXPECT_EQ(again.total, 1);
+}

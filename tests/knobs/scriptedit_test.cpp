@@ -1,6 +1,7 @@
 // ScriptEdit: one knob changes, every other byte stays, and what bash reads
 // afterwards is the value asked for (checked with bash itself).
 #include "bashevaluation.h"
+#include "redaction.h"
 #include "scriptedit.h"
 #include "testsupport.h"
 
@@ -203,4 +204,30 @@ TEST(ScriptEdit, UnsetAndCommentTakeEverySettingOfTheKnob)
     EXPECT_TRUE(result.error.contains(u"is not a knob's name"_qs));
     result = edit(twice, Op::Set, u"A"_qs, u"3"_qs);
     EXPECT_FALSE(result.ok) << "already 3";
+}
+
+// The audit entry's diff: a secret's value is gone from live lines, from
+// lines commented out, and from the comment a comment-out leaves.
+TEST(Redaction, SecretValuesLeaveNoTraceInTheAuditedDiff)
+{
+    const QByteArray script = "# export HF_TOKEN=hf_OLDCOMMENTED13\n"
+                              "export DB_PASSWORD=SECRETPW3 SGLANG_B=2\n"
+                              "export SGLANG_A=1\n"
+                              "HF_TOKEN=hf_PREFIX14 python3 -m sglang.launch_server --api-key "
+                              "SECRETFLAG7 --tp 2\n";
+    for (const QString &name :
+         {u"DB_PASSWORD"_qs, u"HF_TOKEN"_qs, u"--api-key"_qs, u"SGLANG_A"_qs}) {
+        for (const Op op : {Op::Comment, Op::Unset}) {
+            const ScriptEdit::Result result = edit(script, op, name);
+            ASSERT_TRUE(result.ok) << name.toStdString() << ": " << result.error.toStdString();
+            const QByteArray before = knobs::redactedScript(ServeScript::parse(script));
+            const QByteArray after = knobs::redactedScript(ServeScript::parse(result.bytes));
+            for (const QByteArray &text : {before, after})
+                for (const char *secret :
+                     {"hf_OLDCOMMENTED13", "SECRETPW3", "hf_PREFIX14", "SECRETFLAG7"})
+                    EXPECT_FALSE(text.contains(secret))
+                        << name.toStdString() << " leaks " << secret << " in:\n"
+                        << text.toStdString();
+        }
+    }
 }
