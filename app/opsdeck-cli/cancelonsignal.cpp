@@ -1,6 +1,7 @@
 #include "cancelonsignal.h"
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <fcntl.h>
 #include <mutex>
@@ -55,12 +56,26 @@ void installOnce()
             return; // no pipe: signals keep their default action (they kill)
         // Lives as long as the process, blocked in read() between signals.
         std::thread([] {
+            // The signals go to other threads: this one only reads the pipe.
+            sigset_t handled;
+            sigemptyset(&handled);
+            for (const int signal : handledSignals)
+                sigaddset(&handled, signal);
+            pthread_sigmask(SIG_BLOCK, &handled, nullptr);
             char byte = 0;
-            while (::read(pipeFds[0], &byte, 1) == 1)
-                callArmed();
+            for (;;) {
+                const ssize_t n = ::read(pipeFds[0], &byte, 1);
+                if (n == 1)
+                    callArmed();
+                else if (n < 0 && errno == EINTR)
+                    continue; // a signal landed on this thread: keep watching
+                else
+                    break;
+            }
         }).detach();
         struct sigaction action = {};
         action.sa_handler = onSignal;
+        action.sa_flags = SA_RESTART;
         sigemptyset(&action.sa_mask);
         for (const int signal : handledSignals)
             sigaction(signal, &action, nullptr);

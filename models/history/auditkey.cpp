@@ -77,7 +77,7 @@ AuditLog::ChainKey askBlocking(const QString &name, bool create)
         const QByteArray value = newKey();
         const SecretResult written = store.writeBlocking(name, value, kDeadline);
         key = written.ok()
-                  ? AuditLog::ChainKey{State::Key, value, {}}
+                  ? AuditLog::ChainKey{State::Key, value, {}, true}
                   : AuditLog::ChainKey{
                         State::Unavailable,
                         {},
@@ -142,7 +142,7 @@ void AuditKey::prefetch(const QString &logPath)
                     remember(
                         name,
                         done.ok()
-                            ? AuditLog::ChainKey{State::Key, value, {}}
+                            ? AuditLog::ChainKey{State::Key, value, {}, true}
                             : AuditLog::ChainKey{
                                   State::Unavailable,
                                   {},
@@ -160,9 +160,12 @@ AuditLog::KeySource AuditKey::fromSecretStore()
         KeyCache &c = cache();
         {
             std::unique_lock lock(c.mutex);
-            const auto known = c.keys.constFind(name);
-            if (known != c.keys.cend() && !(create && known->state == State::None))
-                return *known;
+            const auto known = c.keys.find(name);
+            if (known != c.keys.end() && !(create && known->state == State::None)) {
+                const AuditLog::ChainKey key = *known;
+                known->created = false; // made once: later askers find it existing
+                return key;
+            }
         }
         if (QThread::currentThread() == secrets::SecretStore::shared().thread()) {
             const AuditLog::ChainKey key = askBlocking(name, create);

@@ -288,8 +288,12 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     next.lostAt = head ? head->lostAt : 0;
     // A log with lines but no head (deleted), or a head not written with the
     // key: say so in the new head for good, never bless what came before.
+    // An empty log without a head whose key already existed, or that this
+    // object wrote to before, was emptied or removed: not a new log.
+    const bool emptied = fresh && key && (!chain.created || m_appended);
+    m_appended = true;
     const bool headLost =
-        (!head && before > 0) || (head && key && head->entries > 0 &&
+        (!head && before > 0) || emptied || (head && key && head->entries > 0 &&
                                   (!head->keyed || head->mac != linkTo(head->signedText(), key)));
     if (headLost && next.lostAt == 0)
         next.lostAt = next.entries;

@@ -54,6 +54,9 @@ public:
         State state = State::Unavailable;
         QByteArray key;
         QString problem;
+        /// The key was made just now, for a log with no entry: a log that is
+        /// empty while its key already existed was emptied (or removed).
+        bool created = false;
         std::optional<QByteArray> usable() const
         {
             return state == State::Key ? std::optional<QByteArray>(key) : std::nullopt;
@@ -99,6 +102,7 @@ private:
     QString m_path;
     KeySource m_keySource;
     mutable std::mutex m_mutex;
+    bool m_appended = false; ///< this object appended before (guarded by m_mutex)
     mutable std::mutex m_keyMutex;
     mutable std::optional<ChainKey> m_key;
 };

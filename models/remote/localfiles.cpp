@@ -43,7 +43,9 @@ RemoteFileInfo infoOf(const QByteArray &name, const struct stat &st)
 
 RemoteFileResult readFile(const QString &host, const QByteArray &path, qint64 cap)
 {
-    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
+    // Non-blocking until it is known to be a regular file: a FIFO in its
+    // place must not hang the read (and everyone waiting on it).
+    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return failure(host, "read", path, errno);
     struct stat st = {};
@@ -53,6 +55,7 @@ RemoteFileResult readFile(const QString &host, const QByteArray &path, qint64 ca
         ::close(fd);
         return failure(host, "read", path, error);
     }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     result.info = infoOf(pathBaseName(path), st);
     // One byte past the cap tells a file of exactly `cap` bytes from a longer
     // one. Read in chunks: a small file must not cost a cap-sized buffer.

@@ -12,6 +12,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 using opsdeck::test::runCli;
 using namespace opsdeck;
@@ -271,4 +272,15 @@ TEST(CliKnobs, ChangedSinceListsExactlyTheFilesTouchedAfterTheTime)
                              u"gpu-1"_qs, u"--since"_qs, u"yesterday; rm -rf /"_qs});
     EXPECT_EQ(bad.exitCode, 2);
     EXPECT_TRUE(bad.standardError.contains("give ISO 8601")) << bad.standardError.toStdString();
+}
+
+// A FIFO where the script should be: refused at once, nothing hangs.
+TEST(CliKnobs, AFifoInPlaceOfTheScriptIsRefusedAtOnce)
+{
+    QTemporaryDir dir;
+    const QString fifo = dir.filePath(u"serve_decode.sh"_qs);
+    ASSERT_EQ(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    const auto run = runCli({u"knobs"_qs, u"read"_qs, fifo}, {}, std::chrono::seconds(20));
+    EXPECT_EQ(run.exitCode, 1) << "a hang would be -1";
+    EXPECT_TRUE(run.standardError.contains(fifo.toUtf8())) << run.standardError.toStdString();
 }

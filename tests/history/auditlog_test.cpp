@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -35,7 +36,13 @@ using KeyState = AuditLog::ChainKey::State;
 
 AuditLog::KeySource fixedKey(const QByteArray &key)
 {
-    return [key](const QString &, bool) { return AuditLog::ChainKey{KeyState::Key, key, {}}; };
+    // As the secret store: the key is made once, for the log's first entry.
+    auto made = std::make_shared<bool>(false);
+    return [key, made](const QString &, bool create) {
+        const bool created = create && !*made;
+        *made = *made || create;
+        return AuditLog::ChainKey{KeyState::Key, key, {}, created};
+    };
 }
 
 AuditLog::KeySource noKey()
@@ -192,6 +199,28 @@ TEST(AuditLog, ADeletedHeadIsNeverReplacedByOneThatBlessesTheLog)
     const AuditVerification result = log.check();
     EXPECT_EQ(result.status, AuditVerification::Status::Broken);
     EXPECT_EQ(result.line, 3);
+    EXPECT_TRUE(result.reason.contains(QStringLiteral("cannot be vouched for")))
+        << result.reason.toStdString();
+}
+
+// The log and its head removed (or the log emptied) while its key stays in
+// the store: the next entry does not start a log that reads as intact.
+TEST(AuditLog, ALogRemovedWithItsHeadIsNotBornAgainIntact)
+{
+    QTemporaryDir dir;
+    const AuditLog::KeySource store = fixedKey(QByteArray(32, 'k'));
+    {
+        AuditLog log(AuditLog::pathIn(dir.path()), store);
+        for (int i = 0; i < 2; ++i)
+            ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
+        ASSERT_TRUE(log.check().ok());
+    }
+    ASSERT_TRUE(QFile::remove(AuditLog::pathIn(dir.path())));
+    ASSERT_TRUE(QFile::remove(AuditLog::pathIn(dir.path()) + QStringLiteral(".head")));
+    AuditLog later(AuditLog::pathIn(dir.path()), store); // another run of the program
+    ASSERT_TRUE(later.append(entry(QStringLiteral("gpu-9"), QStringLiteral("x"))));
+    const AuditVerification result = later.check();
+    EXPECT_EQ(result.status, AuditVerification::Status::Broken) << result.reason.toStdString();
     EXPECT_TRUE(result.reason.contains(QStringLiteral("cannot be vouched for")))
         << result.reason.toStdString();
 }
