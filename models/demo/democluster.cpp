@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <algorithm>
 #include <spdlog/spdlog.h>
 
 namespace opsdeck::demo {
@@ -127,6 +128,23 @@ QVector<processes::ManagedProcess> DemoCluster::processesIn(const QString &dir,
         return {};
     }
     QVector<processes::ManagedProcess> processes = processesOf(loaded.inventory->services);
+    // Every pid file in run/ must be a service the inventory names: one it does
+    // not (an inventory replaced) could not be stopped, and would be orphaned.
+    QStringList unnamed;
+    for (const QFileInfo &pidFile :
+         QDir(dir + QStringLiteral("/run")).entryInfoList({QStringLiteral("*.pid")}, QDir::Files)) {
+        const bool named = std::any_of(
+            processes.cbegin(), processes.cend(),
+            [&](const processes::ManagedProcess &p) { return QFileInfo(p.pidFile) == pidFile; });
+        if (!named && pidFile.fileName() != u"traffic.pid")
+            unnamed.append(pidFile.fileName());
+    }
+    if (!unnamed.isEmpty()) {
+        *problem = QStringLiteral("%1 does not name the services of %2/run (%3): they cannot be "
+                                  "stopped safely; put the demo's inventory back")
+                       .arg(path, dir, unnamed.join(QStringLiteral(", ")));
+        return {};
+    }
     processes.append(DemoSetup::trafficProcess(dir, simProgram()));
     // Stopped whether or not this DemoCluster started it: the command line may have.
     processes.append(recorderProcess(QFileInfo(path).absolutePath(),
@@ -216,7 +234,7 @@ void DemoCluster::up(const DemoOptions &options)
         return;
     }
     m_phase = Phase::Replacing;
-    if (!previous.isEmpty())
+    if (QFileInfo::exists(DemoSetup::inventoryPath(options.dir)))
         Q_EMIT progressed(QStringLiteral("replacing the demo already in %1").arg(options.dir));
     m_control.stopAll(previous);
 }

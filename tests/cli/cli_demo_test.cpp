@@ -319,6 +319,15 @@ TEST_F(CliDemo, AMissingInventoryWithPidFilesIsAnErrorNotNothingToStop)
     for (auto it = pids.cbegin(); it != pids.cend(); ++it)
         EXPECT_TRUE(processAlive(it.value())) << it.key().toStdString();
     EXPECT_EQ(pidsIn(demoDir()), pids) << "no pid file overwritten";
+    // Replaced by one that names none of them: the same.
+    ASSERT_TRUE(opsdeck::test::writeFile(inventory, "hosts: []\n"));
+    down = runCli(downArgs, home(), std::chrono::seconds(60));
+    EXPECT_EQ(down.exitCode, 1);
+    EXPECT_TRUE(down.standardError.contains("put the demo's inventory back"))
+        << down.standardError.toStdString();
+    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
+        EXPECT_TRUE(processAlive(it.value())) << it.key().toStdString();
+    ASSERT_TRUE(QFile::remove(inventory));
     ASSERT_TRUE(QFile::rename(inventory + QStringLiteral(".moved"), inventory));
     down = runCli(downArgs, home(), std::chrono::seconds(60));
     EXPECT_EQ(down.exitCode, 0) << down.standardError.toStdString();
