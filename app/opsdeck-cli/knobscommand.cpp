@@ -18,6 +18,7 @@
 #include "servescript.h"
 #include "synchronousrun.h"
 #include "transport.h"
+#include "visibletext.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -301,7 +302,8 @@ int listBackups(Target &target, bool json)
         }
         printLine(u"%1  %2 bytes  sha256 %3  %4  (%5)"_s.arg(time)
                       .arg(backup.size)
-                      .arg(QString::fromLatin1(backup.sha256.left(12)), backup.path,
+                      .arg(QString::fromLatin1(backup.sha256.left(12)),
+                           logging::visibleText(backup.path),
                            backup.byOpsDeck ? u"by OpsDeck"_s : u"by hand"_s));
         if (!backup.error.isEmpty())
             printLine(u"    cannot read it: "_s + backup.error);

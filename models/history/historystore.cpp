@@ -151,6 +151,9 @@ bool HistoryStore::open(bool checkFirst)
         if (!exec(QString::fromLatin1(statement)))
             return false;
     }
+    // SQLite creates them 0644 less the umask: the user's alone, whoever opened first.
+    for (const QString &suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
+        settings::PrivateFiles::tighten(m_path + suffix);
     return true;
 }
 

@@ -177,6 +177,8 @@ void BashLexer::endCommand()
         m_commands.append(m_command);
     }
     m_command = BashCommand{};
+    m_command.subshell = m_nextInPipeline;
+    m_nextInPipeline = false;
 }
 
 qsizetype BashLexer::matchingClose(qsizetype from, char open, char close) const
@@ -402,7 +404,16 @@ void BashLexer::run()
             continue;
         }
         if (c == ';' || c == '&' || c == '|') {
+            const bool doubled = i + 1 < n && s.at(i + 1) == c;
+            if (c == '|' && !doubled) { // a pipeline: both sides are subshells
+                m_command.subshell = true;
+                m_nextInPipeline = true;
+            } else if (c == '&' && !doubled) {
+                m_command.subshell = true; // in the background
+            }
+            const bool conditionalNext = doubled && c != ';';
             endCommand();
+            m_command.conditional = conditionalNext; // the command that follows
             ++i;
             while (i < n && (s.at(i) == c || (c == '|' && s.at(i) == '&')))
                 ++i;

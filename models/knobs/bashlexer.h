@@ -62,6 +62,7 @@ private:
     int m_line = 1;
     int m_depth = 0;
     int m_subshells = 0;
+    bool m_nextInPipeline = false; ///< the command after a `|`
 };
 
 } // namespace opsdeck::knobs

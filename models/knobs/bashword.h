@@ -46,6 +46,11 @@ struct BashCommand
     /// Compound commands (if, while, for, case, functions, subshells) it is
     /// inside of: a value set at depth > 0 depends on a condition.
     int depth = 0;
+    /// In a pipeline or run in the background (`|`, `&`): a subshell, whose
+    /// assignments the script never keeps.
+    bool subshell = false;
+    /// After `&&` or `||`: runs only as the command before it turns out.
+    bool conditional = false;
 };
 
 } // namespace opsdeck::knobs

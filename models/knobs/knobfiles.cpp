@@ -160,8 +160,36 @@ void KnobFiles::planBytes(const Read &read, const QString &path, const QByteArra
     done(plan);
 }
 
+void KnobFiles::refuseLink(const QString &path, std::function<void(const QString &)> then)
+{
+    call(m_files->list(folderOf(path).toUtf8()),
+         [this, path, then](const remote::RemoteFileResult &listed) {
+             const QByteArray name = fileNameOf(path).toUtf8();
+             for (const remote::RemoteFileInfo &entry : listed.entries)
+                 if (entry.name == name && entry.type == remote::RemoteFileInfo::Type::Symlink)
+                     return then(QStringLiteral("host %1: %2 is a symbolic link: OpsDeck changes "
+                                                "the file itself, never through a link (give "
+                                                "the link's target)")
+                                     .arg(m_files->hostName(), path));
+             then({}); // an unlistable folder: the read says why
+         });
+}
+
 void KnobFiles::plan(const QString &path, const ScriptEdit &edit,
                      std::function<void(const Plan &)> done)
+{
+    refuseLink(path, [this, path, edit, done](const QString &link) {
+        if (!link.isEmpty()) {
+            Plan failed;
+            failed.error = link;
+            return done(failed);
+        }
+        planEdit(path, edit, done);
+    });
+}
+
+void KnobFiles::planEdit(const QString &path, const ScriptEdit &edit,
+                         std::function<void(const Plan &)> done)
 {
     read(path, [this, path, edit, done](const Read &read) {
         if (!read.ok) {
@@ -191,6 +219,19 @@ void KnobFiles::plan(const QString &path, const ScriptEdit &edit,
 
 void KnobFiles::planRestore(const QString &path, const QString &backupPath,
                             std::function<void(const Plan &)> done)
+{
+    refuseLink(path, [this, path, backupPath, done](const QString &link) {
+        if (!link.isEmpty()) {
+            Plan failed;
+            failed.error = link;
+            return done(failed);
+        }
+        planRestoreOf(path, backupPath, done);
+    });
+}
+
+void KnobFiles::planRestoreOf(const QString &path, const QString &backupPath,
+                              std::function<void(const Plan &)> done)
 {
     read(path, [this, path, backupPath, done](const Read &current) {
         if (!current.ok) {

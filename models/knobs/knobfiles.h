@@ -141,6 +141,13 @@ private:
     void call(quint64 id, FileThen then);
     void onFile(quint64 id, const remote::RemoteFileResult &result);
     void backupName(const QString &path, int attempt, std::function<void(const QString &)> done);
+    /// Calls `then` with why `path` cannot be changed when it is a symbolic
+    /// link (list(), which does not follow links), else with an empty text.
+    void refuseLink(const QString &path, std::function<void(const QString &)> then);
+    void planEdit(const QString &path, const ScriptEdit &edit,
+                  std::function<void(const Plan &)> done);
+    void planRestoreOf(const QString &path, const QString &backupPath,
+                       std::function<void(const Plan &)> done);
     void planBytes(const Read &read, const QString &path, const QByteArray &after,
                    const QString &what, int line, std::function<void(const Plan &)> done);
     void hashBackups(QVector<Backup> backups, int next, QByteArray current,

@@ -82,6 +82,13 @@ bool ScriptEdit::set(const ServeScript &script, QVector<Splice> &splices, QStrin
     const bool flag = name.startsWith(u"--");
     const std::optional<Knob> knob = script.knob(name);
     if (!flag) {
+        if (knob && bytes.mid(knob->wordStart, knob->valueStart - knob->wordStart).endsWith("+=")) {
+            *error = QStringLiteral("%1 is appended to (+=) on line %2: its value depends on the "
+                                    "lines before; edit that line by hand, or unset it")
+                         .arg(name)
+                         .arg(knob->line);
+            return false;
+        }
         if (knob) {
             splices.append({knob->valueStart, knob->valueEnd,
                             shell::bashWord(value, styleOf(*knob)).toUtf8()});

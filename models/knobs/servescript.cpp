@@ -186,9 +186,16 @@ void ServeScript::readCommand(int index)
 {
     const BashCommand &command = m_commands.at(index);
     const QVector<BashWord> &words = command.words;
-    const bool conditional = command.depth > 0;
+    const bool conditional = command.depth > 0 || command.conditional;
     auto variable = [&](int w, Knob::Kind kind, bool exported) {
         const BashWord &word = words.at(w);
+        if (command.subshell && kind != Knob::Kind::EnvPrefix) {
+            m_warnings.append({word.line, QStringLiteral("%1 is set in a pipeline or in the "
+                                                         "background: a subshell, bash does not "
+                                                         "keep it")
+                                              .arg(assignedName(word))});
+            return;
+        }
         Knob knob;
         knob.name = assignedName(word);
         knob.value = QString::fromUtf8(word.value.mid(word.valueIndex));
@@ -220,10 +227,27 @@ void ServeScript::readCommand(int index)
                           isBare(program, "local") || isBare(program, "readonly");
     if (isBare(program, "export") || declares) {
         bool exports = !declares || m_allExport;
+        bool unexports = false; // `export -n K`
         for (int w = k + 1; w < words.size(); ++w) {
             const BashWord &word = words.at(w);
             if (word.value.startsWith('-') && word.equals < 0) {
                 exports = exports || word.value.contains('x');
+                unexports = unexports || (!declares && word.value.contains('n'));
+                continue;
+            }
+            if (unexports) {
+                const QString name = QString::fromUtf8(
+                    word.value.left(word.equals >= 0 ? word.valueIndex - 1 : word.value.size()));
+                for (int i = m_settings.size() - 1; i >= 0; --i)
+                    if (m_settings.at(i).name == name && m_unsetOn.at(i) == 0) {
+                        m_settings[i].exported = false;
+                        if (m_settings.at(i).kind == Knob::Kind::Export)
+                            m_settings[i].kind = Knob::Kind::Assignment;
+                        break;
+                    }
+                if (word.equals < 0)
+                    continue;
+                variable(w, Knob::Kind::Assignment, false);
                 continue;
             }
             if (isAssignmentWord(word)) {

@@ -320,3 +320,20 @@ TEST(ChangedSince, FolderNamesAreNeverFindOptions)
         again.files.first().path.endsWith(QStringLiteral("a\nfile\t4102444800\t999\tFORGED")));
     EXPECT_EQ(again.total, 1);
 }
+
+// A script that is a symbolic link is refused at the preview: no backup, no
+// audit entry, nothing written through the link.
+TEST_P(KnobFilesTest, AScriptThatIsASymbolicLinkIsRefusedBeforeAnything)
+{
+    const QString link = m_dir.filePath(QStringLiteral("serve_link.sh"));
+    ASSERT_TRUE(QFile::link(m_script, link));
+    const QString real = m_script;
+    m_script = link;
+    const KnobFiles::Plan planned = plan(setCtas(QStringLiteral("256")));
+    m_script = real;
+    EXPECT_FALSE(planned.ok);
+    EXPECT_TRUE(planned.error.contains(QStringLiteral("is a symbolic link")))
+        << planned.error.toStdString();
+    EXPECT_EQ(test::readFile(m_script), decodeScript);
+    EXPECT_TRUE(backupsOnDisk().isEmpty());
+}

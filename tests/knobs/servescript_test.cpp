@@ -1,5 +1,6 @@
 // ServeScript: knobs read as bash assigns them (cases B12 and B14 of
 // /work/shared/cases, and the forms of the knobs issue).
+#include "scriptedit.h"
 #include "servescript.h"
 #include "testsupport.h"
 
@@ -124,4 +125,30 @@ TEST(ServeScript, UnsetExecAndConditionsAreWhatBashWouldDo)
     EXPECT_TRUE(warnsOn(script, 3, u"inside if/while/case"_qs));
     EXPECT_TRUE(warnsOn(script, 5, u"after `exec` on line 4"_qs));
     EXPECT_EQ(valueOf(script, u"--port"_qs), u"1"_qs);
+}
+
+// What bash keeps: not a subshell's export, not an unexported variable, and
+// an export after && only maybe; an append (+=) is not edited blindly.
+TEST(ServeScript, SubshellsUnexportsAndConditionsAreWhatBashKeeps)
+{
+    const ServeScript script = ServeScript::parse("export A=1 | cat\n"
+                                                  "export B=2 &\n"
+                                                  "false && export D=4\n"
+                                                  "export E=5\n"
+                                                  "export -n E\n");
+    EXPECT_FALSE(script.knob(u"A"_qs).has_value());
+    EXPECT_FALSE(script.knob(u"B"_qs).has_value());
+    EXPECT_TRUE(warnsOn(script, 1, u"a subshell"_qs));
+    ASSERT_TRUE(script.knob(u"D"_qs).has_value());
+    EXPECT_TRUE(script.knob(u"D"_qs)->conditional);
+    ASSERT_TRUE(script.knob(u"E"_qs).has_value());
+    EXPECT_FALSE(script.knob(u"E"_qs)->exported);
+
+    knobs::ScriptEdit edit;
+    edit.name = u"K2"_qs;
+    edit.value = u"z"_qs;
+    const auto result = edit.apply(ServeScript::parse("export K2=a\nexport K2+=b\n"));
+    EXPECT_FALSE(result.ok);
+    EXPECT_TRUE(result.error.contains(u"appended to (+=) on line 2"_qs))
+        << result.error.toStdString();
 }
