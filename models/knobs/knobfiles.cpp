@@ -175,17 +175,22 @@ void KnobFiles::refuseLink(const QString &path, std::function<void(const QString
          });
 }
 
+void KnobFiles::unlessLink(const QString &path, std::function<void(const Plan &)> done,
+                           std::function<void()> go)
+{
+    refuseLink(path, [done, go](const QString &link) {
+        if (link.isEmpty())
+            return go();
+        Plan failed;
+        failed.error = link;
+        done(failed);
+    });
+}
+
 void KnobFiles::plan(const QString &path, const ScriptEdit &edit,
                      std::function<void(const Plan &)> done)
 {
-    refuseLink(path, [this, path, edit, done](const QString &link) {
-        if (!link.isEmpty()) {
-            Plan failed;
-            failed.error = link;
-            return done(failed);
-        }
-        planEdit(path, edit, done);
-    });
+    unlessLink(path, done, [this, path, edit, done] { planEdit(path, edit, done); });
 }
 
 void KnobFiles::planEdit(const QString &path, const ScriptEdit &edit,
@@ -220,14 +225,8 @@ void KnobFiles::planEdit(const QString &path, const ScriptEdit &edit,
 void KnobFiles::planRestore(const QString &path, const QString &backupPath,
                             std::function<void(const Plan &)> done)
 {
-    refuseLink(path, [this, path, backupPath, done](const QString &link) {
-        if (!link.isEmpty()) {
-            Plan failed;
-            failed.error = link;
-            return done(failed);
-        }
-        planRestoreOf(path, backupPath, done);
-    });
+    unlessLink(path, done,
+               [this, path, backupPath, done] { planRestoreOf(path, backupPath, done); });
 }
 
 void KnobFiles::planRestoreOf(const QString &path, const QString &backupPath,

@@ -144,6 +144,9 @@ private:
     /// Calls `then` with why `path` cannot be changed when it is a symbolic
     /// link (list(), which does not follow links), else with an empty text.
     void refuseLink(const QString &path, std::function<void(const QString &)> then);
+    /// `go` when `path` is no link, else `done` with the refusal.
+    void unlessLink(const QString &path, std::function<void(const Plan &)> done,
+                    std::function<void()> go);
     void planEdit(const QString &path, const ScriptEdit &edit,
                   std::function<void(const Plan &)> done);
     void planRestoreOf(const QString &path, const QString &backupPath,
