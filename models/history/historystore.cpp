@@ -11,6 +11,8 @@
 #include <QVariant>
 #include <algorithm>
 #include <atomic>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace opsdeck::history {
 
@@ -151,9 +153,16 @@ bool HistoryStore::open(bool checkFirst)
         if (!exec(QString::fromLatin1(statement)))
             return false;
     }
-    // SQLite creates them 0644 less the umask: the user's alone, whoever opened first.
-    for (const QString &suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
-        settings::PrivateFiles::tighten(m_path + suffix);
+    // SQLite creates them 0644 less the umask: the user's alone, whoever opened
+    // first. By path, never by opening them: closing another descriptor of the
+    // database would drop the POSIX locks SQLite holds in this process.
+    for (const QString &suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")}) {
+        const QByteArray file = QFile::encodeName(m_path + suffix);
+        struct stat st = {};
+        if (::lstat(file.constData(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::getuid() &&
+            (st.st_mode & 077) != 0)
+            ::chmod(file.constData(), st.st_mode & 0700);
+    }
     return true;
 }
 

@@ -222,6 +222,10 @@ void ServeScript::readCommand(int index)
             variable(w, Knob::Kind::Assignment, m_allExport);
         return;
     }
+    // `builtin export K=V` and `command export K=V` are the same builtin.
+    while (k + 1 < words.size() &&
+           (isBare(words.at(k), "builtin") || isBare(words.at(k), "command")))
+        ++k;
     const BashWord &program = words.at(k);
     const bool declares = isBare(program, "declare") || isBare(program, "typeset") ||
                           isBare(program, "local") || isBare(program, "readonly");

@@ -40,7 +40,9 @@ public:
     /// followed), fsynced, renamed over `path` (a link at `path` is replaced,
     /// not followed). False with `error` naming the file; `path` unchanged.
     static bool replace(const QString &path, const QByteArray &bytes, QString *error = nullptr);
-    /// Tightens an existing file of this user to 0600 when it is looser;
+    /// Tightens an existing file of this user to 0600 when it is looser (it
+    /// opens the file: never use it on a SQLite database this process has
+    /// open, closing the descriptor would drop SQLite's POSIX locks);
     /// refuses a link, another owner or a non-file. True when absent.
     static bool tighten(const QString &path, QString *error = nullptr);
 };

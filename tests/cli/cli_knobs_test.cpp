@@ -82,6 +82,10 @@ TEST(CliKnobs, SetBacksUpAuditsMarksAndDiffsKnobByKnob)
                     .contains(out.value(u"backup_sha256"_qs).toString()));
     EXPECT_EQ(entries.at(1).toObject().value(u"action"_qs).toString(), u"edited"_qs);
 
+    EXPECT_EQ(QFile::permissions(history::HistoryStore::pathIn(data)) &
+                  (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther),
+              0)
+        << "the marker's database is the user's alone";
     history::HistoryStore store(history::HistoryStore::pathIn(data));
     ASSERT_TRUE(store.open());
     const QVector<history::Marker> markers = store.markers(0, QDateTime::currentMSecsSinceEpoch());

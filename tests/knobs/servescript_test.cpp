@@ -135,7 +135,9 @@ TEST(ServeScript, SubshellsUnexportsAndConditionsAreWhatBashKeeps)
                                                   "export B=2 &\n"
                                                   "false && export D=4\n"
                                                   "export E=5\n"
-                                                  "export -n E\n");
+                                                  "export -n E\n"
+                                                  "builtin export F=6\n"
+                                                  "command export G=7\n");
     EXPECT_FALSE(script.knob(u"A"_qs).has_value());
     EXPECT_FALSE(script.knob(u"B"_qs).has_value());
     EXPECT_TRUE(warnsOn(script, 1, u"a subshell"_qs));
@@ -143,6 +145,8 @@ TEST(ServeScript, SubshellsUnexportsAndConditionsAreWhatBashKeeps)
     EXPECT_TRUE(script.knob(u"D"_qs)->conditional);
     ASSERT_TRUE(script.knob(u"E"_qs).has_value());
     EXPECT_FALSE(script.knob(u"E"_qs)->exported);
+    EXPECT_EQ(script.knob(u"F"_qs)->value, u"6"_qs);
+    EXPECT_TRUE(script.knob(u"G"_qs)->exported);
 
     knobs::ScriptEdit edit;
     edit.name = u"K2"_qs;

@@ -399,10 +399,11 @@ TEST(ProcessControl, WithoutAnIdentityThePortSaysWhichProcessIsTheService)
     impostor.waitForFinished();
 }
 
-// The identity names the program and the boot as well: the right pid and
-// start time with another executable, or an identity of an earlier boot,
-// stop nothing.
-TEST(ProcessControl, AnIdentityOfAnotherProgramOrAnEarlierBootStopsNothing)
+// The identity names the boot as well: an identity written before a reboot
+// names nobody now, whatever pid and start time it holds. (The executable is
+// written for the reader only: a serve script's bash execs the server after
+// the identity is written.)
+TEST(ProcessControl, AnIdentityOfAnEarlierBootStopsNothing)
 {
     QTemporaryDir dir;
     remote::LocalTransport local;
@@ -417,18 +418,7 @@ TEST(ProcessControl, AnIdentityOfAnotherProgramOrAnEarlierBootStopsNothing)
     const QString identity = processes::ManagedProcess::identityFileOf(decode.pidFile);
     const QByteArray recorded = test::readFile(identity);
     ASSERT_TRUE(recorded.contains("\nboot=")) << recorded.toStdString();
-
-    QByteArray otherProgram = recorded;
-    otherProgram.replace(QRegularExpression(u"\nexe=[^\n]*"_qs)
-                             .match(QString::fromUtf8(recorded))
-                             .captured()
-                             .toUtf8(),
-                         "\nexe=/usr/bin/opsdeck-sim");
-    ASSERT_TRUE(test::writeFile(identity, otherProgram));
-    QString said = stopAndSay(control, decode);
-    EXPECT_TRUE(said.contains(u"not the decode's /usr/bin/opsdeck-sim: nothing stopped"_qs))
-        << said.toStdString();
-    EXPECT_TRUE(processAlive(real));
+    QString said;
 
     QByteArray earlierBoot = recorded;
     earlierBoot.replace(QRegularExpression(u"\nboot=[^\n]*"_qs)
