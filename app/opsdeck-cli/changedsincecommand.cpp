@@ -80,13 +80,11 @@ int runChangedSince(const QStringList &arguments)
                    "TIME] [--json]"_s);
         return ExitBadInput;
     }
-    const auto loaded = inventory::loadInventory(parser.value(u"inventory"_s));
-    if (!loaded.inventory) {
-        for (const auto &error : loaded.errors)
-            printError(error.toString());
+    const std::optional<inventory::Inventory> loaded =
+        loadInventoryOrSay(parser.value(u"inventory"_s));
+    if (!loaded)
         return ExitBadInput;
-    }
-    const inventory::Inventory &inventory = *loaded.inventory;
+    const inventory::Inventory &inventory = *loaded;
     const inventory::Host *host = inventory.host(parser.value(u"host"_s));
     if (!host) {
         printError(u"%1: no host named \"%2\""_s.arg(inventory.path, parser.value(u"host"_s)));

@@ -31,16 +31,21 @@ hosts::HostConnections::Options sshFileOptions(const QCommandLineParser &parser)
                                                           given(QStringLiteral("known-hosts")));
 }
 
+std::optional<inventory::Inventory> loadInventoryOrSay(const QString &path)
+{
+    const inventory::LoadResult loaded = inventory::loadInventory(path);
+    for (const auto &error : loaded.errors)
+        printError(error.toString());
+    return loaded.inventory;
+}
+
 std::optional<ServedInventory> loadServedInventory(const QCommandLineParser &parser,
                                                    const QString &path)
 {
-    const auto loaded = inventory::loadInventory(path);
-    if (!loaded.inventory) {
-        for (const auto &error : loaded.errors)
-            printError(error.toString());
+    const std::optional<inventory::Inventory> loaded = loadInventoryOrSay(path);
+    if (!loaded)
         return std::nullopt;
-    }
-    ServedInventory served{*loaded.inventory, nullptr};
+    ServedInventory served{*loaded, nullptr};
     const auto &services = served.inventory.services;
     if (std::none_of(services.cbegin(), services.cend(),
                      [](const inventory::Service &s) { return !s.via.isEmpty(); }))

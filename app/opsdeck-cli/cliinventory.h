@@ -34,6 +34,10 @@ void addTunnelOptions(QCommandLineParser &parser);
 /// then means the user's own ~/.ssh file).
 hosts::HostConnections::Options sshFileOptions(const QCommandLineParser &parser);
 
+/// Loads `path` as it is written (no tunnels); on errors prints each
+/// (file:line:column) and returns nullopt.
+std::optional<inventory::Inventory> loadInventoryOrSay(const QString &path);
+
 /// Loads `path`; on errors prints each (file:line:column) and returns nullopt.
 /// Services with `via:` are reached through SSH tunnels made with the user's
 /// keys and the ssh config and known_hosts sshFileOptions() gives; host-key

@@ -73,13 +73,9 @@ std::optional<Target> targetOf(const QCommandLineParser &parser, const QString &
         target.host = HostFiles::local();
         return target;
     }
-    const auto loaded = inventory::loadInventory(parser.value(u"inventory"_s));
-    if (!loaded.inventory) {
-        for (const auto &error : loaded.errors)
-            printError(error.toString());
+    target.inventory = loadInventoryOrSay(parser.value(u"inventory"_s));
+    if (!target.inventory)
         return std::nullopt;
-    }
-    target.inventory = *loaded.inventory;
     QString host = parser.value(u"host"_s);
     for (const inventory::Service &service : target.inventory->services)
         if (sameScript(*target.inventory, service, script) &&
@@ -348,21 +344,19 @@ int drift(const QCommandLineParser &parser)
         printError(u"usage: opsdeck-cli knobs drift --inventory FILE --service NAME [--json]"_s);
         return ExitBadInput;
     }
-    const auto loaded = inventory::loadInventory(parser.value(u"inventory"_s));
-    if (!loaded.inventory) {
-        for (const auto &error : loaded.errors)
-            printError(error.toString());
+    const std::optional<inventory::Inventory> loaded =
+        loadInventoryOrSay(parser.value(u"inventory"_s));
+    if (!loaded)
         return ExitBadInput;
-    }
-    const inventory::Service *service = loaded.inventory->service(parser.value(u"service"_s));
+    const inventory::Service *service = loaded->service(parser.value(u"service"_s));
     if (!service || service->serveScript.isEmpty()) {
         printError(service ? u"%1: service %2 has no serve_script to compare"_s.arg(
-                                 loaded.inventory->path, service->name)
-                           : u"%1: no service named \"%2\""_s.arg(loaded.inventory->path,
+                                 loaded->path, service->name)
+                           : u"%1: no service named \"%2\""_s.arg(loaded->path,
                                                                   parser.value(u"service"_s)));
         return ExitBadInput;
     }
-    std::optional<HostFiles> host = HostFiles::of(*loaded.inventory, service->host, parser);
+    std::optional<HostFiles> host = HostFiles::of(*loaded, service->host, parser);
     if (!host)
         return ExitBadInput;
     KnobFiles files(host->files.get(), host->transport.get());
@@ -372,7 +366,7 @@ int drift(const QCommandLineParser &parser)
         printError(read ? read->error : u"no answer from host %1"_s.arg(host->host));
         return ExitUnknown;
     }
-    const inventory::Host *entry = loaded.inventory->host(service->host);
+    const inventory::Host *entry = loaded->host(service->host);
     const knobs::ProcessView process = knobs::ProcessView::parse(
         remote::runAndWait(*host->transport,
                            knobs::ProcessView::request(service->pidFile, service->url.port(),

@@ -65,13 +65,10 @@ bool resolveHost(const QString &host, const QString &inventoryFile, SshSettings 
         settings.host = name;
         return true;
     }
-    const auto loaded = inventory::loadInventory(inventoryFile);
-    if (!loaded.inventory) {
-        for (const auto &error : loaded.errors)
-            printError(error.toString());
+    const std::optional<inventory::Inventory> loaded = loadInventoryOrSay(inventoryFile);
+    if (!loaded)
         return false;
-    }
-    const inventory::Host *entry = loaded.inventory->host(host);
+    const inventory::Host *entry = loaded->host(host);
     if (!entry) {
         printError(QStringLiteral("%1: no host '%2' in the inventory").arg(inventoryFile, host));
         return false;

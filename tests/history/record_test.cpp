@@ -17,6 +17,7 @@
 #include <QTemporaryDir>
 #include <algorithm>
 #include <csignal>
+#include <functional>
 #include <gtest/gtest.h>
 
 using namespace opsdeck;
@@ -47,6 +48,32 @@ QVector<double> valuesOf(HistoryStore &store, const QString &service, const QStr
     for (const auto &sample : store.rawSamples(service, key, 0, std::numeric_limits<qint64>::max()))
         values.append(sample.value);
     return values;
+}
+
+// An inventory of one engine on a port nothing listens on (every poll still
+// gives an "up" = 0 sample), as `inv.yaml` in `dir`.
+QString unreachableEngineIn(const QTemporaryDir &dir)
+{
+    return writeFile(dir.filePath(QStringLiteral("inv.yaml")),
+                     "hosts:\n  - {name: local, kind: local}\nservices:\n"
+                     "  - name: engine\n    role: engine\n    host: local\n"
+                     "    url: http://127.0.0.1:9\n");
+}
+
+// Starts `opsdeck-cli ARGUMENTS` and waits until it says it records (and
+// `also` holds); its stderr so far in `said`.
+bool startRecording(QProcess &recorder, const QStringList &arguments, QByteArray &said,
+                    const std::function<bool()> &also = {},
+                    std::chrono::seconds deadline = std::chrono::seconds(15))
+{
+    recorder.setStandardInputFile(QProcess::nullDevice());
+    recorder.start(test::binPath(QStringLiteral("opsdeck-cli")), arguments);
+    return waitUntil(
+        [&] {
+            said += recorder.readAllStandardError();
+            return said.contains("recording 1 services") && (!also || also());
+        },
+        deadline);
 }
 
 } // namespace
@@ -220,10 +247,7 @@ TEST(RecordCommand, DemoUpStartsTheRecorderAndDemoDownStopsIt)
 TEST(RecordCommand, SighupStopsCleanly)
 {
     QTemporaryDir dir;
-    const QString inventory = writeFile(dir.filePath(QStringLiteral("inv.yaml")),
-                                        "hosts:\n  - {name: local, kind: local}\nservices:\n"
-                                        "  - name: engine\n    role: engine\n    host: local\n"
-                                        "    url: http://127.0.0.1:9\n");
+    const QString inventory = unreachableEngineIn(dir);
     const QString pidFile = dir.filePath(QStringLiteral("recorder.pid"));
     QProcess recorder;
     recorder.setStandardInputFile(QProcess::nullDevice());
@@ -247,24 +271,15 @@ TEST(RecordCommand, SighupStopsCleanly)
 TEST(RecordCommand, ADatabaseRemovedWhileRecordingStopsItWithExitOne)
 {
     QTemporaryDir dir;
-    const QString inventory = writeFile(dir.filePath(QStringLiteral("inv.yaml")),
-                                        "hosts:\n  - {name: local, kind: local}\nservices:\n"
-                                        "  - name: engine\n    role: engine\n    host: local\n"
-                                        "    url: http://127.0.0.1:9\n");
+    const QString inventory = unreachableEngineIn(dir);
     const QString data = dir.filePath(QStringLiteral("data"));
     QProcess recorder;
-    recorder.setStandardInputFile(QProcess::nullDevice());
-    recorder.start(test::binPath(QStringLiteral("opsdeck-cli")),
-                   {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
-                    QStringLiteral("--data-dir"), data, QStringLiteral("--interval-ms"),
-                    QStringLiteral("200")});
     QByteArray said;
-    ASSERT_TRUE(waitUntil(
-        [&] {
-            said += recorder.readAllStandardError();
-            return said.contains("recording 1 services");
-        },
-        std::chrono::seconds(15)))
+    ASSERT_TRUE(startRecording(recorder,
+                               {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                                QStringLiteral("--data-dir"), data, QStringLiteral("--interval-ms"),
+                                QStringLiteral("200")},
+                               said))
         << said.toStdString();
     const QString database = HistoryStore::pathIn(data);
     for (const QString &suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
@@ -282,10 +297,7 @@ TEST(RecordCommand, ADatabaseRemovedWhileRecordingStopsItWithExitOne)
 TEST(RecordCommand, ARestoredDatabaseIsNotOverwrittenByTheOldWal)
 {
     QTemporaryDir dir;
-    const QString inventory = writeFile(dir.filePath(QStringLiteral("inv.yaml")),
-                                        "hosts:\n  - {name: local, kind: local}\nservices:\n"
-                                        "  - name: engine\n    role: engine\n    host: local\n"
-                                        "    url: http://127.0.0.1:9\n");
+    const QString inventory = unreachableEngineIn(dir);
     const QString data = dir.filePath(QStringLiteral("data"));
     const QString database = HistoryStore::pathIn(data);
     const QString restored = dir.filePath(QStringLiteral("backup.sqlite"));
@@ -298,24 +310,14 @@ TEST(RecordCommand, ARestoredDatabaseIsNotOverwrittenByTheOldWal)
         marker.text = QStringLiteral("from the backup");
         ASSERT_TRUE(backup.addMarker(marker));
     }
-    const QStringList args{QStringLiteral("record"),
-                           QStringLiteral("--inventory"),
-                           inventory,
-                           QStringLiteral("--data-dir"),
-                           data,
-                           QStringLiteral("--interval-ms"),
-                           QStringLiteral("200")};
     QProcess recorder;
-    recorder.setStandardInputFile(QProcess::nullDevice());
-    recorder.start(test::binPath(QStringLiteral("opsdeck-cli")), args);
     QByteArray said;
-    ASSERT_TRUE(waitUntil(
-        [&] {
-            said += recorder.readAllStandardError();
-            return said.contains("recording 1 services") &&
-                   QFile::exists(database + QStringLiteral("-wal"));
-        },
-        std::chrono::seconds(15)))
+    ASSERT_TRUE(startRecording(recorder,
+                               {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                                QStringLiteral("--data-dir"), data, QStringLiteral("--interval-ms"),
+                                QStringLiteral("200")},
+                               said,
+                               [&] { return QFile::exists(database + QStringLiteral("-wal")); }))
         << said.toStdString();
     ASSERT_TRUE(QFile::copy(restored, database + QStringLiteral(".new")));
     ASSERT_EQ(::rename(QFile::encodeName(database + QStringLiteral(".new")).constData(),
@@ -339,10 +341,7 @@ TEST(RecordCommand, ARestoredDatabaseIsNotOverwrittenByTheOldWal)
 TEST(RecordCommand, APidFileIsNeverWrittenThroughALink)
 {
     QTemporaryDir dir;
-    const QString inventory = writeFile(dir.filePath(QStringLiteral("inv.yaml")),
-                                        "hosts:\n  - {name: local, kind: local}\nservices:\n"
-                                        "  - name: engine\n    role: engine\n    host: local\n"
-                                        "    url: http://127.0.0.1:9\n");
+    const QString inventory = unreachableEngineIn(dir);
     const QString victim = writeFile(dir.filePath(QStringLiteral("victim")), "VICTIM\n");
     const QString identityVictim = writeFile(dir.filePath(QStringLiteral("victim2")), "VICTIM\n");
     const QString pidFile = dir.filePath(QStringLiteral("rec.pid"));
@@ -351,18 +350,13 @@ TEST(RecordCommand, APidFileIsNeverWrittenThroughALink)
     ASSERT_TRUE(QFile::link(victim, pidFile + QStringLiteral(".tmp")));
     ASSERT_TRUE(QFile::link(identityVictim, pidFile + QStringLiteral(".identity.tmp")));
     QProcess recorder;
-    recorder.setStandardInputFile(QProcess::nullDevice());
-    recorder.start(test::binPath(QStringLiteral("opsdeck-cli")),
-                   {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
-                    QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("data")),
-                    QStringLiteral("--pid-file"), pidFile, QStringLiteral("--no-watch")});
     QByteArray said;
-    ASSERT_TRUE(waitUntil(
-        [&] {
-            said += recorder.readAllStandardError();
-            return said.contains("recording 1 services");
-        },
-        std::chrono::seconds(15)))
+    ASSERT_TRUE(
+        startRecording(recorder,
+                       {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                        QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("data")),
+                        QStringLiteral("--pid-file"), pidFile, QStringLiteral("--no-watch")},
+                       said))
         << said.toStdString();
     recorder.terminate();
     ASSERT_TRUE(recorder.waitForFinished(15000));
@@ -432,16 +426,9 @@ TEST(RecordCommand, ACorruptDatabaseStopsRecordingAtOnceAndRecoverStartsANewOne)
     file.close();
 
     QProcess recorder;
-    recorder.setStandardInputFile(QProcess::nullDevice());
-    recorder.start(test::binPath(QStringLiteral("opsdeck-cli")),
-                   QStringList(record) << QStringLiteral("--recover"));
     QByteArray said;
-    ASSERT_TRUE(waitUntil(
-        [&] {
-            said += recorder.readAllStandardError();
-            return said.contains("recording 1 services");
-        },
-        std::chrono::seconds(20)))
+    ASSERT_TRUE(startRecording(recorder, QStringList(record) << QStringLiteral("--recover"), said,
+                               {}, std::chrono::seconds(20)))
         << said.toStdString();
     EXPECT_TRUE(said.contains("moved the corrupt")) << said.toStdString();
     recorder.terminate();
