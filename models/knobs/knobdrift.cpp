@@ -12,18 +12,7 @@ namespace {
 // `--flag value` and `--flag=value` after the program (as ServeScript reads them).
 QHash<QString, QString> flagsOf(const QStringList &arguments)
 {
-    int from = 1;
-    for (int i = 0; i < arguments.size(); ++i) {
-        if (arguments.at(i) == u"-m" && i + 1 < arguments.size()) {
-            from = i + 2;
-            break;
-        }
-        if (arguments.at(i).endsWith(u".py") || (arguments.at(i) == u"serve" && i > 0)) {
-            from = i + 1;
-            break;
-        }
-    }
-    static const QRegularExpression negative(QStringLiteral("^-[0-9.]"));
+    const int from = ServeScript::flagsStart(arguments);
     QHash<QString, QString> flags;
     for (int i = from; i < arguments.size(); ++i) {
         const QString &word = arguments.at(i);
@@ -34,8 +23,7 @@ QHash<QString, QString> flagsOf(const QStringList &arguments)
         const qsizetype equals = word.indexOf(QLatin1Char('='));
         if (equals > 0) {
             flags.insert(word.left(equals), word.mid(equals + 1));
-        } else if (i + 1 < arguments.size() && (!arguments.at(i + 1).startsWith(u'-') ||
-                                                negative.match(arguments.at(i + 1)).hasMatch())) {
+        } else if (i + 1 < arguments.size() && ServeScript::isFlagValue(arguments.at(i + 1))) {
             flags.insert(word, arguments.at(++i));
         } else {
             flags.insert(word, QString());

@@ -3,7 +3,6 @@
 #include "knobdiff.h"
 #include "shellquote.h"
 
-#include <QRegularExpression>
 #include <algorithm>
 
 namespace opsdeck::knobs {
@@ -34,8 +33,7 @@ shell::QuoteStyle styleOf(const Knob &knob)
 // A flag value that argparse would take for an option must be joined by `=`.
 bool needsEquals(const QString &value)
 {
-    static const QRegularExpression number(QStringLiteral("^-[0-9.]"));
-    return value.startsWith(QLatin1Char('-')) && !number.match(value).hasMatch();
+    return !ServeScript::isFlagValue(value);
 }
 
 // The command holds only this setting (after `export`/`declare`), and no other

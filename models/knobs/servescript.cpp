@@ -310,25 +310,32 @@ void ServeScript::readCommand(int index)
     }
 }
 
+int ServeScript::flagsStart(const QStringList &words)
+{
+    for (int i = 0; i < words.size(); ++i) {
+        if (words.at(i) == u"-m" && i + 1 < words.size())
+            return i + 2;
+        if (words.at(i).endsWith(u".py") || (words.at(i) == u"serve" && i > 0))
+            return i + 1;
+    }
+    return 1;
+}
+
+bool ServeScript::isFlagValue(const QString &word)
+{
+    static const QRegularExpression negativeNumber(QStringLiteral("^-[0-9.]"));
+    return !word.startsWith(u'-') || negativeNumber.match(word).hasMatch();
+}
+
 void ServeScript::readLaunchFlags()
 {
     if (m_launch < 0)
         return;
     const QVector<BashWord> &words = m_commands.at(m_launch).words;
-    int from = 1;
-    for (int j = 0; j < words.size(); ++j) {
-        const QByteArray &value = words.at(j).value;
-        if (value == "-m" && j + 1 < words.size()) {
-            from = j + 2;
-            break;
-        }
-        if (value.endsWith(".py") || (value == "serve" && j > 0)) {
-            from = j + 1;
-            break;
-        }
-    }
-    m_launchFlagsFrom = from;
-    static const QRegularExpression negativeNumber(QStringLiteral("^-[0-9.]"));
+    QStringList values;
+    for (const BashWord &word : words)
+        values.append(QString::fromUtf8(word.value));
+    const int from = flagsStart(values);
     for (int j = from; j < words.size(); ++j) {
         const BashWord &word = words.at(j);
         if (word.value == "--")
@@ -353,8 +360,7 @@ void ServeScript::readLaunchFlags()
         }
         knob.name = QString::fromUtf8(word.value);
         const BashWord *next = j + 1 < words.size() ? &words.at(j + 1) : nullptr;
-        if (next && (!next->value.startsWith('-') ||
-                     negativeNumber.match(QString::fromUtf8(next->value)).hasMatch())) {
+        if (next && isFlagValue(QString::fromUtf8(next->value))) {
             valueWord = next;
             knob.value = QString::fromUtf8(next->value);
             knob.valueStart = next->start;

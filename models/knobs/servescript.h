@@ -51,8 +51,13 @@ public:
     QByteArray lineEnding() const { return m_crlf ? QByteArrayLiteral("\r\n") : "\n"; }
     /// Index of the launch command in commands(); -1 when there is none.
     int launchCommand() const { return m_launch; }
-    /// Index of the launch command's first flag-bearing word (after the program).
-    int launchFlagsFrom() const { return m_launchFlagsFrom; }
+    /// Where a launch command's flags begin in its words (argv, argv[0]
+    /// first): after `-m MODULE`, a `*.py` or `serve` (vllm serve MODEL),
+    /// else after the program. The one rule for scripts and for /proc.
+    static int flagsStart(const QStringList &words);
+    /// True when `word`, right after a `--flag`, is its value: not another
+    /// option (a negative number is a value, as argparse takes it).
+    static bool isFlagValue(const QString &word);
 
     /// True when `name` can be a variable's name.
     static bool isVariableName(const QString &name);
@@ -75,7 +80,6 @@ private:
     bool m_allExport = false;
     int m_execLine = 0;
     int m_launch = -1;
-    int m_launchFlagsFrom = 0;
 };
 
 } // namespace opsdeck::knobs
