@@ -130,6 +130,13 @@ int runChangedSince(const QStringList &arguments)
     }
 
     KnobFiles knobFiles(files->files.get(), files->transport.get());
+    // Each script's backups listed once, for its file line and its service.
+    QHash<QString, QVector<KnobFiles::Backup>> listed;
+    const auto backupsFor = [&](const QString &script) -> const QVector<KnobFiles::Backup> & {
+        if (!listed.contains(script))
+            listed.insert(script, backupsOf(knobFiles, script));
+        return listed[script];
+    };
     // A changed shell script with a backup from then: its knob diff. Bounded:
     // listing backups is one folder read per script.
     constexpr int kMaxScriptDiffs = 50;
@@ -140,15 +147,15 @@ int runChangedSince(const QStringList &arguments)
         if (!name.endsWith(u".sh") || scriptsLooked >= kMaxScriptDiffs)
             continue;
         ++scriptsLooked;
-        const QVector<KnobFiles::Backup> backups = backupsOf(knobFiles, file.path);
-        if (const KnobFiles::Backup *then = KnobFiles::backupAsOf(backups, changed.sinceMsecs))
+        if (const KnobFiles::Backup *then =
+                KnobFiles::backupAsOf(backupsFor(file.path), changed.sinceMsecs))
             fileThen.insert(file.path, *then);
     }
     QJsonArray servicesJson;
     QStringList serviceLines;
     for (const inventory::Service &service : std::as_const(services)) {
-        const QVector<KnobFiles::Backup> backups = backupsOf(knobFiles, service.serveScript);
-        const KnobFiles::Backup *then = KnobFiles::backupAsOf(backups, changed.sinceMsecs);
+        const KnobFiles::Backup *then =
+            KnobFiles::backupAsOf(backupsFor(service.serveScript), changed.sinceMsecs);
         const QString note =
             then ? QString()
                  : u"no backup of %1 from then: how it was is not known"_s.arg(service.serveScript);

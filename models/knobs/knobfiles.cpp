@@ -372,34 +372,40 @@ void KnobFiles::writeScript(const Plan &plan, std::shared_ptr<Applied> state,
 void KnobFiles::backups(const QString &path, std::function<void(const QVector<Backup> &)> done)
 {
     read(path, [this, path, done](const Read &current) {
-        call(m_files->list(folderOf(path).toUtf8()),
-             [this, path, current, done](const remote::RemoteFileResult &listed) {
-                 QVector<Backup> found;
-                 if (!listed.ok) {
-                     Backup failed;
-                     failed.error = listed.errorText;
-                     done({failed});
-                     return;
-                 }
-                 const QString script = fileNameOf(path);
-                 for (const remote::RemoteFileInfo &entry : listed.entries) {
-                     Backup backup;
-                     const QString name = QString::fromUtf8(entry.name);
-                     if (entry.type != remote::RemoteFileInfo::Type::File ||
-                         !isBackupName(script, name, &backup.byOpsDeck))
-                         continue;
-                     backup.path = beside(path, name);
-                     backup.modifiedMsecs = entry.modifiedMsecs;
-                     backup.size = entry.size;
-                     found.append(backup);
-                 }
-                 std::sort(found.begin(), found.end(), [](const Backup &a, const Backup &b) {
-                     return a.modifiedMsecs != b.modifiedMsecs ? a.modifiedMsecs > b.modifiedMsecs
-                                                               : a.path > b.path;
-                 });
-                 hashBackups(found, 0, current.ok ? current.bytes : QByteArray(), done);
-             });
+        backupsAgainst(path, current.ok ? current.bytes : QByteArray(), done);
     });
+}
+
+void KnobFiles::backupsAgainst(const QString &path, const QByteArray &current,
+                               std::function<void(const QVector<Backup> &)> done)
+{
+    call(m_files->list(folderOf(path).toUtf8()),
+         [this, path, current, done](const remote::RemoteFileResult &listed) {
+             QVector<Backup> found;
+             if (!listed.ok) {
+                 Backup failed;
+                 failed.error = listed.errorText;
+                 done({failed});
+                 return;
+             }
+             const QString script = fileNameOf(path);
+             for (const remote::RemoteFileInfo &entry : listed.entries) {
+                 Backup backup;
+                 const QString name = QString::fromUtf8(entry.name);
+                 if (entry.type != remote::RemoteFileInfo::Type::File ||
+                     !isBackupName(script, name, &backup.byOpsDeck))
+                     continue;
+                 backup.path = beside(path, name);
+                 backup.modifiedMsecs = entry.modifiedMsecs;
+                 backup.size = entry.size;
+                 found.append(backup);
+             }
+             std::sort(found.begin(), found.end(), [](const Backup &a, const Backup &b) {
+                 return a.modifiedMsecs != b.modifiedMsecs ? a.modifiedMsecs > b.modifiedMsecs
+                                                           : a.path > b.path;
+             });
+             hashBackups(found, 0, current, done);
+         });
 }
 
 void KnobFiles::hashBackups(QVector<Backup> backups, int next, QByteArray current,

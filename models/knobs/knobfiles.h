@@ -118,6 +118,9 @@ public:
     /// Backups beside the script: OpsDeck's and `<script>.bak`,
     /// `<script>.*.bak`, `<script>.orig`, `<script>~`; newest first.
     void backups(const QString &path, std::function<void(const QVector<Backup> &)> done);
+    /// The same, compared with `current`, the script's bytes just read.
+    void backupsAgainst(const QString &path, const QByteArray &current,
+                        std::function<void(const QVector<Backup> &)> done);
     /// `bash -n` on the host: empty when bash can parse the file, else bash's
     /// message ("line 4: syntax error near unexpected token `('").
     void syntaxCheck(const QString &path, std::function<void(const QString &)> done);

@@ -96,14 +96,15 @@ void ServiceKnobs::select(const QString &name)
         m_model.setScript(script);
         Q_EMIT loaded(name, path);
         readDrift(script);
-        files->backups(path, [this, generation](const QVector<KnobFiles::Backup> &backups) {
-            if (generation != m_generation)
-                return;
-            m_backups = backups;
-            if (m_backups.size() == 1 && m_backups.first().path.isEmpty())
-                m_backups.clear(); // the folder could not be listed: no backups shown
-            Q_EMIT backupsChanged();
-        });
+        files->backupsAgainst(
+            path, read.bytes, [this, generation](const QVector<KnobFiles::Backup> &backups) {
+                if (generation != m_generation)
+                    return;
+                m_backups = backups;
+                if (m_backups.size() == 1 && m_backups.first().path.isEmpty())
+                    m_backups.clear(); // the folder could not be listed: no backups shown
+                Q_EMIT backupsChanged();
+            });
     });
 }
 

@@ -1,5 +1,6 @@
 // knobDrift: a serve script against a process's environment and arguments
 // as /proc gives them.
+#include "inventory.h"
 #include "knobdrift.h"
 
 #include <gtest/gtest.h>
@@ -88,4 +89,17 @@ TEST(ProcessView, AnUnreadableEnvironmentIsSaidAndFlagsAreStillRead)
     const knobs::ProcessView none = knobs::ProcessView::parse(result, u"gpu-1"_qs);
     EXPECT_EQ(none.pid, 0);
     EXPECT_TRUE(none.problem.contains(u"listens on port 30002"_qs));
+}
+
+// `sudo -n` only where the inventory's host says `sudo: true`.
+TEST(ProcessView, SudoOnlyWhenTheHostAllowsIt)
+{
+    EXPECT_FALSE(knobs::ProcessView::request(u"/run/decode.pid"_qs, 30002, false).sudo);
+    EXPECT_TRUE(knobs::ProcessView::request(u"/run/decode.pid"_qs, 30002, true).sudo);
+    const auto loaded = inventory::parseInventory(
+        "hosts:\n  - {name: a, kind: local}\n  - {name: b, kind: local, sudo: true}\n",
+        u"/x.yaml"_qs);
+    ASSERT_TRUE(loaded.inventory.has_value());
+    EXPECT_FALSE(loaded.inventory->host(u"a"_qs)->sudo);
+    EXPECT_TRUE(loaded.inventory->host(u"b"_qs)->sudo);
 }
