@@ -12,6 +12,8 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QTcpServer>
+#include <memory>
+#include <vector>
 
 namespace opsdeck::demo {
 
@@ -65,10 +67,17 @@ std::optional<DemoOptions> DemoOptions::fromFlags(const Flags &flags, QString *e
 
 namespace {
 
-int freePort()
+// A port nothing listens on, taken by `held` until it is let go: ports picked
+// one after another while the earlier ones are held are all different (the
+// kernel may hand a just-closed port out again).
+int freePort(std::vector<std::unique_ptr<QTcpServer>> &held)
 {
-    QTcpServer server;
-    return server.listen(QHostAddress::LocalHost, 0) ? server.serverPort() : 0;
+    auto server = std::make_unique<QTcpServer>();
+    if (!server->listen(QHostAddress::LocalHost, 0))
+        return 0;
+    const int port = server->serverPort();
+    held.push_back(std::move(server));
+    return port;
 }
 
 bool writeFromTemplate(const QString &templateName, const QString &target,
@@ -153,9 +162,10 @@ std::optional<QString> DemoSetup::write(const DemoOptions &options, QString *err
     values[QStringLiteral("MODEL")] = QStringLiteral("Qwen/Qwen3-8B");
     values[QStringLiteral("BACKEND")] = options.transferBackend;
     values[QStringLiteral("CLIENTS")] = QString::number(options.trafficClients);
+    std::vector<std::unique_ptr<QTcpServer>> held; // let go before the services start
     for (const char *name : {"PREFILL_PORT", "BOOTSTRAP_PORT", "DECODE_PORT", "ROUTER_PORT",
                              "ROUTER_METRICS_PORT", "PROXY_PORT"}) {
-        const int port = freePort();
+        const int port = freePort(held);
         if (port == 0) {
             *error = QStringLiteral("no free port on 127.0.0.1 for the demo");
             return std::nullopt;
