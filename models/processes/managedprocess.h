@@ -38,8 +38,10 @@ struct ManagedProcess
     QString status; ///< exits 0 while it runs
     QString kill;   ///< last resort after the stop deadline (SIGKILL)
     QString forget; ///< run once it is gone: removes the pid file, so it is never signalled again
-    /// Run after `start` succeeded: writes the identity file (nothing when the
-    /// pid file is not there yet: a program that writes its own, as `record`).
+    /// Run by the start's own script once `start` succeeded (so a console that
+    /// dies between the two leaves no process without it): writes the identity
+    /// file (nothing when the pid file is not there yet: a program that writes
+    /// its own, as `record`).
     QString recordIdentity;
     QString pidFile;
     /// Without an identity file, the derived status requires the pid's

@@ -61,7 +61,15 @@ void ProcessControl::startNext(QVector<ManagedProcess> remaining)
     const QString line = QStringLiteral("%1@%2: %3").arg(process.name, process.host, process.start);
     spdlog::info("start {}", line.toStdString());
     Q_EMIT progressed(QStringLiteral("start ") + line);
-    run(process, process.start, [this, process, remaining](const CommandResult &result) {
+    // The identity is written by the same script, right after the start: a
+    // console killed between the two (commands run in their own session, so
+    // they outlive it) must not leave a process that stop refuses as not ours.
+    const QString script = process.recordIdentity.isEmpty()
+                               ? process.start
+                               : QStringLiteral("(\n") + process.start +
+                                     QStringLiteral("\n) || exit $?\n") + process.recordIdentity +
+                                     QStringLiteral("\nexit 0\n");
+    run(process, script, [this, process, remaining](const CommandResult &result) {
         if (!result.succeeded()) {
             const QString message = QStringLiteral("%1 on host %2 did not start: %3 %4")
                                         .arg(process.name, process.host, result.describe(),
@@ -70,11 +78,7 @@ void ProcessControl::startNext(QVector<ManagedProcess> remaining)
             Q_EMIT startFinished(false, message);
             return;
         }
-        if (process.recordIdentity.isEmpty())
-            return startNext(remaining);
-        // Stop and status act only on the process with this identity.
-        run(process, process.recordIdentity,
-            [this, remaining](const CommandResult &) { startNext(remaining); });
+        startNext(remaining);
     });
 }
 

@@ -295,6 +295,38 @@ TEST_F(CliDemo, ASecondUpOnTheSameFolderIsRefusedWhileTheFirstRuns)
         EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " left running";
 }
 
+// A console killed (SIGKILL, or ^C) just after the first service started:
+// that service's identity is written all the same, so demo down stops it.
+TEST_F(CliDemo, AnUpKilledAfterItsFirstStartLeavesNothingDownCannotStop)
+{
+    QProcess up;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("XDG_DATA_HOME"), home());
+    up.setProcessEnvironment(environment);
+    up.setStandardInputFile(QProcess::nullDevice());
+    up.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")),
+             {QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir(),
+              QStringLiteral("--traffic"), QStringLiteral("0")});
+    ASSERT_TRUE(opsdeck::test::waitUntil([&] { return !pidsIn(demoDir()).isEmpty(); },
+                                         std::chrono::seconds(30)));
+    ::kill(pid_t(up.processId()), SIGKILL);
+    ASSERT_TRUE(up.waitForFinished(5000));
+    const auto pids = pidsIn(demoDir());
+    ASSERT_FALSE(pids.isEmpty());
+    for (auto it = pids.cbegin(); it != pids.cend(); ++it) {
+        const QString identity = demoDir() + QStringLiteral("/run/%1.pid.identity").arg(it.key());
+        EXPECT_TRUE(opsdeck::test::waitUntil([&] { return QFile::exists(identity); },
+                                             std::chrono::seconds(5)))
+            << it.key().toStdString() << " started without an identity";
+    }
+    const auto down =
+        runCli({QStringLiteral("demo"), QStringLiteral("down"), QStringLiteral("--dir"), demoDir()},
+               home(), std::chrono::seconds(60));
+    EXPECT_EQ(down.exitCode, 0) << down.standardError.toStdString();
+    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
+        EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " left running";
+}
+
 // Without its inventory the demo's services cannot be stopped: down and up
 // say so and change nothing, instead of "nothing to stop" and orphans.
 TEST_F(CliDemo, AMissingInventoryWithPidFilesIsAnErrorNotNothingToStop)

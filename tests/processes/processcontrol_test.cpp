@@ -433,3 +433,33 @@ TEST(ProcessControl, AnIdentityOfAnEarlierBootStopsNothing)
     EXPECT_TRUE(processAlive(real));
     ::kill(pid_t(real), SIGKILL);
 }
+
+// The console that started a process dies before hearing back (its commands
+// run in their own session and outlive it): the identity is written all the
+// same, so a later stop acts on the process.
+TEST(ProcessControl, TheIdentityIsWrittenEvenWhenTheStarterGoesAway)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ManagedProcess process = detachedSleeper(dir.path(), QStringLiteral("a"), false);
+    process.requireIdentity = true;
+    // The start goes on a moment after the pid file is written.
+    process.start += QStringLiteral("; sleep 0.5");
+    process.deriveMissingCommands();
+    {
+        processes::ProcessControl starter([&](const QString &) { return &local; });
+        starter.startAll({process});
+        ASSERT_TRUE(
+            waitUntil([&] { return pidFrom(process.pidFile) > 0; }, std::chrono::seconds(5)));
+    } // gone before its start finished
+    const qint64 pid = pidFrom(process.pidFile);
+    ASSERT_TRUE(waitUntil(
+        [&] { return QFile::exists(processes::ManagedProcess::identityFileOf(process.pidFile)); },
+        std::chrono::seconds(5)));
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
+    control.stopAll({process});
+    ASSERT_TRUE(stopped.wait(10000));
+    EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
+    EXPECT_TRUE(waitUntil([&] { return !processAlive(pid); }, std::chrono::seconds(5)));
+}
