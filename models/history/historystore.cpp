@@ -163,6 +163,7 @@ bool HistoryStore::open(bool checkFirst)
             (st.st_mode & 077) != 0)
             ::chmod(file.constData(), st.st_mode & 0700);
     }
+    emptyWal(); // the schema's pages too
     return true;
 }
 
@@ -180,7 +181,21 @@ bool HistoryStore::beginBatch()
 bool HistoryStore::commitBatch()
 {
     QSqlDatabase db = QSqlDatabase::database(m_connection, false);
-    return db.commit() || fail(QStringLiteral("commit"), db.lastError());
+    if (!db.commit())
+        return fail(QStringLiteral("commit"), db.lastError());
+    emptyWal();
+    return true;
+}
+
+void HistoryStore::emptyWal()
+{
+    // Without waiting (busy_timeout 0): a reader in the middle of a query
+    // leaves the WAL as it is until the next write. A failure here loses
+    // nothing, the pages stay in the WAL.
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    query.exec(QStringLiteral("PRAGMA busy_timeout=0"));
+    query.exec(QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
+    query.exec(QStringLiteral("PRAGMA busy_timeout=5000"));
 }
 
 void HistoryStore::rollbackBatch()
@@ -293,7 +308,10 @@ std::optional<qint64> HistoryStore::addMarker(const Marker &marker)
         fail(QStringLiteral("add marker"), query.lastError());
         return std::nullopt;
     }
-    return query.lastInsertId().toLongLong();
+    const qint64 id = query.lastInsertId().toLongLong();
+    query.finish();
+    emptyWal();
+    return id;
 }
 
 std::optional<qint64> HistoryStore::addCheck(const CheckRecord &check)
@@ -309,7 +327,10 @@ std::optional<qint64> HistoryStore::addCheck(const CheckRecord &check)
         fail(QStringLiteral("add check"), query.lastError());
         return std::nullopt;
     }
-    return query.lastInsertId().toLongLong();
+    const qint64 id = query.lastInsertId().toLongLong();
+    query.finish();
+    emptyWal();
+    return id;
 }
 
 std::optional<qint64> HistoryStore::prune(const Retention &retention, qint64 nowMs)

@@ -21,7 +21,11 @@ namespace opsdeck::history {
 /// The history database: one SQLite file (`history.sqlite` in the data dir)
 /// through Qt Sql (QSQLITE), in WAL mode (readers never wait for the
 /// writer), synchronous=NORMAL (a power cut may lose the last transaction,
-/// never corrupt the file), busy_timeout 5 s.
+/// never corrupt the file), busy_timeout 5 s. After each write (a batch, a
+/// marker, a check) the WAL is checkpointed and truncated unless a reader is
+/// in a query at that moment: SQLite replays a WAL into whatever file has
+/// the database's name, so one left by a killed writer would overwrite a
+/// file restored by hand; kept empty, it holds at most the write in flight.
 ///
 /// Schema (user_version 2; version 1 lacked `checks`, which open() adds):
 ///   series(id, service, key, unit, UNIQUE(service, key))
@@ -122,6 +126,9 @@ private:
     /// runs the same few statements for every series at every flush, and
     /// parsing them each time was most of its SQLite cost.
     QSqlQuery &prepared(std::unique_ptr<QSqlQuery> &slot, const QString &sql);
+    /// After each write: checkpoints the WAL into the file and truncates it
+    /// (see the class comment).
+    void emptyWal();
 
     QString m_path;
     QString m_connection; ///< unique Qt Sql connection name of this instance

@@ -19,6 +19,7 @@
 #include <csignal>
 #include <functional>
 #include <gtest/gtest.h>
+#include <optional>
 
 using namespace opsdeck;
 using opsdeck::history::HistoryStore;
@@ -323,16 +324,88 @@ TEST(RecordCommand, ARestoredDatabaseIsNotOverwrittenByTheOldWal)
     ASSERT_EQ(::rename(QFile::encodeName(database + QStringLiteral(".new")).constData(),
                        QFile::encodeName(database).constData()),
               0);
+    // Another opener writes before the recorder has seen the file replaced
+    // (a knob edit's marker): it goes into the restored file.
+    history::Marker added;
+    added.timeMs = 1500;
+    added.kind = QStringLiteral("knob");
+    added.text = QStringLiteral("written after the restore");
+    QString why;
+    ASSERT_TRUE(HistoryStore::addMarkerTo(database, added, &why)) << why.toStdString();
     ASSERT_TRUE(recorder.waitForFinished(15000));
     said += recorder.readAllStandardError();
     EXPECT_EQ(recorder.exitCode(), 1) << said.toStdString();
-    EXPECT_TRUE(said.contains("moved aside")) << said.toStdString();
+    EXPECT_TRUE(said.contains("removed or replaced while recording")) << said.toStdString();
     EXPECT_FALSE(QFile::exists(database + QStringLiteral("-wal")));
 
     HistoryStore reopened(database);
     ASSERT_TRUE(reopened.open(true)) << reopened.lastError().toStdString();
     const QVector<history::Marker> markers = reopened.markers(0, 2000);
-    ASSERT_EQ(markers.size(), 1) << "the restored file is the backup, not the old WAL replayed";
+    ASSERT_EQ(markers.size(), 2) << "the restored file is the backup, not the old WAL replayed";
+    EXPECT_EQ(markers.first().text, QStringLiteral("from the backup"));
+    EXPECT_EQ(markers.last().text, QStringLiteral("written after the restore"));
+    EXPECT_TRUE(reopened.seriesList().isEmpty());
+}
+
+// A recorder killed (SIGKILL) leaves no WAL pages behind: a file restored by
+// hand before the next start is read as it was restored.
+TEST(RecordCommand, ARecorderKilledLeavesNoWalToReplayIntoARestoredFile)
+{
+    test::SimProcess engine;
+    ASSERT_TRUE(
+        engine.start({QStringLiteral("--role"), QStringLiteral("engine"), QStringLiteral("--port"),
+                      QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("0")}))
+        << engine.errorText().toStdString();
+    QTemporaryDir dir;
+    const QString inventory =
+        writeFile(dir.filePath(QStringLiteral("inv.yaml")),
+                  QStringLiteral("hosts:\n  - {name: local, kind: local}\nservices:\n"
+                                 "  - name: engine\n    role: engine\n    host: local\n"
+                                 "    url: %1\n")
+                      .arg(engine.url())
+                      .toUtf8());
+    const QString data = dir.filePath(QStringLiteral("data"));
+    const QString database = HistoryStore::pathIn(data);
+    const QString backup = dir.filePath(QStringLiteral("backup.sqlite"));
+    {
+        HistoryStore store(backup);
+        ASSERT_TRUE(store.open());
+        history::Marker marker;
+        marker.timeMs = 1000;
+        marker.kind = QStringLiteral("note");
+        marker.text = QStringLiteral("from the backup");
+        ASSERT_TRUE(store.addMarker(marker));
+    }
+    QProcess recorder;
+    QByteArray said;
+    // Read once the recorder made the file: its first flush has written series.
+    std::optional<HistoryStore> reader;
+    ASSERT_TRUE(startRecording(
+        recorder,
+        {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+         QStringLiteral("--data-dir"), data, QStringLiteral("--interval-ms"),
+         QStringLiteral("200")},
+        said,
+        [&] {
+            if (!reader && QFile::exists(database) && !reader.emplace(database).open())
+                reader.reset();
+            return reader && !reader->seriesList().isEmpty();
+        },
+        std::chrono::seconds(20)))
+        << said.toStdString();
+    reader.reset();
+    ::kill(pid_t(recorder.processId()), SIGKILL);
+    ASSERT_TRUE(recorder.waitForFinished(5000));
+    ASSERT_TRUE(QFile::copy(backup, database + QStringLiteral(".new")));
+    ASSERT_EQ(::rename(QFile::encodeName(database + QStringLiteral(".new")).constData(),
+                       QFile::encodeName(database).constData()),
+              0);
+
+    HistoryStore reopened(database);
+    ASSERT_TRUE(reopened.open(true)) << reopened.lastError().toStdString();
+    EXPECT_TRUE(reopened.seriesList().isEmpty()) << "the killed recorder's pages were replayed";
+    const QVector<history::Marker> markers = reopened.markers(0, 2000);
+    ASSERT_EQ(markers.size(), 1);
     EXPECT_EQ(markers.first().text, QStringLiteral("from the backup"));
 }
 
