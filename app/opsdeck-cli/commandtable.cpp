@@ -1,6 +1,7 @@
 #include "commandtable.h"
 
 #include "auditcommand.h"
+#include "auditkey.h"
 #include "batchcheckcommand.h"
 #include "changedsincecommand.h"
 #include "clioutput.h"
@@ -180,7 +181,11 @@ int dispatch(QStringList arguments)
     // The handler's parser sees "opsdeck-cli <command>" as its program name.
     arguments.removeAt(1);
     arguments[0] = u"opsdeck-cli "_s + name;
-    return found->run(arguments);
+    const int code = found->run(arguments);
+    // An audit entry written on another thread (an SSH session's) has its
+    // anchor on its way to the keychain: kept before the process ends.
+    history::AuditKey::settle();
+    return code;
 }
 
 } // namespace opsdeck::cli

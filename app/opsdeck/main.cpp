@@ -6,6 +6,7 @@
 //   --tab metrics|probe-lab|hosts|knobs                    the tab shown at start
 //   --ssh-config FILE --known-hosts FILE                   SSH files for ssh hosts
 #include "apppaths.h"
+#include "auditkey.h"
 #include "demosetup.h"
 #include "hoststab.h"
 #include "knobstab.h"
@@ -213,5 +214,6 @@ int main(int argc, char **argv)
     QObject::connect(&window, &MainWindow::shutdownFinished, &app, &QApplication::quit,
                      Qt::QueuedConnection);
     const int code = QApplication::exec();
+    opsdeck::history::AuditKey::settle(); // the last entries' anchors kept
     return exitCode ? exitCode : code;
 }

@@ -4,11 +4,15 @@
 #include "secretstore.h"
 
 #include <QCryptographicHash>
+#include <QEventLoop>
 #include <QFileInfo>
 #include <QRandomGenerator>
 #include <QThread>
+#include <QTimer>
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <spdlog/spdlog.h>
 
 namespace opsdeck::history {
 
@@ -68,11 +72,29 @@ bool isNewLog(const QString &logPath)
            !QFileInfo::exists(logPath + QStringLiteral(".head"));
 }
 
+// "audit/chain-key/<hash>" -> "audit/chain-anchor/<hash>".
+QString anchorNameOf(const QString &keyName)
+{
+    return QStringLiteral("audit/chain-anchor/") + keyName.section(u'/', -1);
+}
+
+// Anchor writes sent and not yet answered (AuditKey::settle waits for them).
+std::atomic<int> &anchorWritesPending()
+{
+    static std::atomic<int> pending{0};
+    return pending;
+}
+
 // On the store's own thread (the CLI's main thread): blocking is allowed there.
 AuditLog::ChainKey askBlocking(const QString &name, bool create)
 {
     secrets::SecretStore &store = secrets::SecretStore::shared();
     AuditLog::ChainKey key = fromRead(store.readBlocking(name, kDeadline));
+    if (key.state == State::Key) {
+        const SecretResult anchor = store.readBlocking(anchorNameOf(name), kDeadline);
+        if (anchor.ok())
+            key.anchor = AuditAnchor::parse(anchor.value);
+    }
     if (key.state == State::None && create) {
         const QByteArray value = newKey();
         const SecretResult written = store.writeBlocking(name, value, kDeadline);
@@ -84,6 +106,26 @@ AuditLog::ChainKey askBlocking(const QString &name, bool create)
                         QStringLiteral("the key could not be kept: %1").arg(written.error)};
     }
     return key;
+}
+
+// The key is known; its anchor is asked for before anyone is told of it.
+void prefetchAnchor(const QString &name, AuditLog::ChainKey key)
+{
+    secrets::SecretStore &store = secrets::SecretStore::shared();
+    const QString anchorName = anchorNameOf(name);
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection =
+        QObject::connect(&store, &secrets::SecretStore::readFinished, &store,
+                         [name, anchorName, key, connection](quint64, const QString &asked,
+                                                             const SecretResult &result) mutable {
+                             if (asked != anchorName)
+                                 return;
+                             QObject::disconnect(*connection);
+                             if (result.ok())
+                                 key.anchor = AuditAnchor::parse(result.value);
+                             remember(name, key);
+                         });
+    store.read(anchorName);
 }
 
 } // namespace
@@ -119,6 +161,8 @@ void AuditKey::prefetch(const QString &logPath)
                 return;
             QObject::disconnect(*connection);
             const AuditLog::ChainKey key = fromRead(result);
+            if (key.state == State::Key)
+                return prefetchAnchor(name, key);
             // Decided now, not when asked: a log begun unkeyed while the store
             // was slow to answer stays unkeyed rather than gain a key it lacks.
             if (key.state != State::None || !isNewLog(logPath))
@@ -188,11 +232,55 @@ AuditLog::KeySource AuditKey::fromSecretStore()
     };
 }
 
+AuditLog::AnchorSink AuditKey::anchorSink()
+{
+    secrets::SecretStore &store = secrets::SecretStore::shared();
+    static std::once_flag counted;
+    std::call_once(counted, [&store] {
+        QObject::connect(&store, &secrets::SecretStore::writeFinished, &store,
+                         [](quint64, const QString &key, const SecretResult &result) {
+                             if (!key.startsWith(u"audit/chain-anchor/"))
+                                 return;
+                             --anchorWritesPending();
+                             if (!result.ok())
+                                 spdlog::warn("audit: the chain's anchor could not be kept in "
+                                              "the secret store: {}",
+                                              result.error.toStdString());
+                         });
+    });
+    return [](const QString &logPath, const AuditAnchor &anchor) {
+        secrets::SecretStore &store = secrets::SecretStore::shared();
+        const QString name = anchorNameOf(secretName(logPath));
+        ++anchorWritesPending();
+        if (QThread::currentThread() == store.thread())
+            store.writeBlocking(name, anchor.text(), kDeadline);
+        else
+            store.write(name, anchor.text()); // settle() waits for it
+    };
+}
+
+void AuditKey::settle(std::chrono::milliseconds deadline)
+{
+    if (anchorWritesPending() <= 0)
+        return;
+    secrets::SecretStore &store = secrets::SecretStore::shared();
+    if (QThread::currentThread() != store.thread())
+        return;
+    QEventLoop loop;
+    QTimer::singleShot(deadline, &loop, &QEventLoop::quit);
+    QObject::connect(&store, &secrets::SecretStore::writeFinished, &loop, [&loop] {
+        if (anchorWritesPending() <= 0)
+            loop.quit();
+    });
+    if (anchorWritesPending() > 0)
+        loop.exec();
+}
+
 std::shared_ptr<AuditLog> AuditKey::inDataDir(const QString &dataDir)
 {
     const QString path = AuditLog::pathIn(settings::AppPaths::dataDir(dataDir));
     prefetch(path);
-    return std::make_shared<AuditLog>(path, fromSecretStore());
+    return std::make_shared<AuditLog>(path, fromSecretStore(), anchorSink());
 }
 
 } // namespace opsdeck::history

@@ -2,6 +2,8 @@
 
 #include "auditlog.h"
 
+#include <chrono>
+
 namespace opsdeck::history {
 
 /// Where an audit log's chain key lives: the secret store (keychain, or the
@@ -10,7 +12,8 @@ namespace opsdeck::history {
 /// begun while the store answers gets one (32 random bytes from the system's
 /// generator); a log begun without stays unkeyed. When no store answers,
 /// check() says what it could not check, with the store's reason. Moving the
-/// data dir loses the key's name: its log then reads as broken.
+/// data dir loses the key's name: its log then reads as broken. The key and
+/// the log's anchor (AuditAnchor) are read together, once per process.
 class AuditKey
 {
 public:
@@ -26,8 +29,16 @@ public:
     /// 5 s, for the prefetch's answer, so that a GUI thread joining that
     /// thread never deadlocks with it.
     static AuditLog::KeySource fromSecretStore();
-    /// `<dataDir>/audit.jsonl` (AppPaths::dataDir(dataDir)) keyed by the
-    /// secret store; its key prefetched.
+    /// Keeps a keyed log's AuditAnchor in the secret store, as
+    /// `audit/chain-anchor/<16 hex>` (the same hash as the key's name). On
+    /// the store's thread it waits for the answer (at most 5 s); from any
+    /// other thread it only sends it: settle() waits for those.
+    static AuditLog::AnchorSink anchorSink();
+    /// On the store's thread (a program about to exit): waits, at most
+    /// `deadline`, until the anchors sent from other threads are kept.
+    static void settle(std::chrono::milliseconds deadline = std::chrono::seconds(5));
+    /// `<dataDir>/audit.jsonl` (AppPaths::dataDir(dataDir)) keyed and
+    /// anchored by the secret store; its key and anchor prefetched.
     static std::shared_ptr<AuditLog> inDataDir(const QString &dataDir);
 };
 

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <optional>
 #include <pwd.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -163,11 +164,52 @@ LastLine lastLine(const QString &path)
     }
 }
 
+// Whether line `anchor.entries` of the log has the anchor's keyed link.
+bool anchorHeld(const QString &path, const AuditAnchor &anchor, const QByteArray &key)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    for (qint64 number = 1; !file.atEnd(); ++number) {
+        QByteArray line = file.readLine();
+        if (number < anchor.entries)
+            continue;
+        if (line.endsWith('\n'))
+            line.chop(1);
+        return linkTo(line, key) == anchor.link;
+    }
+    return false;
+}
+
 } // namespace
 
-AuditLog::AuditLog(QString path, KeySource keySource)
-    : m_path(std::move(path)), m_keySource(std::move(keySource))
+AuditLog::AuditLog(QString path, KeySource keySource, AnchorSink anchorSink)
+    : m_path(std::move(path)), m_keySource(std::move(keySource)),
+      m_anchorSink(std::move(anchorSink))
 {
+}
+
+std::optional<AuditAnchor> AuditLog::knownAnchor(const ChainKey &chain) const
+{
+    return m_anchor ? m_anchor : chain.anchor;
+}
+
+void AuditLog::moveAnchor(const ChainKey &chain, qint64 headEntries, const QByteArray &prevLink,
+                          const AuditAnchor &reached)
+{
+    const std::optional<AuditAnchor> known = knownAnchor(chain);
+    // Usually the anchor is the line before ours (this process wrote both);
+    // else the file is read up to it.
+    const bool holds = !known || (known->entries == headEntries && known->link == prevLink) ||
+                       anchorHeld(m_path, *known, *chain.usable());
+    if (!holds) {
+        spdlog::warn("audit log {}: the secret store's anchor (entry {}) is not in the log: "
+                     "left where it is, as evidence",
+                     m_path.toStdString(), known->entries);
+        return;
+    }
+    m_anchor = reached;
+    m_anchorSink(m_path, reached);
 }
 
 AuditLog::ChainKey AuditLog::chainKey(bool create) const
@@ -292,15 +334,19 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     // object wrote to before, was emptied or removed: not a new log.
     const bool emptied = fresh && key && (!chain.created || m_appended);
     m_appended = true;
-    const bool headLost =
-        (!head && before > 0) || emptied || (head && key && head->entries > 0 &&
-                                  (!head->keyed || head->mac != linkTo(head->signedText(), key)));
+    const bool headLost = (!head && before > 0) || emptied ||
+                          (head && key && head->entries > 0 &&
+                           (!head->keyed || head->mac != linkTo(head->signedText(), key)));
     if (headLost && next.lostAt == 0)
         next.lostAt = next.entries;
     if (key && next.keyedFrom == 0)
         next.keyedFrom = headLost ? 1 : next.entries;
     if (!writeHead(headPath(), next, key, &why))
         return fail(why + QStringLiteral(" (the entry itself was written)"));
+    if (key && m_anchorSink)
+        moveAnchor(chain, head ? head->entries : -1,
+                   last.bytes.isEmpty() ? QByteArray() : linkTo(last.bytes, key),
+                   AuditAnchor{next.entries, linkTo(json, key)});
     return true;
 }
 
@@ -386,6 +432,12 @@ AuditVerification AuditLog::check() const
     }
     if (!file.open(QIODevice::ReadOnly))
         return broken(0, QStringLiteral("cannot read %1: %2").arg(m_path, file.errorString()));
+    std::optional<AuditAnchor> anchor;
+    if (key) {
+        const std::lock_guard lock(m_mutex);
+        anchor = knownAnchor(chain);
+    }
+    bool anchorFound = false;
     QByteArray expectedPlain = firstPrev;
     QByteArray expectedKeyed = firstPrev;
     QByteArray lastHash;
@@ -427,6 +479,8 @@ AuditVerification AuditLog::check() const
         expectedPlain = hashOf(line);
         expectedKeyed = key ? linkTo(line, key) : QByteArray();
         lastHash = expectedPlain;
+        if (anchor && number == anchor->entries)
+            anchorFound = expectedKeyed == anchor->link;
     }
     result.entries = number;
     result.keyed = seenKeyed && !keyedUnchecked && number > 0;
@@ -444,6 +498,9 @@ AuditVerification AuditLog::check() const
                 : QStringLiteral("unkeyed (plain SHA-256; %1: whether this log ever had a key "
                                  "was not checked)")
                       .arg(chain.problem);
+    if (anchor)
+        result.keyNote +=
+            QStringLiteral("; anchored at entry %1 in the secret store").arg(anchor->entries);
     if (!head) {
         if (number > 0) {
             result.status = AuditVerification::Status::Truncated;
@@ -484,6 +541,26 @@ AuditVerification AuditLog::check() const
         return broken(number, QStringLiteral("the file has %1 bytes, the head says %2")
                                   .arg(file.size())
                                   .arg(head->bytes));
+    if (anchor) {
+        result.keyNote +=
+            QStringLiteral("; anchored at entry %1 in the secret store").arg(anchor->entries);
+        if (number < anchor->entries) {
+            result.status = AuditVerification::Status::Truncated;
+            result.line = number;
+            result.reason = QStringLiteral("the secret store's anchor says this log held %1 "
+                                           "entries, the file has %2 (its end was cut off, and "
+                                           "an older head put back)")
+                                .arg(anchor->entries)
+                                .arg(number);
+            return result;
+        }
+        if (!anchorFound)
+            return broken(int(anchor->entries),
+                          QStringLiteral("line %1 is not the entry the secret store's anchor "
+                                         "names: the log was cut back to an older state and "
+                                         "written on")
+                              .arg(anchor->entries));
+    }
     if (keyedUnchecked) {
         result.status = AuditVerification::Status::Unverified;
         result.reason = QStringLiteral("the chain is keyed and its key is not available here: "

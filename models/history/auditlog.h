@@ -1,5 +1,6 @@
 #pragma once
 
+#include "auditanchor.h"
 #include "auditentry.h"
 #include "auditverification.h"
 
@@ -32,6 +33,8 @@ namespace opsdeck::history {
 /// last line's hash (with an HMAC of those when keyed), replaced atomically
 /// with every append, so cut-off or lost entries at the end are caught too.
 /// An append after a cut counts on from the head, so the cut stays visible.
+/// A keyed log is also anchored in the secret store (AuditAnchor), so that an
+/// older log put back with its older head is caught as well.
 ///
 /// Several processes (the window, opsdeck-cli) may append at once: each
 /// append holds `audit.jsonl.lock` (QLockFile) while it reads the last line
@@ -51,12 +54,20 @@ public:
             None,       ///< the store answered: this log has no key (begun without one)
             Unavailable ///< no store answered; `problem` says why
         };
+        ChainKey() = default;
+        ChainKey(State state, QByteArray key, QString problem, bool created = false)
+            : state(state), key(std::move(key)), problem(std::move(problem)), created(created)
+        {
+        }
         State state = State::Unavailable;
         QByteArray key;
         QString problem;
         /// The key was made just now, for a log with no entry: a log that is
         /// empty while its key already existed was emptied (or removed).
         bool created = false;
+        /// The log's anchor as the store keeps it (Key only; none before the
+        /// first keyed append, or in a store that never kept one).
+        std::optional<AuditAnchor> anchor;
         std::optional<QByteArray> usable() const
         {
             return state == State::Key ? std::optional<QByteArray>(key) : std::nullopt;
@@ -65,12 +76,17 @@ public:
     /// Asked for the key of the log at `logPath`; `create`: the log is new,
     /// make it a key when the store has none.
     using KeySource = std::function<ChainKey(const QString &logPath, bool create)>;
+    /// Told where a keyed log's chain now reaches, after an append that
+    /// found the log still holding the anchor it knew (see AuditAnchor).
+    /// Called on the appending thread, with this log's append lock held.
+    using AnchorSink = std::function<void(const QString &logPath, const AuditAnchor &anchor)>;
 
     /// `path` of the log file; its folder is created (0700) on the first
     /// append, the log and its head 0600. `keySource` is asked on the first
     /// append or check, and again to create a key for a new log (empty: an
-    /// unkeyed chain).
-    explicit AuditLog(QString path, KeySource keySource = {});
+    /// unkeyed chain). `anchorSink` keeps the anchor of a keyed log (empty:
+    /// only the head guards its end).
+    explicit AuditLog(QString path, KeySource keySource = {}, AnchorSink anchorSink = {});
     /// `<dataDir>/audit.jsonl`.
     static QString pathIn(const QString &dataDir);
 
@@ -98,9 +114,17 @@ public:
 
 private:
     ChainKey chainKey(bool create) const;
+    /// After a keyed append: moves the anchor to `reached` when the log still
+    /// holds the one known (`prevLink`: the link of the line before ours).
+    void moveAnchor(const ChainKey &chain, qint64 headEntries, const QByteArray &prevLink,
+                    const AuditAnchor &reached);
+    /// The anchor this process knows: the store's at first, then its own.
+    std::optional<AuditAnchor> knownAnchor(const ChainKey &chain) const;
 
     QString m_path;
     KeySource m_keySource;
+    AnchorSink m_anchorSink;
+    std::optional<AuditAnchor> m_anchor; ///< moved by this object (guarded by m_mutex)
     mutable std::mutex m_mutex;
     bool m_appended = false; ///< this object appended before (guarded by m_mutex)
     mutable std::mutex m_keyMutex;

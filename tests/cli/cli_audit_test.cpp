@@ -17,18 +17,19 @@ using opsdeck::test::runCli;
 
 namespace {
 
-// Written the way the CLI writes it: keyed by the secret store when one answers.
-void writeEntries(const QString &dataDir, int count)
+// Written the way the CLI writes it: keyed and anchored by the secret store
+// when one answers.
+void writeEntries(const QString &dataDir, int count, int first = 0)
 {
-    AuditLog log(AuditLog::pathIn(dataDir), AuditKey::fromSecretStore());
-    for (int i = 0; i < count; ++i) {
+    const auto log = AuditKey::inDataDir(dataDir);
+    for (int i = first; i < first + count; ++i) {
         AuditEntry entry;
         entry.kind = QStringLiteral("host-key");
         entry.host = QStringLiteral("gpu-%1").arg(i);
         entry.action = QStringLiteral("accepted-new");
         entry.detail = QStringLiteral("ssh-ed25519 SHA256:abc%1").arg(i);
         QString error;
-        ASSERT_TRUE(log.append(entry, &error)) << error.toStdString();
+        ASSERT_TRUE(log->append(entry, &error)) << error.toStdString();
     }
 }
 
@@ -88,5 +89,40 @@ TEST(CliAudit, VerifySaysIntactBrokenAtALineOrTruncatedWithItsExitCode)
     run = runCli(verify);
     EXPECT_EQ(run.exitCode, 1);
     EXPECT_TRUE(run.standardOutput.contains("TRUNCATED: the head says 3 entries, the file has 2"))
+        << run.standardOutput.toStdString();
+}
+
+// The keyring remembers how far the log went: an older log put back with its
+// older head (each valid alone) is TRUNCATED, exit 1.
+TEST(CliAudit, AnOlderLogAndHeadPutBackAreCaughtByTheKeyringsAnchor)
+{
+    QTemporaryDir dir;
+    writeEntries(dir.path(), 3);
+    const QString path = AuditLog::pathIn(dir.path());
+    QFile log(path);
+    QFile head(path + QStringLiteral(".head"));
+    ASSERT_TRUE(log.open(QIODevice::ReadOnly) && head.open(QIODevice::ReadOnly));
+    const QByteArray olderLog = log.readAll();
+    const QByteArray olderHead = head.readAll();
+    log.close();
+    head.close();
+    writeEntries(dir.path(), 2, 3);
+    const QStringList verify{QStringLiteral("audit"), QStringLiteral("--verify"),
+                             QStringLiteral("--data-dir"), dir.path()};
+    auto run = runCli(verify);
+    ASSERT_EQ(run.exitCode, 0) << run.standardOutput.toStdString();
+    EXPECT_TRUE(run.standardOutput.contains("anchored at entry 5"))
+        << run.standardOutput.toStdString();
+
+    ASSERT_TRUE(log.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+                head.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    log.write(olderLog);
+    head.write(olderHead);
+    log.close();
+    head.close();
+    run = runCli(verify);
+    EXPECT_EQ(run.exitCode, 1);
+    EXPECT_TRUE(run.standardOutput.contains("the secret store's anchor says this log held 5 "
+                                            "entries, the file has 3"))
         << run.standardOutput.toStdString();
 }

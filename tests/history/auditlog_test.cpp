@@ -11,11 +11,12 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 #include <memory>
+#include <sys/stat.h>
 #include <thread>
 #include <vector>
 
+using opsdeck::history::AuditAnchor;
 using opsdeck::history::AuditEntry;
 using opsdeck::history::AuditLog;
 using opsdeck::history::AuditVerification;
@@ -115,6 +116,73 @@ TEST(AuditLog, ACutOffEndIsCaughtByTheHeadAndStaysVisibleAfterTheNextAppend)
     result = log.check();
     EXPECT_EQ(result.status, AuditVerification::Status::Truncated);
     EXPECT_EQ(result.reason, QStringLiteral("the head says 4 entries, the file has 3"));
+}
+
+// An older log put back with its older head is valid on its own: the anchor
+// the secret store keeps catches it, and still does once entries follow.
+TEST(AuditLog, AnOlderLogPutBackWithItsOlderHeadIsCaughtByTheAnchor)
+{
+    QTemporaryDir dir;
+    const QString path = AuditLog::pathIn(dir.path());
+    const QByteArray key(32, 'k');
+    // The store: the key, and the anchor as the sink last kept it.
+    auto stored = std::make_shared<std::optional<AuditAnchor>>();
+    const AuditLog::KeySource keyOnly = fixedKey(key);
+    const AuditLog::KeySource source = [keyOnly, stored](const QString &log, bool create) {
+        AuditLog::ChainKey chain = keyOnly(log, create);
+        chain.anchor = *stored;
+        return chain;
+    };
+    const AuditLog::AnchorSink sink = [stored](const QString &, const AuditAnchor &anchor) {
+        *stored = anchor;
+    };
+    {
+        AuditLog log(path, source, sink);
+        for (int i = 0; i < 3; ++i)
+            ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
+        EXPECT_TRUE(log.check().ok());
+    }
+    const QByteArray olderLog = readAll(path);
+    const QByteArray olderHead = readAll(path + QStringLiteral(".head"));
+    {
+        AuditLog later(path, source, sink); // another process, later
+        for (int i = 3; i < 5; ++i)
+            ASSERT_TRUE(later.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
+        EXPECT_TRUE(later.check().ok()) << later.verify().toStdString();
+    }
+    ASSERT_TRUE(stored->has_value());
+    EXPECT_EQ((*stored)->entries, 5);
+
+    writeAll(path, olderLog);
+    writeAll(path + QStringLiteral(".head"), olderHead);
+    EXPECT_TRUE(AuditLog(path, keyOnly).check().ok()) << "the head alone cannot tell";
+    AuditLog log(path, source, sink);
+    AuditVerification result = log.check();
+    EXPECT_EQ(result.status, AuditVerification::Status::Truncated);
+    EXPECT_EQ(result.reason, QStringLiteral("the secret store's anchor says this log held 5 "
+                                            "entries, the file has 3 (its end was cut off, and an "
+                                            "older head put back)"));
+    // Written on past the anchor: the anchor stays, and names the line.
+    for (int i = 0; i < 3; ++i)
+        ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i + 7), QStringLiteral("x"))));
+    EXPECT_EQ((*stored)->entries, 5);
+    result = AuditLog(path, source, sink).check();
+    EXPECT_EQ(result.status, AuditVerification::Status::Broken);
+    EXPECT_EQ(result.line, 5);
+    EXPECT_TRUE(result.reason.contains(u"is not the entry the secret store's anchor names"))
+        << result.reason.toStdString();
+    EXPECT_TRUE(result.keyNote.contains(u"anchored at entry 5")) << result.keyNote.toStdString();
+}
+
+TEST(AuditAnchor, ReadsBackWhatItWritesAndRefusesAnythingElse)
+{
+    const AuditAnchor anchor{42, QByteArray(64, 'a')};
+    const std::optional<AuditAnchor> back = AuditAnchor::parse(anchor.text());
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->entries, 42);
+    EXPECT_EQ(back->link, anchor.link);
+    for (const char *bad : {"", "42", "x ", "0 aaaa", "-1 aaaa", "42 abc", "42 a b"})
+        EXPECT_FALSE(AuditAnchor::parse(bad)) << bad;
 }
 
 TEST(AuditLog, LinesAddedBehindTheHeadAreNamed)
