@@ -16,6 +16,7 @@
 #include "sshcommand.h"
 #include "statuscommand.h"
 #include "verifycommand.h"
+#include "workflowcommand.h"
 
 using namespace Qt::StringLiterals;
 
@@ -121,6 +122,25 @@ const std::vector<CliCommand> &commandTable()
          u"--inventory FILE --host HOST [--since TIME] [--json] "_s + inventoryFlags,
          u"files changed on a host since a time, and each serve script's knob diff"_s,
          &runChangedSince},
+        {u"workflow"_s, u"plan"_s,
+         u"KIND --inventory FILE --cluster NAME [--service NAME] [--knob KEY[=VALUE]] "
+         "[--backup PATH] [--json] [--data-dir DIR]"_s,
+         u"the numbered plan of restart, co-restart, restart-proxy, revert-knob or restore-knob"_s,
+         &runWorkflow},
+        {u"workflow"_s, u"run"_s,
+         u"KIND --inventory FILE --cluster NAME [--service NAME] --confirm NAME [--reason TEXT] "
+         "[--despite-evidence] [--json] "_s +
+             inventoryFlags,
+         u"run it headless, guarded and journaled (exit 1 a step failed, 2 refused, 3 "
+         "cancelled)"_s,
+         &runWorkflow},
+        {u"workflow"_s, u"resume"_s, u"--inventory FILE [--id ID] [--json] "_s + inventoryFlags,
+         u"run an unfinished workflow again from the step that did not end well"_s, &runWorkflow},
+        {u"workflow"_s, u"abandon"_s, u"--inventory FILE [--id ID] [--data-dir DIR]"_s,
+         u"mark an unfinished workflow ended, running nothing more"_s, &runWorkflow},
+        {u"workflow"_s, u"list"_s, u"[--json] [--data-dir DIR]"_s,
+         u"the workflows of the data dir, newest first, and where unfinished ones stopped"_s,
+         &runWorkflow},
         {u"secret"_s, u"set"_s, u"KEY [--json]"_s,
          u"store a secret in the keychain, read from stdin (never echoed)"_s, &runSecret},
         {u"secret"_s, u"delete"_s, u"KEY [--json]"_s, u"remove a secret from the keychain"_s,

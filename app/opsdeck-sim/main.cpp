@@ -8,11 +8,13 @@
 #include "simoptions.h"
 #include "trafficgenerator.h"
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <memory>
 #include <pthread.h>
+#include <string>
 
 using namespace opsdeck::sim;
 
@@ -80,6 +82,18 @@ int main(int argc, char **argv)
     Logger::info(signal == SIGTERM  ? "received SIGTERM, shutting down"
                  : signal == SIGINT ? "received SIGINT, shutting down"
                                     : "finished, shutting down");
+    if (signal > 0 && options->exitDelayS > 0) {
+        // As an engine freeing GPU memory: still up, port held, until the delay ends.
+        char line[64];
+        std::snprintf(line, sizeof line, "exiting in %g s (--exit-delay)", options->exitDelayS);
+        Logger::info(line);
+        const auto end =
+            std::chrono::steady_clock::now() + std::chrono::duration<double>(options->exitDelayS);
+        while (std::chrono::steady_clock::now() < end) {
+            const timespec slice{0, 100 * 1000 * 1000};
+            sigtimedwait(&termination, nullptr, &slice); // a second signal waits too
+        }
+    }
     ShutdownFlag::trigger();
     service->stop();
     Logger::info("shutdown complete");

@@ -206,6 +206,12 @@ void define(CLI::App &app, SimOptions &o, Seen &seen)
                  "one log line per HTTP request: server, method, path, status, client address "
                  "and the request's number on its connection")
         ->group(all);
+    app.add_option("--exit-delay", o.exitDelayS,
+                   "seconds from SIGTERM/SIGINT to the exit, still serving and holding the port "
+                   "(an engine freeing GPU memory)")
+        ->check(CLI::Range(0.0, 3600.0))
+        ->capture_default_str()
+        ->group(all);
     app.add_option("--log-interval", o.logIntervalS,
                    "period of the engines' \"Prefill batch.\" and \"Decode batch.\" lines, s")
         ->check(atLeast(0.1))

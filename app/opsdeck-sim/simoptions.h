@@ -61,6 +61,9 @@ struct SimOptions
     std::string tlsCertFile; ///< --tls-cert: PEM chain; with --tls-key the server speaks HTTPS
     std::string tlsKeyFile;  ///< --tls-key: PEM private key
     double logIntervalS = 5.0;
+    /// --exit-delay: seconds between SIGTERM and the exit, serving and holding
+    /// its port meanwhile (an engine freeing GPU memory); a second signal waits too.
+    double exitDelayS = 0.0;
 
     // --- prefill / decode / engine
     std::string servedModelName = "Qwen/Qwen3-8B";

@@ -122,7 +122,7 @@ qint64 countLines(const QString &path)
     return lines + (pending ? 1 : 0);
 }
 
-QString userName()
+QString loginName()
 {
     if (const passwd *pw = ::getpwuid(::getuid()))
         return QString::fromLocal8Bit(pw->pw_name);
@@ -224,6 +224,11 @@ AuditLog::ChainKey AuditLog::chainKey(bool create) const
     return *m_key;
 }
 
+QString AuditLog::currentUser()
+{
+    return loginName();
+}
+
 QString AuditLog::pathIn(const QString &dataDir)
 {
     return QDir(dataDir).filePath(QStringLiteral("audit.jsonl"));
@@ -280,7 +285,7 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     QJsonObject object;
     const QDateTime time = entry.time.isValid() ? entry.time : QDateTime::currentDateTimeUtc();
     object[QStringLiteral("time")] = time.toUTC().toString(Qt::ISODateWithMs);
-    object[QStringLiteral("user")] = userName();
+    object[QStringLiteral("user")] = loginName();
     object[QStringLiteral("program")] = QCoreApplication::instance()
                                             ? QCoreApplication::applicationName()
                                             : QStringLiteral("opsdeck");

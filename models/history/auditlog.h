@@ -89,6 +89,9 @@ public:
     explicit AuditLog(QString path, KeySource keySource = {}, AnchorSink anchorSink = {});
     /// `<dataDir>/audit.jsonl`.
     static QString pathIn(const QString &dataDir);
+    /// The user entries are written as: the login name of this process's uid
+    /// (its number when it has none).
+    static QString currentUser();
 
     /// Appends `entry`; false with `error` (naming the file, or its lock file
     /// when that cannot be created) when it could not be written whole (then

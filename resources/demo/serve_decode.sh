@@ -5,4 +5,4 @@
 export SGLANG_SM120_MMA_TARGET_CTAS=512
 exec "@SIM@" --role decode --host 127.0.0.1 --port @DECODE_PORT@ \
   --transfer-backend @BACKEND@ --served-model-name @MODEL@ \
-  --max-running-requests 64 --ready-delay 3
+  --max-running-requests 64 --ready-delay 3 --exit-delay 1

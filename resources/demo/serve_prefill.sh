@@ -5,4 +5,4 @@
 export SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT=300
 exec "@SIM@" --role prefill --host 127.0.0.1 --port @PREFILL_PORT@ \
   --disaggregation-bootstrap-port @BOOTSTRAP_PORT@ --transfer-backend @BACKEND@ \
-  --served-model-name @MODEL@ --ready-delay 2
+  --served-model-name @MODEL@ --ready-delay 2 --exit-delay 1

@@ -1,0 +1,387 @@
+#include "workflowcommand.h"
+
+#include "apppaths.h"
+#include "auditkey.h"
+#include "auditlog.h"
+#include "cancelonsignal.h"
+#include "cliinventory.h"
+#include "clioutput.h"
+#include "hostfiles.h"
+#include "probeengine.h"
+#include "runbookplanner.h"
+#include "transport.h"
+#include "workflowguard.h"
+#include "workflowjournal.h"
+#include "workflowrunner.h"
+
+#include <QEventLoop>
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <cstdio>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::cli {
+
+namespace {
+
+using workflows::RunbookPlanner;
+using workflows::WorkflowJournal;
+using workflows::WorkflowPlan;
+using workflows::WorkflowRunner;
+
+void addPlanOptions(QCommandLineParser &parser)
+{
+    parser.addOption({u"inventory"_s, u"Inventory file (YAML)."_s, u"FILE"_s});
+    parser.addOption({u"cluster"_s, u"The cluster."_s, u"NAME"_s});
+    parser.addOption({u"service"_s, u"restart: the service to restart."_s, u"NAME"_s});
+    parser.addOption({u"knob"_s, u"revert-knob / restore-knob: KEY or KEY=VALUE."_s, u"KNOB"_s});
+    parser.addOption({u"backup"_s,
+                      u"revert-knob / restore-knob: take the value from this "
+                      "backup."_s,
+                      u"PATH"_s});
+    parser.addOption({u"confirm"_s, u"run: the name of the target, typed."_s, u"NAME"_s});
+    parser.addOption({u"reason"_s, u"run: why (required for production)."_s, u"TEXT"_s});
+    parser.addOption(
+        {u"despite-evidence"_s, u"run: go ahead although the evidence points elsewhere."_s});
+    parser.addOption({u"id"_s,
+                      u"resume / abandon: the workflow's id (default: the newest "
+                      "unfinished one)."_s,
+                      u"ID"_s});
+    parser.addOption(jsonOption());
+    parser.addOption(dataDirOption());
+}
+
+QString dataDirOf(const QCommandLineParser &parser)
+{
+    return settings::AppPaths::dataDir(parser.value(u"data-dir"_s));
+}
+
+std::optional<WorkflowPlan> planFrom(const inventory::Inventory &inventory, const QString &kindName,
+                                     const QString &cluster, const QString &service,
+                                     const QString &knob, const QString &backup)
+{
+    const auto kind = workflows::workflowKindFromName(kindName);
+    if (!kind) {
+        printError(
+            u"unknown workflow '%1': one of %2"_s.arg(kindName, workflows::workflowKindNames()));
+        return std::nullopt;
+    }
+    if (cluster.isEmpty()) {
+        printError(u"--cluster NAME is required"_s);
+        return std::nullopt;
+    }
+    QString error;
+    auto plan = RunbookPlanner::plan(inventory, {*kind, cluster, service, knob, backup}, &error);
+    if (!plan)
+        printError(error);
+    return plan;
+}
+
+// The hosts' transports, made when a step first needs one.
+class Hosts
+{
+public:
+    Hosts(const inventory::Inventory &inventory, const QCommandLineParser &parser)
+        : m_inventory(inventory), m_parser(parser)
+    {
+    }
+    remote::Transport *transportFor(const QString &host)
+    {
+        auto found = m_hosts.find(host);
+        if (found == m_hosts.end()) {
+            auto files = HostFiles::of(m_inventory, host, m_parser);
+            if (!files)
+                return nullptr;
+            found = m_hosts.insert(host, std::make_shared<HostFiles>(std::move(*files)));
+        }
+        return found.value()->transport.get();
+    }
+
+private:
+    const inventory::Inventory &m_inventory;
+    const QCommandLineParser &m_parser;
+    QHash<QString, std::shared_ptr<HostFiles>> m_hosts;
+};
+
+// Runs `plan` headless from step `from`; prints each step; the exit code.
+int runPlan(const inventory::Inventory &inventory, const WorkflowPlan &plan,
+            WorkflowJournal journal, const workflows::Confirmation &confirmation, int from,
+            const QCommandLineParser &parser)
+{
+    const bool json = parser.isSet(u"json"_s);
+    const auto log = history::AuditKey::inDataDir(parser.value(u"data-dir"_s));
+    Hosts hosts(inventory, parser);
+    probes::ProbeEngine engine;
+    WorkflowRunner::Context context;
+    context.inventory = inventory;
+    context.transportFor = [&hosts](const QString &host) { return hosts.transportFor(host); };
+    context.engine = &engine;
+    context.audit = [log](const history::AuditEntry &entry,
+                          std::function<void(bool, QString)> done) {
+        QString error;
+        const bool ok = log->append(entry, &error);
+        done(ok, error);
+    };
+    WorkflowRunner runner(context);
+    QJsonArray steps;
+    QObject::connect(&runner, &WorkflowRunner::stepStarted, [json](int n, const QString &title) {
+        if (!json)
+            printLine(u"%1. %2 ..."_s.arg(n).arg(title));
+    });
+    QObject::connect(&runner, &WorkflowRunner::stepOutput, [json](int n, const QString &line) {
+        if (!json)
+            printLine(u"   %1| %2"_s.arg(n).arg(line));
+    });
+    QObject::connect(&runner, &WorkflowRunner::stepFinished,
+                     [json, &steps](int n, bool ok, const QString &detail, qint64 ms) {
+                         steps.append(QJsonObject{
+                             {u"n"_s, n}, {u"ok"_s, ok}, {u"detail"_s, detail}, {u"ms"_s, ms}});
+                         if (!json)
+                             printLine(u"%1. %2 in %3 s: %4"_s.arg(n)
+                                           .arg(ok ? u"ok"_s : u"FAILED"_s)
+                                           .arg(double(ms) / 1000.0, 0, 'f', 1)
+                                           .arg(detail));
+                     });
+    std::optional<WorkflowRunner::Outcome> outcome;
+    QString detail;
+    QEventLoop loop;
+    QObject::connect(&runner, &WorkflowRunner::finished,
+                     [&](WorkflowRunner::Outcome o, const QString &d) {
+                         outcome = o;
+                         detail = d;
+                         loop.quit();
+                     });
+    const QString id = journal.id();
+    {
+        // Ctrl-C, SIGTERM, SIGHUP: the running step is cancelled and journaled.
+        CancelOnSignal onSignal([&runner] {
+            QMetaObject::invokeMethod(
+                &runner, [&runner] { runner.cancel(); }, Qt::QueuedConnection);
+        });
+        runner.run(plan, std::move(journal), confirmation, from);
+        if (!outcome)
+            loop.exec();
+    }
+    const QString said = WorkflowRunner::outcomeName(*outcome);
+    if (json) {
+        printJson(QJsonDocument(QJsonObject{{u"id"_s, id},
+                                            {u"kind"_s, workflows::workflowKindName(plan.kind)},
+                                            {u"cluster"_s, plan.cluster},
+                                            {u"service"_s, plan.service},
+                                            {u"outcome"_s, said},
+                                            {u"detail"_s, detail},
+                                            {u"steps"_s, steps}}));
+    } else {
+        printLine(u"workflow %1 %2: %3"_s.arg(id, said, detail));
+        if (*outcome == WorkflowRunner::Outcome::Failed)
+            printLine(u"nothing was rolled back: see `opsdeck-cli workflow list`; `workflow "
+                      "resume --id %1` runs it again from the failed step, `workflow abandon "
+                      "--id %1` ends it"_s.arg(id));
+    }
+    switch (*outcome) {
+    case WorkflowRunner::Outcome::Succeeded:
+        return ExitOk;
+    case WorkflowRunner::Outcome::Failed:
+        return ExitFailed;
+    case WorkflowRunner::Outcome::Cancelled:
+        return ExitUnknown;
+    }
+    return ExitFailed;
+}
+
+int plan(const QCommandLineParser &parser, bool run)
+{
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 2) {
+        printError(u"workflow %1 needs the workflow's kind: one of %2"_s.arg(
+            positional.value(0), workflows::workflowKindNames()));
+        return ExitBadInput;
+    }
+    if (!parser.isSet(u"inventory"_s)) {
+        printError(u"--inventory FILE is required"_s);
+        return ExitBadInput;
+    }
+    const auto inventory = loadInventoryOrSay(parser.value(u"inventory"_s));
+    if (!inventory)
+        return ExitBadInput;
+    const auto plan =
+        planFrom(*inventory, positional.at(1), parser.value(u"cluster"_s),
+                 parser.value(u"service"_s), parser.value(u"knob"_s), parser.value(u"backup"_s));
+    if (!plan)
+        return ExitBadInput;
+    if (!run) {
+        if (parser.isSet(u"json"_s))
+            printJson(QJsonDocument(plan->json()));
+        else
+            std::fputs(plan->text().toUtf8().constData(), stdout);
+        return ExitOk;
+    }
+    const workflows::Confirmation confirmation{
+        parser.value(u"confirm"_s), parser.value(u"reason"_s), parser.isSet(u"despite-evidence"_s)};
+    if (const QString refused =
+            workflows::WorkflowGuard::refusal(*plan, inventory->armed, confirmation);
+        !refused.isEmpty()) {
+        if (!parser.isSet(u"json"_s))
+            std::fputs(plan->text().toUtf8().constData(), stdout);
+        printError(u"refused: "_s + refused);
+        return ExitBadInput;
+    }
+    if (!parser.isSet(u"json"_s))
+        std::fputs(plan->text().toUtf8().constData(), stdout);
+    QString error;
+    auto journal = WorkflowJournal::create(dataDirOf(parser), *plan, &error);
+    if (!journal) {
+        printError(error + u": nothing was run"_s);
+        return ExitFailed;
+    }
+    return runPlan(*inventory, *plan, std::move(*journal), confirmation, 1, parser);
+}
+
+int list(const QCommandLineParser &parser)
+{
+    QStringList problems;
+    const QVector<WorkflowJournal::Summary> journals =
+        WorkflowJournal::list(dataDirOf(parser), &problems);
+    for (const QString &problem : problems)
+        printError(problem);
+    if (parser.isSet(u"json"_s)) {
+        QJsonArray array;
+        for (const auto &j : journals)
+            array.append(QJsonObject{{u"id"_s, j.id},
+                                     {u"kind"_s, j.plan.value(u"kind"_s)},
+                                     {u"cluster"_s, j.plan.value(u"cluster"_s)},
+                                     {u"service"_s, j.plan.value(u"service"_s)},
+                                     {u"inventory"_s, j.inventory},
+                                     {u"started"_s, j.started.toString(Qt::ISODateWithMs)},
+                                     {u"finished"_s, j.finished},
+                                     {u"outcome"_s, j.outcome},
+                                     {u"detail"_s, j.detail},
+                                     {u"last_started"_s, j.lastStarted},
+                                     {u"last_ended"_s, j.lastEnded},
+                                     {u"resume_from"_s, j.finished ? 0 : j.resumeFrom()}});
+        printJson(QJsonDocument(array));
+        return ExitOk;
+    }
+    for (const auto &j : journals) {
+        const QString state =
+            j.finished ? j.outcome
+                       : u"UNFINISHED: stopped at step %1 of %2 (resume runs step %3 again)"_s
+                             .arg(j.lastStarted)
+                             .arg(j.plan.value(u"steps"_s).toArray().size())
+                             .arg(j.resumeFrom());
+        printLine(u"%1  %2 %3  %4"_s.arg(j.id, j.plan.value(u"kind"_s).toString(),
+                                         j.plan.value(u"service"_s).toString().isEmpty()
+                                             ? j.plan.value(u"cluster"_s).toString()
+                                             : j.plan.value(u"service"_s).toString(),
+                                         state));
+    }
+    return ExitOk;
+}
+
+// resume / abandon: the unfinished workflow of the journal.
+int resumeOrAbandon(const QCommandLineParser &parser, bool resume)
+{
+    if (!parser.isSet(u"inventory"_s)) {
+        printError(u"--inventory FILE is required"_s);
+        return ExitBadInput;
+    }
+    QString error;
+    const auto found = WorkflowJournal::find(dataDirOf(parser), parser.value(u"id"_s), &error);
+    if (!found) {
+        printError(error);
+        return ExitBadInput;
+    }
+    if (found->finished) {
+        printError(u"workflow %1 already ended (%2): nothing to %3"_s.arg(
+            found->id, found->outcome, resume ? u"resume"_s : u"abandon"_s));
+        return ExitBadInput;
+    }
+    const auto inventory = loadInventoryOrSay(parser.value(u"inventory"_s));
+    if (!inventory)
+        return ExitBadInput;
+    const QJsonObject &was = found->plan;
+    auto plan =
+        planFrom(*inventory, was.value(u"kind"_s).toString(), was.value(u"cluster"_s).toString(),
+                 was.value(u"service"_s).toString(), was.value(u"knob"_s).toString(), QString());
+    if (!plan)
+        return ExitBadInput;
+    // The same steps, or the journal's step numbers mean nothing.
+    if (plan->json().value(u"steps"_s) != was.value(u"steps"_s)) {
+        printError(u"%1 no longer gives the plan workflow %2 ran (the inventory changed): "
+                   "abandon it and plan again"_s.arg(inventory->path, found->id));
+        if (resume)
+            return ExitBadInput;
+    }
+    auto journal = WorkflowJournal::reopen(*found);
+    const auto log = history::AuditKey::inDataDir(parser.value(u"data-dir"_s));
+    history::AuditEntry entry;
+    entry.kind = u"workflow"_s;
+    entry.host = plan->cluster;
+    entry.action = resume ? u"resume-chosen"_s : u"abandoned"_s;
+    entry.detail = u"workflow %1 (%2 of %3), stopped at step %4: %5"_s.arg(
+        found->id, was.value(u"kind"_s).toString(), plan->confirmationTarget(),
+        QString::number(found->lastStarted),
+        resume ? u"resumed from step %1"_s.arg(found->resumeFrom())
+               : u"abandoned, nothing more is run"_s);
+    if (!log->append(entry, &error)) {
+        printError(u"the audit entry could not be written (%1): nothing done"_s.arg(error));
+        return ExitFailed;
+    }
+    if (!resume) {
+        if (!journal.append({{u"event"_s, u"end"_s},
+                             {u"outcome"_s, u"abandoned"_s},
+                             {u"detail"_s, u"abandoned at step %1"_s.arg(found->lastStarted)}},
+                            &error)) {
+            printError(error);
+            return ExitFailed;
+        }
+        printLine(u"workflow %1 abandoned at step %2"_s.arg(found->id).arg(found->lastStarted));
+        return ExitOk;
+    }
+    if (!inventory->armed) {
+        printError(
+            u"refused: %1 is read-only (armed: false): no workflow runs"_s.arg(inventory->path));
+        return ExitBadInput;
+    }
+    if (!journal.append({{u"event"_s, u"resume"_s}, {u"from"_s, found->resumeFrom()}}, &error)) {
+        printError(error + u": nothing was run"_s);
+        return ExitFailed;
+    }
+    const workflows::Confirmation confirmation{plan->confirmationTarget(),
+                                               u"resumed workflow %1"_s.arg(found->id), false};
+    return runPlan(*inventory, *plan, std::move(journal), confirmation, found->resumeFrom(),
+                   parser);
+}
+
+} // namespace
+
+int runWorkflow(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        u"Plan, run, resume, abandon or list guarded workflows: restart, co-restart, "
+        "restart-proxy, revert-knob, restore-knob."_s);
+    addPlanOptions(parser);
+    parser.addPositionalArgument(u"action"_s, u"plan, run, resume, abandon or list"_s);
+    parser.addPositionalArgument(u"kind"_s, u"plan / run: "_s + workflows::workflowKindNames());
+    if (!parseArguments(parser, arguments))
+        return ExitBadInput;
+    const QString action = parser.positionalArguments().value(0);
+    if (action == u"plan" || action == u"run")
+        return plan(parser, action == u"run");
+    if (parser.positionalArguments().size() > 1) {
+        printError(u"workflow %1 takes no kind (got '%2')"_s.arg(
+            action, parser.positionalArguments().at(1)));
+        return ExitBadInput;
+    }
+    if (action == u"list")
+        return list(parser);
+    if (action == u"resume" || action == u"abandon")
+        return resumeOrAbandon(parser, action == u"resume");
+    printError(u"workflow needs an action: plan, run, resume, abandon or list"_s);
+    return ExitBadInput;
+}
+
+} // namespace opsdeck::cli

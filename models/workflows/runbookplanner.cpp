@@ -1,0 +1,302 @@
+#include "runbookplanner.h"
+
+#include "shellquote.h"
+
+namespace opsdeck::workflows {
+
+namespace {
+
+using Action = WorkflowStep::Action;
+using inventory::Role;
+using inventory::Service;
+
+// The port its host sees: the one written, not a tunnel's.
+int hostPort(const Service &service)
+{
+    const QUrl &url = service.directUrl.isEmpty() ? service.url : service.directUrl;
+    return url.port();
+}
+
+QString urlText(const QUrl &url)
+{
+    return url.toString(QUrl::RemoveUserInfo);
+}
+
+QUrl withPath(const QUrl &base, const QString &path)
+{
+    QUrl url = base;
+    url.setPath(path);
+    return url;
+}
+
+WorkflowStep leaf(Action action, const Service &service, QString title, QStringList commands,
+                  int deadlineS, QString rollback = {})
+{
+    WorkflowStep step;
+    step.action = action;
+    step.service = service.name;
+    step.host = service.host;
+    step.title = std::move(title);
+    step.commands = std::move(commands);
+    step.deadlineS = deadlineS;
+    step.rollback = std::move(rollback);
+    return step;
+}
+
+struct Builder
+{
+    const inventory::Inventory &inventory;
+    const inventory::Cluster &cluster;
+    const RunbookPlanner::Timings &t;
+
+    const Service &service(const QString &name) const { return *inventory.service(name); }
+
+    WorkflowStep stop(const Service &s) const
+    {
+        const QString command =
+            s.stop.isEmpty()
+                ? QStringLiteral("kill -TERM \"$(cat %1)\"").arg(shell::singleQuoted(s.pidFile))
+                : s.stop;
+        WorkflowStep step =
+            leaf(Action::Stop, s, QStringLiteral("stop %1 on %2").arg(s.name, s.host),
+                 {command, QStringLiteral("after %1 s: kill -KILL the same pid").arg(t.stopS)},
+                 t.stopS + t.killS, QStringLiteral("start %1").arg(s.name));
+        step.killAfterS = t.stopS;
+        return step;
+    }
+    WorkflowStep exited(const Service &s) const
+    {
+        return leaf(Action::WaitExited, s,
+                    QStringLiteral("wait until %1 has exited on %2").arg(s.name, s.host),
+                    {QStringLiteral("until nothing listens on port %1 (/proc/net/tcp, tcp6)")
+                         .arg(hostPort(s))},
+                    t.exitedS);
+    }
+    WorkflowStep start(const Service &s) const
+    {
+        return leaf(Action::Start, s, QStringLiteral("start %1 on %2").arg(s.name, s.host),
+                    {s.start}, t.startS, QStringLiteral("stop %1").arg(s.name));
+    }
+    int healthyS(const Service &s) const
+    {
+        return s.role == Role::Router || s.role == Role::Proxy ? t.serviceHealthyS
+                                                               : t.engineHealthyS;
+    }
+    WorkflowStep healthy(const Service &s) const
+    {
+        return leaf(Action::WaitHealthy, s, QStringLiteral("wait until %1 is healthy").arg(s.name),
+                    {QStringLiteral("GET %1 until 200").arg(urlText(s.healthUrl()))}, healthyS(s));
+    }
+    // A prefill behind a router: healthy, and with the bootstrap port the
+    // router was started with (a decode reaches prefill's KV through it).
+    WorkflowStep bootstrapped(const Service &prefill) const
+    {
+        if (cluster.router.isEmpty())
+            return healthy(prefill);
+        const Service &router = service(cluster.router);
+        return leaf(Action::WaitBootstrap, prefill,
+                    QStringLiteral("wait until %1 is healthy with the router's bootstrap port")
+                        .arg(prefill.name),
+                    {QStringLiteral("GET %1 until 200").arg(urlText(prefill.healthUrl())),
+                     QStringLiteral("GET %1: disaggregation_bootstrap_port = bootstrap_port of "
+                                    "%2 in GET %3")
+                         .arg(urlText(withPath(prefill.url, QStringLiteral("/server_info"))),
+                              urlText(prefill.url),
+                              urlText(withPath(router.url, QStringLiteral("/workers"))))},
+                    healthyS(prefill));
+    }
+    WorkflowStep checkBootstrap() const
+    {
+        const Service &router = service(cluster.router);
+        QStringList commands{QStringLiteral("GET %1").arg(
+            urlText(withPath(router.url, QStringLiteral("/workers"))))};
+        for (const QString &name : cluster.prefill)
+            commands << QStringLiteral("GET %1").arg(
+                urlText(withPath(service(name).url, QStringLiteral("/server_info"))));
+        WorkflowStep step =
+            leaf(Action::CheckBootstrap, router,
+                 QStringLiteral("check the router's prefill bootstrap ports"), commands, t.checkS);
+        step.host.clear();
+        return step;
+    }
+    WorkflowStep routerReady() const
+    {
+        const Service &router = service(cluster.router);
+        WorkflowStep step = leaf(
+            Action::RouterReady, router,
+            QStringLiteral("wait until %1 is ready with every worker healthy").arg(router.name),
+            {QStringLiteral("GET %1 until 200")
+                 .arg(urlText(withPath(router.url, QStringLiteral("/readiness")))),
+             QStringLiteral("GET %1 until every worker is_healthy")
+                 .arg(urlText(withPath(router.url, QStringLiteral("/workers"))))},
+            t.routerReadyS);
+        step.host.clear();
+        return step;
+    }
+    WorkflowStep verify() const
+    {
+        WorkflowStep step;
+        step.action = Action::Verify;
+        step.title = QStringLiteral("staged verification of %1").arg(cluster.name);
+        step.commands = {QStringLiteral("health of every service, one chat end to end, keep-alive "
+                                        "on a reused connection, batch check")};
+        step.deadlineS = t.verifyS;
+        return step;
+    }
+    // Stop, wait until exited, start, wait until healthy: one service.
+    QVector<WorkflowStep> restartOf(const Service &s) const
+    {
+        return {stop(s), exited(s), start(s),
+                s.role == Role::Prefill ? bootstrapped(s) : healthy(s)};
+    }
+};
+
+// Why the service cannot be restarted by OpsDeck, or empty.
+QString cannotRestart(const Service &s)
+{
+    if (s.start.isEmpty())
+        return QStringLiteral("service %1 has no `start` command in the inventory: OpsDeck cannot "
+                              "start it again")
+            .arg(s.name);
+    if (s.stop.isEmpty() && s.pidFile.isEmpty())
+        return QStringLiteral("service %1 has neither `stop` nor `pid_file` in the inventory: "
+                              "OpsDeck cannot stop it")
+            .arg(s.name);
+    if (hostPort(s) <= 0)
+        return QStringLiteral(
+                   "service %1's url has no port: OpsDeck cannot tell when it has exited")
+            .arg(s.name);
+    return {};
+}
+
+bool isMember(const inventory::Cluster &cluster, const QString &name)
+{
+    return cluster.prefill.contains(name) || cluster.decode.contains(name) ||
+           cluster.router == name || cluster.proxy == name;
+}
+
+} // namespace
+
+std::optional<WorkflowPlan> RunbookPlanner::plan(const inventory::Inventory &inventory,
+                                                 const Request &request, QString *error)
+{
+    return plan(inventory, request, error, Timings{});
+}
+
+std::optional<WorkflowPlan> RunbookPlanner::plan(const inventory::Inventory &inventory,
+                                                 const Request &request, QString *error,
+                                                 const Timings &timings)
+{
+    const inventory::Cluster *cluster = inventory.cluster(request.cluster);
+    if (!cluster) {
+        *error = QStringLiteral("no cluster '%1' in %2").arg(request.cluster, inventory.path);
+        return std::nullopt;
+    }
+    WorkflowPlan plan;
+    plan.kind = request.kind;
+    plan.inventoryPath = inventory.path;
+    plan.cluster = cluster->name;
+    plan.service = request.service;
+    plan.knob = request.knob;
+    const Builder b{inventory, *cluster, timings};
+    const auto fail = [&](const QString &why) {
+        *error = why;
+        return std::nullopt;
+    };
+    QStringList targets;
+    switch (request.kind) {
+    case WorkflowKind::Restart: {
+        if (request.service.isEmpty())
+            return fail(QStringLiteral("restart needs --service: the service of cluster %1 to "
+                                       "restart (co-restart restarts its prefill and decode)")
+                            .arg(cluster->name));
+        if (!isMember(*cluster, request.service))
+            return fail(QStringLiteral("service '%1' is not in cluster %2")
+                            .arg(request.service, cluster->name));
+        const Service &s = b.service(request.service);
+        targets << s.name;
+        QVector<WorkflowStep> steps = b.restartOf(s);
+        const bool pdMember = s.role == Role::Prefill || s.role == Role::Decode;
+        if (pdMember) {
+            const QString other =
+                s.role == Role::Prefill ? QStringLiteral("decode") : QStringLiteral("prefill");
+            plan.warnings << QStringLiteral("%1 is the %2 side of a PD pair: restarting one side "
+                                            "leaves the %3 with state about a peer that is gone; "
+                                            "co-restart restarts both in order")
+                                 .arg(s.name, inventory::roleName(s.role), other);
+            if (cluster->transferBackend == u"nixl")
+                plan.refusal = QStringLiteral("cluster %1 transfers KV with nixl: after a "
+                                              "single-side restart both sides report healthy but "
+                                              "requests hang until both are restarted. Use "
+                                              "co-restart --cluster %1")
+                                   .arg(cluster->name);
+            if (!cluster->router.isEmpty())
+                steps << b.routerReady();
+        }
+        steps << b.verify();
+        plan.root = WorkflowStep::sequence(QStringLiteral("restart %1").arg(s.name), steps);
+        break;
+    }
+    case WorkflowKind::CoRestart: {
+        if (!request.service.isEmpty())
+            return fail(QStringLiteral("co-restart restarts the whole PD cluster: give --cluster "
+                                       "alone (restart --service restarts one service)"));
+        QVector<WorkflowStep> steps;
+        if (!cluster->router.isEmpty())
+            steps << b.checkBootstrap();
+        QVector<WorkflowStep> stopDecodes, stopPrefills, exits, startPrefills, startDecodes;
+        for (const QString &name : cluster->decode) {
+            stopDecodes << b.stop(b.service(name));
+            startDecodes << WorkflowStep::sequence(
+                QStringLiteral("start %1").arg(name),
+                {b.start(b.service(name)), b.healthy(b.service(name))});
+        }
+        for (const QString &name : cluster->prefill) {
+            stopPrefills << b.stop(b.service(name));
+            startPrefills << WorkflowStep::sequence(
+                QStringLiteral("start %1").arg(name),
+                {b.start(b.service(name)), b.bootstrapped(b.service(name))});
+        }
+        for (const QString &name : cluster->decode + cluster->prefill) {
+            exits << b.exited(b.service(name));
+            targets << name;
+        }
+        steps << WorkflowStep::parallel(QStringLiteral("stop every decode"), stopDecodes)
+              << WorkflowStep::parallel(QStringLiteral("stop every prefill"), stopPrefills)
+              << WorkflowStep::parallel(QStringLiteral("wait until every one has exited"), exits)
+              << WorkflowStep::parallel(QStringLiteral("start every prefill"), startPrefills)
+              << WorkflowStep::parallel(QStringLiteral("start every decode"), startDecodes);
+        if (!cluster->router.isEmpty())
+            steps << b.routerReady();
+        steps << b.verify();
+        plan.root =
+            WorkflowStep::sequence(QStringLiteral("co-restart %1").arg(cluster->name), steps);
+        break;
+    }
+    case WorkflowKind::RestartProxy: {
+        if (cluster->proxy.isEmpty())
+            return fail(
+                QStringLiteral("cluster %1 has no proxy in %2").arg(cluster->name, inventory.path));
+        const Service &proxy = b.service(cluster->proxy);
+        targets << proxy.name;
+        plan.root = WorkflowStep::sequence(QStringLiteral("restart %1").arg(proxy.name),
+                                           b.restartOf(proxy) << b.verify());
+        break;
+    }
+    case WorkflowKind::RevertKnob:
+    case WorkflowKind::RestoreKnob:
+        return fail(QStringLiteral("%1 is not available in this version: edit the knob with "
+                                   "`opsdeck-cli knobs set|comment|restore`, then run restart or "
+                                   "co-restart")
+                        .arg(workflowKindName(request.kind)));
+    }
+    for (const QString &name : targets) {
+        if (const QString why = cannotRestart(b.service(name)); !why.isEmpty())
+            return fail(why);
+        plan.production = plan.production || b.service(name).isProduction();
+    }
+    plan.number();
+    return plan;
+}
+
+} // namespace opsdeck::workflows

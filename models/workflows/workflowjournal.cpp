@@ -1,0 +1,194 @@
+#include "workflowjournal.h"
+
+#include "auditlog.h"
+#include "privatefiles.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace opsdeck::workflows {
+
+namespace {
+
+const QString kSuffix = QStringLiteral(".journal");
+
+// A line is written whole or the call fails: one write of the whole line.
+bool appendLine(const QString &path, const QByteArray &line, QString *error)
+{
+    QString why;
+    const int fd = settings::PrivateFiles::open(path, O_WRONLY | O_APPEND | O_CREAT, &why);
+    if (fd < 0) {
+        *error = why;
+        return false;
+    }
+    const off_t before = ::lseek(fd, 0, SEEK_END);
+    const ssize_t written = ::write(fd, line.constData(), size_t(line.size()));
+    const bool ok = written == line.size() && ::fsync(fd) == 0;
+    if (!ok) {
+        *error = QStringLiteral("cannot write %1: %2")
+                     .arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+        if (before >= 0 && ::ftruncate(fd, before) == 0) // never half a line
+            ::fsync(fd);
+    }
+    ::close(fd);
+    return ok;
+}
+
+} // namespace
+
+int WorkflowJournal::Summary::resumeFrom() const
+{
+    if (lastStarted > lastEnded)
+        return lastStarted;
+    if (lastEnded > 0 && !lastEndedOk)
+        return lastEnded;
+    return lastEnded + 1;
+}
+
+QString WorkflowJournal::folderIn(const QString &dataDir)
+{
+    return QDir(dataDir).filePath(QStringLiteral("workflows"));
+}
+
+std::optional<WorkflowJournal> WorkflowJournal::create(const QString &dataDir,
+                                                       const WorkflowPlan &plan, QString *error)
+{
+    const QString folder = folderIn(dataDir);
+    if (!settings::PrivateFiles::makeDir(folder, error))
+        return std::nullopt;
+    const QString id =
+        QStringLiteral("%1-%2-%3")
+            .arg(QDateTime::currentDateTimeUtc().toString(u"yyyyMMdd'T'HHmmss'Z'"),
+                 workflowKindName(plan.kind))
+            .arg(QRandomGenerator::system()->generate() & 0xffff, 4, 16, QLatin1Char('0'));
+    WorkflowJournal journal(id, QDir(folder).filePath(id + kSuffix));
+    QJsonObject event{{QStringLiteral("event"), QStringLiteral("plan")},
+                      {QStringLiteral("id"), id},
+                      {QStringLiteral("user"), history::AuditLog::currentUser()},
+                      {QStringLiteral("inventory"), plan.inventoryPath},
+                      {QStringLiteral("plan"), plan.json()}};
+    if (!journal.append(event, error))
+        return std::nullopt;
+    return journal;
+}
+
+WorkflowJournal WorkflowJournal::reopen(const Summary &summary)
+{
+    return WorkflowJournal(summary.id, summary.path);
+}
+
+bool WorkflowJournal::append(QJsonObject event, QString *error)
+{
+    event.insert(QStringLiteral("time"),
+                 QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
+    QString why;
+    if (appendLine(m_path, QJsonDocument(event).toJson(QJsonDocument::Compact) + '\n', &why))
+        return true;
+    if (error)
+        *error = QStringLiteral("workflow journal: %1").arg(why);
+    return false;
+}
+
+std::optional<WorkflowJournal::Summary> WorkflowJournal::read(const QString &path, QString *error)
+{
+    QString why;
+    const int fd = settings::PrivateFiles::open(path, O_RDONLY, &why);
+    if (fd < 0) {
+        *error = why;
+        return std::nullopt;
+    }
+    QFile file;
+    if (!file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        *error = QStringLiteral("cannot read %1").arg(path);
+        return std::nullopt;
+    }
+    Summary summary;
+    summary.path = path;
+    int number = 0;
+    while (!file.atEnd() && number < 100000) {
+        const QByteArray line = file.readLine(1 << 20);
+        ++number;
+        const QJsonObject event = QJsonDocument::fromJson(line).object();
+        const QString kind = event.value(QStringLiteral("event")).toString();
+        if (event.isEmpty() || (number == 1) != (kind == u"plan")) {
+            // A line cut by a crash mid-write can only be the last one.
+            if (!file.atEnd() || number == 1) {
+                *error = QStringLiteral("%1:%2: not a workflow journal line").arg(path).arg(number);
+                return std::nullopt;
+            }
+            break;
+        }
+        const int n = event.value(QStringLiteral("n")).toInt();
+        if (kind == u"plan") {
+            summary.id = event.value(QStringLiteral("id")).toString();
+            summary.inventory = event.value(QStringLiteral("inventory")).toString();
+            summary.plan = event.value(QStringLiteral("plan")).toObject();
+            summary.started = QDateTime::fromString(event.value(QStringLiteral("time")).toString(),
+                                                    Qt::ISODateWithMs);
+        } else if (kind == u"step-start") {
+            summary.lastStarted = n;
+            summary.finished = false;
+            summary.outcome.clear();
+        } else if (kind == u"step-end") {
+            summary.lastEnded = n;
+            summary.lastEndedOk = event.value(QStringLiteral("ok")).toBool();
+            if (summary.lastEndedOk)
+                summary.succeeded.append(n);
+            else
+                summary.detail = event.value(QStringLiteral("detail")).toString();
+        } else if (kind == u"end") {
+            summary.finished = true;
+            summary.outcome = event.value(QStringLiteral("outcome")).toString();
+            summary.detail = event.value(QStringLiteral("detail")).toString();
+        } else if (kind == u"resume") {
+            summary.finished = false;
+            summary.outcome.clear();
+        }
+    }
+    return summary;
+}
+
+QVector<WorkflowJournal::Summary> WorkflowJournal::list(const QString &dataDir,
+                                                        QStringList *problems)
+{
+    QVector<Summary> out;
+    const QFileInfoList files =
+        QDir(folderIn(dataDir))
+            .entryInfoList({QStringLiteral("*") + kSuffix}, QDir::Files | QDir::System, QDir::Name);
+    for (const QFileInfo &file : files) {
+        QString why;
+        if (auto summary = read(file.absoluteFilePath(), &why))
+            out.append(*summary);
+        else if (problems)
+            problems->append(why);
+    }
+    // Ids begin with the UTC time: newest first by name.
+    std::sort(out.begin(), out.end(),
+              [](const Summary &a, const Summary &b) { return a.id > b.id; });
+    return out;
+}
+
+std::optional<WorkflowJournal::Summary> WorkflowJournal::find(const QString &dataDir,
+                                                              const QString &id, QString *error)
+{
+    QStringList problems;
+    for (const Summary &summary : list(dataDir, &problems)) {
+        if (id.isEmpty() ? !summary.finished : summary.id == id)
+            return summary;
+    }
+    *error = id.isEmpty() ? QStringLiteral("no unfinished workflow in %1").arg(folderIn(dataDir))
+                          : QStringLiteral("no workflow %1 in %2").arg(id, folderIn(dataDir));
+    if (!problems.isEmpty())
+        *error += QStringLiteral(" (unreadable: %1)").arg(problems.join(QStringLiteral("; ")));
+    return std::nullopt;
+}
+
+} // namespace opsdeck::workflows

@@ -1,0 +1,78 @@
+#pragma once
+
+#include "workflowplan.h"
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QString>
+#include <QVector>
+#include <optional>
+
+namespace opsdeck::workflows {
+
+/// A workflow's journal: `<data dir>/workflows/<id>.journal`, one JSON object
+/// per line, each written and fsynced before the call returns, so that a
+/// console or CLI that died mid-workflow (SIGKILL, power) knows on its next
+/// start where it stopped:
+///   {"event":"plan","id","time","user","inventory","plan":{WorkflowPlan::json()}}
+///   {"event":"step-start","n","time"}            before a leaf runs
+///   {"event":"step-end","n","time","ok","ms","detail"}  after it
+///   {"event":"end","time","outcome","detail"}   outcome: succeeded, failed,
+///                                               cancelled or abandoned
+/// A journal without "end" is unfinished. Files 0600, the folder 0700.
+/// Thread: any; one object per workflow, used from one thread.
+class WorkflowJournal
+{
+public:
+    /// What a journal says, read back.
+    struct Summary
+    {
+        QString id;
+        QString path;
+        QString inventory; ///< the inventory file it was planned from
+        QJsonObject plan;  ///< WorkflowPlan::json() as it was run
+        QDateTime started;
+        bool finished = false;
+        QString outcome;     ///< "end"'s outcome; "" while unfinished
+        QString detail;      ///< "end"'s detail, else the last failed step's
+        int lastStarted = 0; ///< the last leaf that started (0: none)
+        int lastEnded = 0;   ///< the last leaf that ended
+        bool lastEndedOk = true;
+        QVector<int> succeeded; ///< the leaves that ended ok, in order
+        /// The first leaf to run on resume: the one that started and never
+        /// ended, else the one after the last ended ok, else the failed one.
+        int resumeFrom() const;
+    };
+
+    /// `<dataDir>/workflows`.
+    static QString folderIn(const QString &dataDir);
+    /// Starts the journal of `plan` (writes its "plan" line). Nothing and
+    /// `error` (naming the file) when it cannot be written: the workflow then
+    /// does not run.
+    static std::optional<WorkflowJournal> create(const QString &dataDir, const WorkflowPlan &plan,
+                                                 QString *error);
+    /// The journal of an earlier workflow, to go on writing (resume, abandon).
+    static WorkflowJournal reopen(const Summary &summary);
+
+    /// Appends one event (adds "time"); false with `error` naming the file.
+    bool append(QJsonObject event, QString *error);
+
+    QString id() const { return m_id; }
+    QString path() const { return m_path; }
+
+    /// Reads one journal; nothing and `error` (FILE:LINE) when it is not one.
+    static std::optional<Summary> read(const QString &path, QString *error);
+    /// Every journal of the data dir, newest first; unreadable ones named in
+    /// `problems`.
+    static QVector<Summary> list(const QString &dataDir, QStringList *problems = nullptr);
+    /// The journal whose id is `id` (or the newest unfinished one when `id` is
+    /// empty); nothing and `error` when there is none.
+    static std::optional<Summary> find(const QString &dataDir, const QString &id, QString *error);
+
+private:
+    WorkflowJournal(QString id, QString path) : m_id(std::move(id)), m_path(std::move(path)) {}
+    QString m_id;
+    QString m_path;
+};
+
+} // namespace opsdeck::workflows

@@ -1,0 +1,135 @@
+#pragma once
+
+#include "auditentry.h"
+#include "inventory.h"
+#include "processcontrol.h"
+#include "stagedverification.h"
+#include "workflowguard.h"
+#include "workflowjournal.h"
+#include "workflowplan.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QPointer>
+#include <functional>
+#include <memory>
+
+namespace opsdeck::probes {
+class ProbeEngine;
+}
+namespace opsdeck::threads {
+class WorkerThread;
+}
+
+namespace opsdeck::workflows {
+
+/// Runs a guarded plan (WorkflowGuard first: this class does not ask) step by
+/// step, never blocking its thread: commands go through the hosts'
+/// transports (ProcessControl for stop and start, with the pid file's
+/// identity checked), HTTP checks through the probe engine, the staged
+/// verification on a worker thread of its own.
+///
+/// Every leaf, in order: "step-start" in the journal (fsynced); an audit
+/// entry naming the step and its exact commands, written before anything
+/// runs (an entry that cannot be written stops the workflow there, nothing
+/// done); the action, bounded by the step's deadline; "step-end" in the
+/// journal and an audit entry with the result, its duration and the output's
+/// tail. A failed step stops the sequence it is in (OnError::Stop), and the
+/// workflow ends "failed", naming the step; cancel() ends it "cancelled" at
+/// once, in a known state: the step that was running is journaled as ended
+/// not ok ("cancelled"), later steps never start.
+///
+/// Thread: the thread its transports live in (the GUI or the CLI's main
+/// thread), with an event loop. The context's callbacks are called there.
+class WorkflowRunner : public QObject
+{
+    Q_OBJECT
+public:
+    enum class Outcome
+    {
+        Succeeded,
+        Failed,
+        Cancelled
+    };
+    /// "succeeded", "failed", "cancelled" (the journal's and the CLI's words).
+    static QString outcomeName(Outcome outcome);
+
+    /// Writes an audit entry and says whether it is on disk (`ok`) and why
+    /// not; may answer later (the window's auditor thread) or at once.
+    using AuditSink = std::function<void(const history::AuditEntry &entry,
+                                         std::function<void(bool ok, QString error)> done)>;
+
+    struct Context
+    {
+        inventory::Inventory inventory;
+        processes::ProcessControl::TransportFor transportFor;
+        probes::ProbeEngine *engine =
+            nullptr; ///< HTTP checks and the verification; outlives the runner
+        AuditSink audit;
+        probes::StagedVerification::Settings verification;
+        secrets::SecretStore *store = nullptr; ///< API keys for the verification (nullptr: none)
+        /// How often waits poll, ms (ports, health, readiness).
+        int pollIntervalMs = 250;
+    };
+
+    explicit WorkflowRunner(Context context, QObject *parent = nullptr);
+    ~WorkflowRunner() override;
+
+    /// Runs `plan` (numbered) from leaf `from` (1: the beginning; a resume
+    /// passes the step to run again), writing to `journal`. The first audit
+    /// entry holds the plan and `confirmation` (who, what was typed, the
+    /// reason, whether the evidence was acknowledged).
+    void run(const WorkflowPlan &plan, WorkflowJournal journal, const Confirmation &confirmation,
+             int from = 1);
+    /// Stops after the current wait or command (which is cancelled); finished()
+    /// comes with Outcome::Cancelled.
+    void cancel();
+
+Q_SIGNALS:
+    void stepStarted(int n, const QString &title);
+    /// A line of what a step is doing or saw (a command's progress, a status).
+    void stepOutput(int n, const QString &line);
+    void stepFinished(int n, bool ok, const QString &detail, qint64 ms);
+    /// Once; `detail` names the failed step and why, or what was verified.
+    void finished(opsdeck::workflows::WorkflowRunner::Outcome outcome, const QString &detail);
+
+private:
+    struct Leaf;
+    using Done = std::function<void(bool ok)>;
+    void runNode(const WorkflowStep &node, Done done);
+    void runSequence(const WorkflowStep &node, int index, Done done);
+    void runParallel(const WorkflowStep &node, Done done);
+    void runLeaf(const WorkflowStep &step, Done done);
+    void act(const std::shared_ptr<Leaf> &leaf);
+    void endLeaf(const std::shared_ptr<Leaf> &leaf, bool ok, const QString &detail);
+    void finish(bool ok);
+
+    // The actions (workflowrunneractions.cpp).
+    void stopService(const std::shared_ptr<Leaf> &leaf);
+    void startService(const std::shared_ptr<Leaf> &leaf);
+    void waitExited(const std::shared_ptr<Leaf> &leaf);
+    void waitHealthy(const std::shared_ptr<Leaf> &leaf);
+    void checkBootstrap(const std::shared_ptr<Leaf> &leaf, bool waitForHealth);
+    void waitRouterReady(const std::shared_ptr<Leaf> &leaf);
+    void verify(const std::shared_ptr<Leaf> &leaf);
+    /// GETs `urls` at once (fresh connections); `then` gets the results, in
+    /// order, on this thread; nothing when the leaf ended meanwhile.
+    void getAll(const std::shared_ptr<Leaf> &leaf, const QVector<QUrl> &urls,
+                std::function<void(const QVector<probes::ProbeResult> &)> then);
+    /// Calls `poll` now and every pollIntervalMs until the leaf ends.
+    void repeat(const std::shared_ptr<Leaf> &leaf, std::function<void()> poll);
+
+    Context m_context;
+    WorkflowPlan m_plan;
+    std::optional<WorkflowJournal> m_journal;
+    int m_from = 1;
+    bool m_cancelled = false;
+    bool m_finished = false;
+    QString m_failure;               ///< the first failed step's line, for finished()
+    std::shared_ptr<Leaf> m_current; ///< a running leaf (the last started)
+    QVector<std::shared_ptr<Leaf>> m_running;
+    /// The verifications' threads, joined when the runner goes.
+    QVector<std::shared_ptr<threads::WorkerThread>> m_verifications;
+};
+
+} // namespace opsdeck::workflows

@@ -1,0 +1,410 @@
+// The actions of WorkflowRunner's leaves: stop, start, the waits, the HTTP
+// checks and the staged verification.
+#include "managedprocess.h"
+#include "probeengine.h"
+#include "workerthread.h"
+#include "workflowrunner.h"
+#include "workflowrunnerleaf.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace opsdeck::workflows {
+
+namespace {
+
+using inventory::Service;
+
+int hostPort(const Service &service)
+{
+    const QUrl &url = service.directUrl.isEmpty() ? service.url : service.directUrl;
+    return url.port();
+}
+
+QUrl withPath(const QUrl &base, const QString &path)
+{
+    QUrl url = base;
+    url.setPath(path);
+    return url;
+}
+
+QString seen(const probes::ProbeResult &result)
+{
+    return result.status > 0
+               ? QStringLiteral("HTTP %1").arg(result.status)
+               : (result.error.isEmpty() ? QStringLiteral("no answer") : result.error);
+}
+
+// The router's /workers entry for `worker` (by port, else the only one of its type).
+QJsonObject workerEntry(const QByteArray &workersJson, const QUrl &worker, const QString &type)
+{
+    const QJsonArray workers =
+        QJsonDocument::fromJson(workersJson).object().value(QStringLiteral("workers")).toArray();
+    QJsonObject only;
+    int ofType = 0;
+    for (const QJsonValue &value : workers) {
+        const QJsonObject entry = value.toObject();
+        if (entry.value(QStringLiteral("worker_type")).toString() != type)
+            continue;
+        ++ofType;
+        only = entry;
+        if (QUrl(entry.value(QStringLiteral("url")).toString()).port() == worker.port())
+            return entry;
+    }
+    return ofType == 1 ? only : QJsonObject();
+}
+
+} // namespace
+
+void WorkflowRunner::repeat(const std::shared_ptr<Leaf> &leaf, std::function<void()> poll)
+{
+    auto *timer = new QTimer(this);
+    connect(timer, &QTimer::timeout, this, [leaf, poll] {
+        if (!leaf->ended && !leaf->busy)
+            poll();
+    });
+    auto previous = leaf->cancelAction;
+    leaf->cancelAction = [timer, previous] {
+        timer->stop();
+        timer->deleteLater();
+        if (previous)
+            previous();
+    };
+    timer->start(m_context.pollIntervalMs);
+    poll();
+}
+
+void WorkflowRunner::getAll(const std::shared_ptr<Leaf> &leaf, const QVector<QUrl> &urls,
+                            std::function<void(const QVector<probes::ProbeResult> &)> then)
+{
+    auto results = std::make_shared<QVector<probes::ProbeResult>>(urls.size());
+    auto remaining = std::make_shared<int>(int(urls.size()));
+    const QPointer<WorkflowRunner> self(this);
+    leaf->busy = true;
+    for (int i = 0; i < urls.size(); ++i) {
+        probes::ProbeRequest request;
+        request.url = urls.at(i);
+        request.timeoutMs = 5000;
+        m_context.engine->submit(
+            request, [self, leaf, results, remaining, i, then](const probes::ProbeResult &result) {
+                // On the engine's thread: carried to the runner's.
+                QMetaObject::invokeMethod(
+                    self.data(),
+                    [self, leaf, results, remaining, i, then, result] {
+                        if (!self)
+                            return;
+                        (*results)[i] = result;
+                        if (--*remaining > 0)
+                            return;
+                        leaf->busy = false;
+                        if (!leaf->ended)
+                            then(*results);
+                    },
+                    Qt::QueuedConnection);
+            });
+    }
+}
+
+void WorkflowRunner::stopService(const std::shared_ptr<Leaf> &leaf)
+{
+    const processes::ManagedProcess process =
+        processes::ManagedProcess::fromService(*leaf->service);
+    auto *control = new processes::ProcessControl(m_context.transportFor, this);
+    processes::ProcessControl::Settings settings;
+    const int killAfter =
+        leaf->step->killAfterS > 0 ? leaf->step->killAfterS : leaf->step->deadlineS;
+    settings.stopGrace = std::chrono::seconds(std::max(1, killAfter));
+    settings.killGrace = std::chrono::seconds(std::max(1, leaf->step->deadlineS - killAfter));
+    control->setSettings(settings);
+    const int n = leaf->step->n;
+    connect(control, &processes::ProcessControl::progressed, this,
+            [this, leaf, n](const QString &line) {
+                leaf->output << line;
+                Q_EMIT stepOutput(n, line);
+            });
+    connect(control, &processes::ProcessControl::stopFinished, this,
+            [this, leaf](bool ok, const QString &message) { endLeaf(leaf, ok, message); });
+    leaf->cancelAction = [control] { control->deleteLater(); };
+    control->stopAll({process});
+}
+
+void WorkflowRunner::startService(const std::shared_ptr<Leaf> &leaf)
+{
+    const processes::ManagedProcess process =
+        processes::ManagedProcess::fromService(*leaf->service);
+    auto *control = new processes::ProcessControl(m_context.transportFor, this);
+    processes::ProcessControl::Settings settings;
+    settings.commandDeadline = std::chrono::seconds(std::max(1, leaf->step->deadlineS));
+    control->setSettings(settings);
+    const int n = leaf->step->n;
+    connect(control, &processes::ProcessControl::progressed, this,
+            [this, leaf, n](const QString &line) {
+                leaf->output << line;
+                Q_EMIT stepOutput(n, line);
+            });
+    connect(control, &processes::ProcessControl::startFinished, this,
+            [this, leaf](bool ok, const QString &message) {
+                endLeaf(leaf, ok, ok ? QStringLiteral("started") : message);
+            });
+    leaf->cancelAction = [control] { control->deleteLater(); };
+    control->startAll({process});
+}
+
+void WorkflowRunner::waitExited(const std::shared_ptr<Leaf> &leaf)
+{
+    remote::Transport *transport = m_context.transportFor(leaf->service->host);
+    if (!transport)
+        return endLeaf(leaf, false,
+                       QStringLiteral("host %1 cannot be reached").arg(leaf->service->host));
+    const int port = hostPort(*leaf->service);
+    remote::CommandRequest request;
+    request.script = processes::ManagedProcess::portFunctions() +
+                     QStringLiteral("[ -z \"$(opsdeck_listeners %1)\" ]\n").arg(port);
+    request.deadline = std::chrono::seconds(10);
+    const QPointer<remote::Transport> host(transport);
+    auto pending = std::make_shared<quint64>(0);
+    const QMetaObject::Connection answered = connect(
+        transport, &remote::Transport::commandFinished, this,
+        [this, leaf, pending, port](quint64 id, const remote::CommandResult &result) {
+            if (id != *pending || leaf->ended)
+                return;
+            leaf->busy = false;
+            if (result.succeeded())
+                return endLeaf(leaf, true,
+                               QStringLiteral("nothing listens on port %1 any more").arg(port));
+            leaf->lastSeen = result.outcome == remote::CommandResult::Outcome::Exited
+                                 ? QStringLiteral("port %1 still open").arg(port)
+                                 : result.describe();
+        });
+    leaf->cancelAction = [this, answered] { disconnect(answered); };
+    repeat(leaf, [leaf, host, request, pending] {
+        if (!host)
+            return;
+        leaf->busy = true;
+        *pending = host->run(request);
+    });
+}
+
+void WorkflowRunner::waitHealthy(const std::shared_ptr<Leaf> &leaf)
+{
+    const Service &service = *leaf->service;
+    // Every few polls: is the process still there? A server that died while
+    // loading must fail the step now, not at its deadline.
+    const processes::ManagedProcess process = processes::ManagedProcess::fromService(service);
+    remote::Transport *transport = m_context.transportFor(service.host);
+    auto polls = std::make_shared<int>(0);
+    auto pending = std::make_shared<quint64>(0);
+    if (transport && !process.status.isEmpty()) {
+        const QMetaObject::Connection answered = connect(
+            transport, &remote::Transport::commandFinished, this,
+            [this, leaf, pending, service](quint64 id, const remote::CommandResult &result) {
+                if (id != *pending || leaf->ended)
+                    return;
+                if (result.outcome == remote::CommandResult::Outcome::Exited &&
+                    result.exitCode != 0)
+                    endLeaf(leaf, false,
+                            QStringLiteral("%1 is not running any more (its status command "
+                                           "exited %2)%3")
+                                .arg(service.name)
+                                .arg(result.exitCode)
+                                .arg(service.log.isEmpty()
+                                         ? QString()
+                                         : QStringLiteral(": see its log %1 on %2")
+                                               .arg(service.log, service.host)));
+            });
+        leaf->cancelAction = [this, answered] { disconnect(answered); };
+    }
+    const QPointer<remote::Transport> host(transport);
+    repeat(leaf, [this, leaf, service, host, process, polls, pending] {
+        if (host && !process.status.isEmpty() && ++*polls % 8 == 0) {
+            remote::CommandRequest status;
+            status.script = process.status;
+            status.deadline = std::chrono::seconds(10);
+            *pending = host->run(status);
+        }
+        getAll(leaf, {service.healthUrl()}, [this, leaf](const QVector<probes::ProbeResult> &r) {
+            if (r.first().status == 200)
+                return endLeaf(leaf, true,
+                               QStringLiteral("healthy (HTTP 200) after %1 s")
+                                   .arg(double(leaf->clock.elapsed()) / 1000.0, 0, 'f', 1));
+            leaf->lastSeen = seen(r.first());
+        });
+    });
+}
+
+void WorkflowRunner::checkBootstrap(const std::shared_ptr<Leaf> &leaf, bool waitForHealth)
+{
+    const inventory::Cluster *cluster = m_context.inventory.cluster(m_plan.cluster);
+    const Service *router = cluster ? m_context.inventory.service(cluster->router) : nullptr;
+    if (!router)
+        return endLeaf(leaf, false, QStringLiteral("cluster %1 has no router").arg(m_plan.cluster));
+    QVector<const Service *> prefills;
+    if (waitForHealth) {
+        prefills << leaf->service;
+    } else {
+        for (const QString &name : cluster->prefill)
+            prefills << m_context.inventory.service(name);
+    }
+    QVector<QUrl> urls{withPath(router->url, QStringLiteral("/workers"))};
+    for (const Service *prefill : prefills) {
+        urls << withPath(prefill->url, QStringLiteral("/server_info"));
+        if (waitForHealth)
+            urls << prefill->healthUrl();
+    }
+    auto check = [this, leaf, urls, prefills, waitForHealth, router] {
+        getAll(
+            leaf, urls,
+            [this, leaf, prefills, waitForHealth, router](const QVector<probes::ProbeResult> &r) {
+                const probes::ProbeResult &workers = r.first();
+                QStringList problems, fine;
+                if (workers.status != 200)
+                    problems << QStringLiteral("%1 /workers: %2").arg(router->name, seen(workers));
+                for (int i = 0; i < prefills.size() && problems.isEmpty(); ++i) {
+                    const Service &prefill = *prefills.at(i);
+                    const probes::ProbeResult &info = r.at(1 + i * (waitForHealth ? 2 : 1));
+                    if (waitForHealth && r.at(2 + i * 2).status != 200) {
+                        problems << QStringLiteral("%1 health: %2")
+                                        .arg(prefill.name, seen(r.at(2 + i * 2)));
+                        continue;
+                    }
+                    if (info.status != 200) {
+                        problems
+                            << QStringLiteral("%1 /server_info: %2").arg(prefill.name, seen(info));
+                        continue;
+                    }
+                    const QJsonValue reported = QJsonDocument::fromJson(info.body).object().value(
+                        QStringLiteral("disaggregation_bootstrap_port"));
+                    const QJsonObject entry =
+                        workerEntry(workers.body, prefill.url, QStringLiteral("prefill"));
+                    if (entry.isEmpty()) {
+                        problems << QStringLiteral("%1 does not list prefill %2 in /workers")
+                                        .arg(router->name, prefill.name);
+                        continue;
+                    }
+                    const QJsonValue expected = entry.value(QStringLiteral("bootstrap_port"));
+                    if (expected.isNull() || expected.isUndefined()) {
+                        fine << QStringLiteral("%1: the router learns its bootstrap port (%2) from "
+                                               "/server_info")
+                                    .arg(prefill.name)
+                                    .arg(reported.toInt());
+                    } else if (reported.toInt() != expected.toInt()) {
+                        problems << QStringLiteral("%1 was given bootstrap port %2 for %3, which "
+                                                   "reports %4 in /server_info")
+                                        .arg(router->name)
+                                        .arg(expected.toInt())
+                                        .arg(prefill.name)
+                                        .arg(reported.isUndefined()
+                                                 ? QStringLiteral("none")
+                                                 : QString::number(reported.toInt()));
+                    } else {
+                        fine << QStringLiteral("%1: bootstrap port %2 as the router expects")
+                                    .arg(prefill.name)
+                                    .arg(reported.toInt());
+                    }
+                }
+                if (problems.isEmpty())
+                    return endLeaf(leaf, true, fine.join(QStringLiteral("; ")));
+                leaf->lastSeen = problems.join(QStringLiteral("; "));
+                if (!waitForHealth)
+                    endLeaf(leaf, false, leaf->lastSeen);
+            });
+    };
+    if (waitForHealth)
+        repeat(leaf, check);
+    else
+        check();
+}
+
+void WorkflowRunner::waitRouterReady(const std::shared_ptr<Leaf> &leaf)
+{
+    const inventory::Cluster *cluster = m_context.inventory.cluster(m_plan.cluster);
+    const Service *router = cluster ? m_context.inventory.service(cluster->router) : nullptr;
+    if (!router)
+        return endLeaf(leaf, false, QStringLiteral("cluster %1 has no router").arg(m_plan.cluster));
+    const QVector<QUrl> urls{withPath(router->url, QStringLiteral("/readiness")),
+                             withPath(router->url, QStringLiteral("/workers"))};
+    repeat(leaf, [this, leaf, urls, router] {
+        getAll(leaf, urls, [this, leaf, router](const QVector<probes::ProbeResult> &r) {
+            if (r.at(0).status != 200) {
+                leaf->lastSeen =
+                    QStringLiteral("%1 /readiness: %2").arg(router->name, seen(r.at(0)));
+                return;
+            }
+            QStringList unhealthy;
+            const QJsonArray workers = QJsonDocument::fromJson(r.at(1).body)
+                                           .object()
+                                           .value(QStringLiteral("workers"))
+                                           .toArray();
+            for (const QJsonValue &worker : workers) {
+                if (!worker.toObject().value(QStringLiteral("is_healthy")).toBool())
+                    unhealthy << worker.toObject().value(QStringLiteral("url")).toString();
+            }
+            if (r.at(1).status != 200 || workers.isEmpty()) {
+                leaf->lastSeen = QStringLiteral("%1 /workers: %2").arg(router->name, seen(r.at(1)));
+                return;
+            }
+            if (!unhealthy.isEmpty()) {
+                leaf->lastSeen = QStringLiteral("unhealthy in %1 /workers: %2")
+                                     .arg(router->name, unhealthy.join(QStringLiteral(", ")));
+                return;
+            }
+            endLeaf(leaf, true,
+                    QStringLiteral("%1 ready, %2 workers healthy")
+                        .arg(router->name)
+                        .arg(workers.size()));
+        });
+    });
+}
+
+void WorkflowRunner::verify(const std::shared_ptr<Leaf> &leaf)
+{
+    auto verification = std::make_shared<probes::StagedVerification>(
+        *m_context.engine, m_context.inventory, m_plan.cluster, m_context.verification,
+        m_context.store);
+    const QPointer<WorkflowRunner> self(this);
+    const int n = leaf->step->n;
+    probes::StagedVerification::Callbacks callbacks;
+    callbacks.stageFinished = [self, n](int, const probes::VerificationStage &stage) {
+        const QString line =
+            QStringLiteral("%1: %2 (%3)")
+                .arg(stage.name, stage.passed ? QStringLiteral("passed") : QStringLiteral("FAILED"),
+                     stage.detail);
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, n, line] {
+                if (self)
+                    Q_EMIT self->stepOutput(n, line);
+            },
+            Qt::QueuedConnection);
+    };
+    verification->setCallbacks(callbacks);
+    auto thread = std::make_shared<threads::WorkerThread>(
+        QStringLiteral("verification"), [self, leaf, verification] {
+            const probes::VerificationResult result = verification->run();
+            QMetaObject::invokeMethod(
+                self.data(),
+                [self, leaf, result] {
+                    if (!self)
+                        return;
+                    QStringList stages;
+                    for (const probes::VerificationStage &stage : result.stages) {
+                        if (stage.ran)
+                            stages << QStringLiteral("%1 %2").arg(
+                                stage.name, stage.passed
+                                                ? QStringLiteral("passed")
+                                                : QStringLiteral("FAILED: ") + stage.detail);
+                    }
+                    if (!result.error.isEmpty())
+                        stages << result.error;
+                    self->endLeaf(leaf, result.passed, stages.join(QStringLiteral("; ")));
+                },
+                Qt::QueuedConnection);
+        });
+    // Ended early (deadline, cancel): the run is told to stop, and its thread
+    // is joined off this one once it has.
+    leaf->cancelAction = [verification, thread] { verification->cancel(); };
+    m_verifications.append(thread);
+}
+
+} // namespace opsdeck::workflows

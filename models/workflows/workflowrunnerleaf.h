@@ -1,0 +1,28 @@
+#pragma once
+
+#include "workflowrunner.h"
+
+#include <QElapsedTimer>
+#include <QStringList>
+#include <QTimer>
+
+namespace opsdeck::workflows {
+
+/// A leaf while it runs: its step, its deadline, what it saw, and how to
+/// stop what it started. Private to WorkflowRunner (both of its files).
+struct WorkflowRunner::Leaf
+{
+    const WorkflowStep *step = nullptr;
+    const inventory::Service *service = nullptr; ///< the step's service, when it has one
+    Done done;
+    QElapsedTimer clock;
+    QTimer *deadline = nullptr;
+    bool ended = false;
+    bool busy = false;  ///< a poll is in flight
+    QStringList output; ///< lines it said, for the audit entry's tail
+    QString lastSeen;   ///< the latest observation, said when the deadline passes
+    /// Stops what the action started (called once when the leaf ends).
+    std::function<void()> cancelAction;
+};
+
+} // namespace opsdeck::workflows

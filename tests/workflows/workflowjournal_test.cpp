@@ -1,0 +1,100 @@
+// WorkflowJournal: what a journal cut off at any line says, and where a
+// resume starts.
+#include "workflowjournal.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+using namespace opsdeck::workflows;
+
+namespace {
+
+WorkflowPlan twoSteps()
+{
+    WorkflowPlan plan;
+    plan.kind = WorkflowKind::Restart;
+    plan.cluster = QStringLiteral("pd");
+    plan.service = QStringLiteral("d1");
+    WorkflowStep a, b;
+    a.title = QStringLiteral("stop d1");
+    b.title = QStringLiteral("start d1");
+    plan.root = WorkflowStep::sequence(QStringLiteral("restart"), {a, b});
+    plan.number();
+    return plan;
+}
+
+QJsonObject event(const char *kind, int n = 0, bool ok = true)
+{
+    QJsonObject e{{QStringLiteral("event"), QLatin1String(kind)}};
+    if (n > 0)
+        e.insert(QStringLiteral("n"), n);
+    if (QLatin1String(kind) == QLatin1String("step-end"))
+        e.insert(QStringLiteral("ok"), ok);
+    return e;
+}
+
+} // namespace
+
+TEST(WorkflowJournal, AStepThatStartedAndNeverEndedIsWhereAResumeStarts)
+{
+    QTemporaryDir dir;
+    QString error;
+    auto journal = WorkflowJournal::create(dir.path(), twoSteps(), &error);
+    ASSERT_TRUE(journal) << error.toStdString();
+    ASSERT_TRUE(journal->append(event("step-start", 1), &error));
+    ASSERT_TRUE(journal->append(event("step-end", 1), &error));
+    ASSERT_TRUE(journal->append(event("step-start", 2), &error));
+    // Killed here.
+    auto found = WorkflowJournal::find(dir.path(), {}, &error);
+    ASSERT_TRUE(found) << error.toStdString();
+    EXPECT_EQ(found->id, journal->id());
+    EXPECT_FALSE(found->finished);
+    EXPECT_EQ(found->lastStarted, 2);
+    EXPECT_EQ(found->resumeFrom(), 2);
+    EXPECT_EQ(found->plan.value(QStringLiteral("service")).toString(), QStringLiteral("d1"));
+    struct stat st = {};
+    ASSERT_EQ(::stat(QFile::encodeName(journal->path()).constData(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+    // A failed step is run again; a finished journal is not found as unfinished.
+    ASSERT_TRUE(journal->append(event("step-end", 2, false), &error));
+    found = WorkflowJournal::find(dir.path(), {}, &error);
+    ASSERT_TRUE(found);
+    EXPECT_EQ(found->resumeFrom(), 2);
+    ASSERT_TRUE(journal->append({{QStringLiteral("event"), QStringLiteral("end")},
+                                 {QStringLiteral("outcome"), QStringLiteral("failed")}},
+                                &error));
+    EXPECT_FALSE(WorkflowJournal::find(dir.path(), {}, &error));
+    EXPECT_TRUE(error.startsWith(u"no unfinished workflow in")) << error.toStdString();
+    const auto listed = WorkflowJournal::list(dir.path());
+    ASSERT_EQ(listed.size(), 1);
+    EXPECT_EQ(listed.first().outcome, QStringLiteral("failed"));
+}
+
+TEST(WorkflowJournal, ALastLineCutByACrashIsIgnoredAndGarbageIsNamed)
+{
+    QTemporaryDir dir;
+    QString error;
+    auto journal = WorkflowJournal::create(dir.path(), twoSteps(), &error);
+    ASSERT_TRUE(journal);
+    ASSERT_TRUE(journal->append(event("step-start", 1), &error));
+    QFile file(journal->path());
+    ASSERT_TRUE(file.open(QIODevice::Append));
+    file.write("{\"event\":\"step-e");
+    file.close();
+    auto read = WorkflowJournal::read(journal->path(), &error);
+    ASSERT_TRUE(read) << error.toStdString();
+    EXPECT_EQ(read->resumeFrom(), 1);
+
+    QFile other(WorkflowJournal::folderIn(dir.path()) + QStringLiteral("/x.journal"));
+    ASSERT_TRUE(other.open(QIODevice::WriteOnly));
+    other.write("not json\n{}\n");
+    other.close();
+    QStringList problems;
+    EXPECT_EQ(WorkflowJournal::list(dir.path(), &problems).size(), 1);
+    ASSERT_EQ(problems.size(), 1);
+    EXPECT_TRUE(problems.first().endsWith(u"x.journal:1: not a workflow journal line"))
+        << problems.first().toStdString();
+}
