@@ -365,6 +365,8 @@ bool MainWindow::openInventory(const QString &path)
     // The old transports' threads are joined on reopening: none may wait on a question.
     m_secretPrompt->abandon();
     const inventory::LoadResult loaded = m_session->openInventory(path);
+    // The old transports are gone (or kept, on a bad file): ask again.
+    m_secretPrompt->resume();
     if (!loaded.inventory) {
         showLoadErrors(loaded);
         return false;

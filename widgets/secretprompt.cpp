@@ -41,6 +41,8 @@ std::optional<QByteArray> SecretPrompt::ask(const QString &question)
     if (QThread::currentThread() == thread())
         return std::nullopt;
     std::unique_lock lock(m_mutex);
+    if (m_refusing)
+        return std::nullopt;
     const quint64 generation = m_generation;
     quint64 id = 0;
     for (const auto &[openId, open] : m_questions)
@@ -73,9 +75,16 @@ void SecretPrompt::abandon()
     {
         std::lock_guard lock(m_mutex);
         ++m_generation;
+        m_refusing = true;
         m_questions.clear(); // SecretBytes zeroes every answer held
     }
     m_answered.notify_all();
+}
+
+void SecretPrompt::resume()
+{
+    std::lock_guard lock(m_mutex);
+    m_refusing = false;
 }
 
 void SecretPrompt::show(const QString &question, quint64 id, quint64 generation)

@@ -36,8 +36,12 @@ public:
     /// Any thread but the GUI thread (there it returns nullopt: the GUI never waits).
     std::optional<QByteArray> ask(const QString &question);
     /// Any thread. Questions waiting now get nullopt; the answer of a dialog
-    /// still open is dropped.
+    /// still open is dropped. Until resume(), questions asked get nullopt at
+    /// once: a session thread that tries another login method right after
+    /// must not wait again while the GUI thread joins it.
     void abandon();
+    /// Questions are shown again (after the transports were replaced).
+    void resume();
 
     /// Questions shown so far.
     int asked() const { return m_asked; }
@@ -54,6 +58,7 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_answered;
     quint64 m_generation = 0; ///< raised by abandon()
+    bool m_refusing = false;  ///< between abandon() and resume()
     quint64 m_nextQuestion = 1;
     struct Question
     {

@@ -129,6 +129,7 @@ const std::vector<CliCommand> &commandTable()
          &runWorkflow},
         {u"workflow"_s, u"run"_s,
          u"KIND --inventory FILE --cluster NAME [--service NAME] --confirm NAME [--reason TEXT] "
+         "[--idle-gap S] "
          "[--despite-evidence] [--json] "_s +
              inventoryFlags,
          u"run it headless, guarded and journaled (exit 1 a step failed, 2 refused, 3 "

@@ -207,6 +207,7 @@ int runRecord(const QStringList &arguments)
         return ExitFailed;
     }
     int exitCode = ExitOk;
+    bool tooManyFailures = false;
     QString lastWriteError;
     // A corrupt file stops recording at once: every later flush would fail
     // alike and lose more; the file is left for --recover.
@@ -226,6 +227,7 @@ int runRecord(const QStringList &arguments)
                          lastWriteError = reason;
                          if (failedFlushes >= kMaxFailedFlushes && exitCode == ExitOk) {
                              exitCode = ExitFailed;
+                             tooManyFailures = true;
                              QCoreApplication::quit();
                          }
                      });
@@ -240,17 +242,25 @@ int runRecord(const QStringList &arguments)
     // delivered before the final flush.
     session.stop();
     spdlog::info("record: stopping, {} samples passed on", session.samplesRecorded());
-    if (exitCode == ExitFailed && writer->isCorrupt())
+    // The last flush may have failed too (then corrupted() said why, above):
+    // samples that never reached the file make the exit 1, whatever the signal.
+    if (exitCode == ExitOk && (writer->isCorrupt() || writer->samplesNotWritten() > 0))
+        exitCode = ExitFailed;
+    if (writer->isCorrupt())
         printError(QStringLiteral("stopped: recording into %1 ended (see above); %2 samples were "
                                   "not written")
                        .arg(database)
                        .arg(writer->samplesNotWritten()));
-    else if (exitCode == ExitFailed)
+    else if (tooManyFailures)
         printError(QStringLiteral("stopped: %1 flushes in a row failed to write into %2 (%3); "
                                   "%4 samples were not written")
                        .arg(kMaxFailedFlushes)
                        .arg(database, lastWriteError)
                        .arg(writer->samplesNotWritten()));
+    else if (exitCode == ExitFailed)
+        printError(QStringLiteral("stopped: %1 samples were not written into %2 (see above)")
+                       .arg(writer->samplesNotWritten())
+                       .arg(database));
     // Another recorder may have taken the pid file over: remove only ours.
     if (!pidFile.isEmpty() && pidIn(pidFile) == QCoreApplication::applicationPid()) {
         QFile::remove(processes::ManagedProcess::identityFileOf(pidFile));

@@ -7,6 +7,7 @@
 #include "cliinventory.h"
 #include "clioutput.h"
 #include "hostfiles.h"
+#include "numberoption.h"
 #include "probeengine.h"
 #include "runbookplanner.h"
 #include "transport.h"
@@ -49,6 +50,10 @@ void addPlanOptions(QCommandLineParser &parser)
                       u"resume / abandon: the workflow's id (default: the newest "
                       "unfinished one)."_s,
                       u"ID"_s});
+    parser.addOption({u"idle-gap"_s,
+                      u"run / resume: seconds the verification's keep-alive stage idles (default "
+                      "10, 0..600)."_s,
+                      u"s"_s});
     parser.addOption(jsonOption());
     parser.addOption(dataDirOption());
 }
@@ -118,6 +123,13 @@ int runPlan(const inventory::Inventory &inventory, const WorkflowPlan &plan,
     context.inventory = inventory;
     context.transportFor = [&hosts](const QString &host) { return hosts.transportFor(host); };
     context.engine = &engine;
+    // The operator confirmed the whole plan, its verification's load included.
+    context.verification.batch.confirmation = plan.cluster;
+    const std::optional<double> idleGapS =
+        secondsOption(parser, u"idle-gap"_s, 0, 600, context.verification.keepAliveIdleGapS);
+    if (!idleGapS)
+        return ExitBadInput;
+    context.verification.keepAliveIdleGapS = *idleGapS;
     context.audit = [log](const history::AuditEntry &entry,
                           std::function<void(bool, QString)> done) {
         QString error;
@@ -367,6 +379,9 @@ int runWorkflow(const QStringList &arguments)
     parser.addPositionalArgument(u"action"_s, u"plan, run, resume, abandon or list"_s);
     parser.addPositionalArgument(u"kind"_s, u"plan / run: "_s + workflows::workflowKindNames());
     if (!parseArguments(parser, arguments))
+        return ExitBadInput;
+    // Checked before any journal is begun.
+    if (!secondsOption(parser, u"idle-gap"_s, 0, 600, 10))
         return ExitBadInput;
     const QString action = parser.positionalArguments().value(0);
     if (action == u"plan" || action == u"run")

@@ -126,6 +126,9 @@ bool DemoSetup::checkDir(const QString &path, QString *error)
         if (!refused.contains(quoted))
             refused << quoted;
     }
+    // YAML ends a plain key at ": " (and at a last ':'): "a: b" would split the path.
+    if (dir.contains(QStringLiteral(": ")) || dir.endsWith(u':'))
+        refused << QStringLiteral("': ' (a colon before a space or at the end)");
     if (!refused.isEmpty()) {
         *error = QStringLiteral("demo folder %1 has characters that are unsafe in shell commands "
                                 "and YAML: %2 (letters, digits, space and _ . / + , = @ : ~ - "

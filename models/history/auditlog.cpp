@@ -218,9 +218,7 @@ AuditLog::ChainKey AuditLog::chainKey(bool create) const
     // A remembered "none" is asked again to create a key for a new log.
     if (!m_key || (create && m_key->state == ChainKey::State::None))
         m_key = m_keySource ? m_keySource(m_path, create)
-                            : ChainKey{ChainKey::State::Unavailable,
-                                       {},
-                                       QStringLiteral("no secret store was asked")};
+                            : ChainKey{ChainKey::State::None, {}, {}}; // unkeyed by design
     return *m_key;
 }
 
@@ -325,7 +323,6 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
         return fail(why);
     }
     const off_t after = ::lseek(fd, 0, SEEK_END);
-    ::close(fd);
     // Counted on from the head, not from the file: a cut before this entry stays visible.
     Head next;
     next.entries = (head ? head->entries : countLines(m_path) - 1) + 1;
@@ -338,7 +335,6 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     // An empty log without a head whose key already existed, or that this
     // object wrote to before, was emptied or removed: not a new log.
     const bool emptied = fresh && key && (!chain.created || m_appended);
-    m_appended = true;
     const bool headLost = (!head && before > 0) || emptied ||
                           (head && key && head->entries > 0 &&
                            (!head->keyed || head->mac != linkTo(head->signedText(), key)));
@@ -346,8 +342,16 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
         next.lostAt = next.entries;
     if (key && next.keyedFrom == 0)
         next.keyedFrom = headLost ? 1 : next.entries;
-    if (!writeHead(headPath(), next, key, &why))
-        return fail(why + QStringLiteral(" (the entry itself was written)"));
+    if (!writeHead(headPath(), next, key, &why)) {
+        // The entry goes too: an action refused must leave no entry saying it
+        // ran, and a line the head does not count would read as forged.
+        const bool removed = ::ftruncate(fd, before) == 0 && ::fsync(fd) == 0;
+        ::close(fd);
+        return fail(why + (removed ? QStringLiteral(" (the entry was taken back out)")
+                                   : QStringLiteral(" (the entry itself stays in the log)")));
+    }
+    ::close(fd);
+    m_appended = true;
     if (key && m_anchorSink)
         moveAnchor(chain, head ? head->entries : -1,
                    last.bytes.isEmpty() ? QByteArray() : linkTo(last.bytes, key),
@@ -547,8 +551,6 @@ AuditVerification AuditLog::check() const
                                   .arg(file.size())
                                   .arg(head->bytes));
     if (anchor) {
-        result.keyNote +=
-            QStringLiteral("; anchored at entry %1 in the secret store").arg(anchor->entries);
         if (number < anchor->entries) {
             result.status = AuditVerification::Status::Truncated;
             result.line = number;
@@ -570,6 +572,14 @@ AuditVerification AuditLog::check() const
         result.status = AuditVerification::Status::Unverified;
         result.reason = QStringLiteral("the chain is keyed and its key is not available here: "
                                        "its links could not be checked");
+    } else if (!result.keyed && number > 0 && chain.state == ChainKey::State::Unavailable) {
+        // A keyed log rewritten without its key reads as a sound unkeyed one:
+        // only the store can say this log never had a key.
+        result.status = AuditVerification::Status::Unverified;
+        result.reason = QStringLiteral("the chain is unkeyed, and whether this log has a key "
+                                       "(so whether it was rewritten without it) cannot be told: "
+                                       "%1")
+                            .arg(chain.problem);
     }
     return result;
 }

@@ -162,6 +162,8 @@ bool HistoryWriter::start(QString *error)
     auto *worker = m_thread->adopt(new HistoryWriterWorker(m_path, m_settings, m_queue));
     connect(worker, &HistoryWriterWorker::writeFailed, this, &HistoryWriter::writeFailed);
     connect(worker, &HistoryWriterWorker::corrupted, this, [this](const QString &why) {
+        if (m_corrupt)
+            return; // said already, by stop()
         m_recording = false;
         m_corrupt = true;
         Q_EMIT corrupted(why);
@@ -188,8 +190,21 @@ void HistoryWriter::stop()
         return;
     m_recording = false;
     HistoryWriterWorker *worker = m_worker;
+    // The last flush may find the file corrupt: its signal, queued to this
+    // thread, would come after the caller's event loop has ended. Said here.
+    QString corruption;
     QMetaObject::invokeMethod(
-        worker, [worker] { worker->flush(true); }, Qt::BlockingQueuedConnection);
+        worker,
+        [worker, &corruption] {
+            worker->flush(true);
+            if (worker->isCorrupt())
+                corruption = worker->corruption();
+        },
+        Qt::BlockingQueuedConnection);
+    if (!corruption.isEmpty() && !m_corrupt) {
+        m_corrupt = true;
+        Q_EMIT corrupted(corruption);
+    }
     m_worker = nullptr;
     m_thread.reset();
     m_lock.unlock();

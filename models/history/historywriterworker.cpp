@@ -91,6 +91,7 @@ bool HistoryWriterWorker::flush(bool final)
                          .arg(m_path + QStringLiteral("-wal") + aside);
         }
         spdlog::error("history: {}", error.toStdString());
+        m_corruption = error;
         Q_EMIT corrupted(error);
         return false;
     }
@@ -128,6 +129,7 @@ bool HistoryWriterWorker::flush(bool final)
             m_corrupt = true;
             m_timer->stop();
             spdlog::error("history: {}", error.toStdString());
+            m_corruption = error;
             Q_EMIT corrupted(error);
             return false;
         }

@@ -68,6 +68,8 @@ public:
     /// timer; false with `error` set (isCorrupt() tells a corrupt file).
     bool open(QString *error);
     bool isCorrupt() const { return m_corrupt; }
+    /// Why the file was found corrupt (or removed): the text corrupted() carried.
+    QString corruption() const { return m_corruption; }
     /// Writes what is pending; `final` also writes the open minutes' rollups.
     bool flush(bool final);
 
@@ -102,6 +104,7 @@ private:
     QElapsedTimer m_sincePrune;
     int m_failedFlushes = 0; ///< consecutive failed flushes, 0 after one succeeds
     bool m_corrupt = false;
+    QString m_corruption;
     std::pair<quint64, quint64> m_file; ///< device and inode of the database when opened
     std::pair<quint64, quint64> m_wal;  ///< and of its -wal file
     QString m_lastError;                ///< of the last failed flush, empty after one succeeds

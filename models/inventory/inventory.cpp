@@ -9,6 +9,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QUtf8StringView>
 #include <exception>
 #include <string>
 #include <vector>
@@ -177,9 +178,47 @@ LoadResult loadInventory(const QString &path)
     return parseInventory(yaml, path);
 }
 
+namespace {
+
+// Where the first byte that is not UTF-8 is (1-based line and column in
+// characters), or nothing: yaml-cpp would take such bytes, and Qt would turn
+// them into U+FFFD, so that a name or a path read back is not the one written.
+std::optional<detail::Position> invalidUtf8(const QByteArray &yaml)
+{
+    if (QUtf8StringView(yaml).isValidUtf8())
+        return std::nullopt;
+    int line = 1;
+    qsizetype start = 0;
+    while (start <= yaml.size()) {
+        qsizetype end = yaml.indexOf('\n', start);
+        if (end < 0)
+            end = yaml.size();
+        const QByteArray text = yaml.mid(start, end - start);
+        if (!QUtf8StringView(text).isValidUtf8()) {
+            // Qt decodes a bad sequence as U+FFFD: the first one is the place
+            // (a U+FFFD written as such earlier on the line would be named instead).
+            const qsizetype column = QString::fromUtf8(text).indexOf(QChar::ReplacementCharacter);
+            return detail::Position{line, int(std::max<qsizetype>(0, column)) + 1};
+        }
+        start = end + 1;
+        ++line;
+    }
+    return detail::Position{line, 1};
+}
+
+} // namespace
+
 LoadResult parseInventory(const QByteArray &yaml, const QString &path)
 {
     detail::InventoryDiagnostics diagnostics(path);
+    if (const auto where = invalidUtf8(yaml)) {
+        diagnostics.add(*where, QString(),
+                        u"not UTF-8: a byte here is not part of a UTF-8 character (an inventory "
+                        "is UTF-8 text)"_s);
+        LoadResult refused;
+        refused.errors = diagnostics.sorted();
+        return refused;
+    }
     const QFileInfo info(path);
     std::optional<Inventory> inventory;
     // The promise is "never throws": yaml-cpp reports syntax errors by exception,

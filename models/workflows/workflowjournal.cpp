@@ -45,11 +45,11 @@ bool appendLine(const QString &path, const QByteArray &line, QString *error)
 
 int WorkflowJournal::Summary::resumeFrom() const
 {
-    if (lastStarted > lastEnded)
-        return lastStarted;
-    if (lastEnded > 0 && !lastEndedOk)
-        return lastEnded;
-    return lastEnded + 1;
+    if (!unended.isEmpty())
+        return *std::min_element(unended.cbegin(), unended.cend());
+    if (!failed.isEmpty())
+        return *std::min_element(failed.cbegin(), failed.cend());
+    return succeeded.isEmpty() ? 1 : *std::max_element(succeeded.cbegin(), succeeded.cend()) + 1;
 }
 
 QString WorkflowJournal::folderIn(const QString &dataDir)
@@ -137,13 +137,18 @@ std::optional<WorkflowJournal::Summary> WorkflowJournal::read(const QString &pat
             summary.lastStarted = n;
             summary.finished = false;
             summary.outcome.clear();
+            summary.unended.append(n);
+            summary.failed.removeAll(n); // run again after a resume
         } else if (kind == u"step-end") {
             summary.lastEnded = n;
             summary.lastEndedOk = event.value(QStringLiteral("ok")).toBool();
-            if (summary.lastEndedOk)
+            summary.unended.removeAll(n);
+            if (summary.lastEndedOk) {
                 summary.succeeded.append(n);
-            else
+            } else {
+                summary.failed.append(n);
                 summary.detail = event.value(QStringLiteral("detail")).toString();
+            }
         } else if (kind == u"end") {
             summary.finished = true;
             summary.outcome = event.value(QStringLiteral("outcome")).toString();

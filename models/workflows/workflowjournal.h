@@ -39,8 +39,11 @@ public:
         int lastEnded = 0;   ///< the last leaf that ended
         bool lastEndedOk = true;
         QVector<int> succeeded; ///< the leaves that ended ok, in order
-        /// The first leaf to run on resume: the one that started and never
-        /// ended, else the one after the last ended ok, else the failed one.
+        QVector<int> failed;    ///< the leaves that ended not ok
+        QVector<int> unended;   ///< the leaves that started and never ended
+        /// The first leaf to run on resume: the lowest that started and never
+        /// ended (steps of a parallel group may end in any order), else the
+        /// lowest that failed, else the one after the highest that ended.
         int resumeFrom() const;
     };
 

@@ -227,6 +227,14 @@ TEST_F(CliDemo, BadOptionsAreRefusedBeforeAnythingStarts)
         << unsafe.standardError.toStdString();
     EXPECT_FALSE(unsafe.standardError.contains('\x1b')) << "an escape reaches the terminal";
     EXPECT_FALSE(QFile::exists(demoDir() + QStringLiteral("/inventory.yaml")));
+    // ": " would end a YAML key inside the inventory's paths.
+    const auto colon = runCli({QStringLiteral("demo"), QStringLiteral("up"),
+                               QStringLiteral("--dir"), home() + QStringLiteral("/a: b")},
+                              home());
+    EXPECT_EQ(colon.exitCode, 2);
+    EXPECT_TRUE(colon.standardError.contains("a colon before a space"))
+        << colon.standardError.toStdString();
+    EXPECT_FALSE(QFile::exists(home() + QStringLiteral("/a: b/inventory.yaml")));
 }
 
 TEST_F(CliDemo, DefaultFolderFollowsXdgDataHome)

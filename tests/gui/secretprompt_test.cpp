@@ -113,3 +113,28 @@ TEST(SecretPrompt, ACancelledQuestionAnswersNothingAndEmptiesTheLineEdit)
     // Alive until the event loop deletes the dialog, and already empty then.
     EXPECT_TRUE(!edit || edit->text().isEmpty());
 }
+
+// While the window replaces its transports (abandon() ... resume()), a session
+// thread that asks again at once (its next login method) must not wait: the
+// GUI thread is about to join it. After resume() questions are shown again.
+TEST(SecretPrompt, BetweenAbandonAndResumeAQuestionIsRefusedAtOnce)
+{
+    QWidget window;
+    SecretPrompt prompt(&window);
+    prompt.abandon();
+    std::optional<QByteArray> answer = QByteArray("unset");
+    ASSERT_TRUE(askFromAnotherThread(prompt, QStringLiteral("Password for ops@gpu-2: "), answer));
+    EXPECT_FALSE(answer.has_value());
+    EXPECT_EQ(prompt.asked(), 0) << "no dialog while abandoned";
+
+    prompt.resume();
+    QTimer canceller;
+    canceller.setInterval(10);
+    QObject::connect(&canceller, &QTimer::timeout, [&] {
+        if (auto *dialog = qobject_cast<QInputDialog *>(QApplication::activeModalWidget()))
+            dialog->reject();
+    });
+    canceller.start();
+    ASSERT_TRUE(askFromAnotherThread(prompt, QStringLiteral("Password for ops@gpu-2: "), answer));
+    EXPECT_EQ(prompt.asked(), 1);
+}

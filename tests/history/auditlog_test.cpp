@@ -46,6 +46,13 @@ AuditLog::KeySource fixedKey(const QByteArray &key)
     };
 }
 
+// A store that answers: this log has no key (it was begun without one).
+AuditLog::KeySource storeHasNone()
+{
+    return [](const QString &, bool) { return AuditLog::ChainKey{KeyState::None, {}, {}}; };
+}
+
+// No store answers at all.
 AuditLog::KeySource noKey()
 {
     return [](const QString &, bool) {
@@ -99,7 +106,7 @@ void forgeUnkeyed(const AuditLog &log, const QByteArray &from, const QByteArray 
 TEST(AuditLog, ACutOffEndIsCaughtByTheHeadAndStaysVisibleAfterTheNextAppend)
 {
     QTemporaryDir dir;
-    AuditLog log(AuditLog::pathIn(dir.path()), noKey());
+    AuditLog log(AuditLog::pathIn(dir.path()), storeHasNone());
     for (int i = 0; i < 3; ++i)
         ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
     EXPECT_TRUE(log.check().ok());
@@ -188,7 +195,7 @@ TEST(AuditAnchor, ReadsBackWhatItWritesAndRefusesAnythingElse)
 TEST(AuditLog, LinesAddedBehindTheHeadAreNamed)
 {
     QTemporaryDir dir;
-    AuditLog log(AuditLog::pathIn(dir.path()), noKey());
+    AuditLog log(AuditLog::pathIn(dir.path()), storeHasNone());
     for (int i = 0; i < 2; ++i)
         ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
     const QByteArray head = readAll(log.headPath());
@@ -217,7 +224,7 @@ TEST(AuditLog, AKeyedChainRecomputedWithoutTheKeyFails)
 
     // The same forgery of a log that never had a key passes, and says it was unkeyed.
     QTemporaryDir plainDir;
-    AuditLog plain(AuditLog::pathIn(plainDir.path()), noKey());
+    AuditLog plain(AuditLog::pathIn(plainDir.path()), storeHasNone());
     for (int i = 0; i < 3; ++i)
         ASSERT_TRUE(plain.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
     forgeUnkeyed(plain, "\"host\":\"gpu-1\"", "\"host\":\"gpu-7\"");
@@ -226,7 +233,14 @@ TEST(AuditLog, AKeyedChainRecomputedWithoutTheKeyFails)
     EXPECT_FALSE(result.keyed);
     EXPECT_TRUE(result.keyNote.startsWith(QStringLiteral("unkeyed")))
         << result.keyNote.toStdString();
-    EXPECT_TRUE(result.keyNote.contains(QStringLiteral("no store in this test")));
+    EXPECT_TRUE(result.keyNote.contains(QStringLiteral("begun without a secret store")));
+
+    // A keyed log forged unkeyed, checked where no store answers: not intact.
+    const AuditVerification unknown = AuditLog(log.path(), noKey()).check();
+    EXPECT_EQ(unknown.status, AuditVerification::Status::Unverified)
+        << unknown.reason.toStdString();
+    EXPECT_TRUE(unknown.reason.contains(u"whether this log has a key"))
+        << unknown.reason.toStdString();
 }
 
 // A log with an unkeyed head never gains a key on the next append: that is
@@ -256,7 +270,7 @@ TEST(AuditLog, AnUnkeyedHeadThatMeetsTheKeyIsReportedNotBlessed)
 TEST(AuditLog, ADeletedHeadIsNeverReplacedByOneThatBlessesTheLog)
 {
     QTemporaryDir dir;
-    AuditLog log(AuditLog::pathIn(dir.path()), noKey());
+    AuditLog log(AuditLog::pathIn(dir.path()), storeHasNone());
     for (int i = 0; i < 3; ++i)
         ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
     QByteArray text = readAll(log.path());
@@ -315,10 +329,33 @@ TEST(AuditLog, AKeyedLogWritesNothingWithoutItsKeyAndChecksNothingItCannot)
 
 // A FIFO in the head's place neither hangs an append (the action waits on
 // it) nor a check; a head whose size disagrees with the file is a break.
+// A head that cannot be written (a folder planted at its temporary name, a
+// full disk) fails the append and takes the entry back out: the refused
+// action leaves no entry saying it ran, and the log stays intact.
+TEST(AuditLog, AnEntryWhoseHeadCannotBeWrittenIsTakenBackOut)
+{
+    QTemporaryDir dir;
+    AuditLog log(AuditLog::pathIn(dir.path()), fixedKey(QByteArray(32, 'k')));
+    for (int i = 0; i < 2; ++i)
+        ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
+    const QByteArray before = readAll(log.path());
+    ASSERT_TRUE(QDir().mkdir(log.headPath() + QStringLiteral(".tmp")));
+    QString error;
+    EXPECT_FALSE(log.append(entry(QStringLiteral("gpu-9"), QStringLiteral("edit")), &error));
+    EXPECT_TRUE(error.contains(u"cannot write its head")) << error.toStdString();
+    EXPECT_TRUE(error.contains(u"the entry was taken back out")) << error.toStdString();
+    EXPECT_EQ(readAll(log.path()), before);
+    EXPECT_TRUE(log.check().ok()) << log.verify().toStdString();
+    ASSERT_TRUE(QDir().rmdir(log.headPath() + QStringLiteral(".tmp")));
+    ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-3"), QStringLiteral("x"))));
+    EXPECT_TRUE(log.check().ok()) << log.verify().toStdString();
+    EXPECT_EQ(log.read().size(), 3);
+}
+
 TEST(AuditLog, AFifoHeadIsRefusedAtOnceAndASizeTheHeadDoesNotKnowIsABreak)
 {
     QTemporaryDir dir;
-    AuditLog log(AuditLog::pathIn(dir.path()), noKey());
+    AuditLog log(AuditLog::pathIn(dir.path()), storeHasNone());
     ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-1"), QStringLiteral("x"))));
     const QByteArray head = readAll(log.headPath());
     ASSERT_TRUE(QFile::remove(log.headPath()));
@@ -342,7 +379,7 @@ TEST(AuditLog, FilesAreTheUsersAloneWhateverTheUmaskAndLinksAreNotFollowed)
     QTemporaryDir dir;
     const QString data = dir.filePath(QStringLiteral("a/b"));
     const mode_t old = ::umask(0);
-    AuditLog log(AuditLog::pathIn(data), noKey());
+    AuditLog log(AuditLog::pathIn(data), storeHasNone());
     const bool appended = log.append(entry(QStringLiteral("gpu-1"), QStringLiteral("x")));
     ::umask(old);
     ASSERT_TRUE(appended);
@@ -366,7 +403,7 @@ TEST(AuditLog, FilesAreTheUsersAloneWhateverTheUmaskAndLinksAreNotFollowed)
     QTemporaryDir other;
     const QString victim = other.filePath(QStringLiteral("victim"));
     writeAll(victim, "precious\n");
-    AuditLog planted(AuditLog::pathIn(other.filePath(QStringLiteral("data"))), noKey());
+    AuditLog planted(AuditLog::pathIn(other.filePath(QStringLiteral("data"))), storeHasNone());
     ASSERT_TRUE(QDir(other.path()).mkpath(QStringLiteral("data")));
     ASSERT_TRUE(QFile::link(victim, planted.path()));
     QString error;

@@ -14,6 +14,7 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QTemporaryDir>
+#include <cstdio>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <thread>
@@ -297,4 +298,35 @@ TEST(HistoryWriter, AnOldEmptyLockLeftByAKilledWriterIsTakenOver)
     EXPECT_FALSE(second.start(&error));
     EXPECT_TRUE(error.contains(QStringLiteral("history is being recorded by pid")))
         << error.toStdString();
+}
+
+// The last flush (stop(), no event loop after it: `record` on SIGTERM) finds
+// the file replaced: said by stop() itself, not by a signal nobody receives,
+// and its samples counted as not written.
+TEST(HistoryWriter, WhatTheLastFlushFindsIsSaidByStopItself)
+{
+    QTemporaryDir dir;
+    const QString path = HistoryStore::pathIn(dir.path());
+    HistoryWriter writer(path, settings());
+    QString error;
+    ASSERT_TRUE(writer.start(&error)) << error.toStdString();
+    QSignalSpy corrupted(&writer, &HistoryWriter::corrupted);
+    writer.append(QStringLiteral("decode"), QStringLiteral("running"), QString(), t0, 1);
+    ASSERT_TRUE(writer.flush());
+    const QString other = dir.filePath(QStringLiteral("other.sqlite"));
+    {
+        HistoryStore store(other);
+        ASSERT_TRUE(store.open());
+    }
+    ASSERT_EQ(::rename(QFile::encodeName(other).constData(), QFile::encodeName(path).constData()),
+              0);
+    for (int i = 1; i <= 5; ++i)
+        writer.append(QStringLiteral("decode"), QStringLiteral("running"), QString(), t0 + i, i);
+    writer.stop();
+    EXPECT_TRUE(writer.isCorrupt());
+    ASSERT_EQ(corrupted.size(), 1);
+    EXPECT_TRUE(corrupted.first().at(0).toString().contains(u"removed or replaced"));
+    EXPECT_EQ(writer.samplesNotWritten(), 5);
+    QCoreApplication::processEvents(); // the worker's own signal, queued, is not said twice
+    EXPECT_EQ(corrupted.size(), 1);
 }

@@ -326,6 +326,25 @@ TEST(InventoryValueErrors, NamesArePrintableTextWithoutControlCharacters)
         isError(result, indexOf("clusters[0].name"), 8, 11, "clusters[0].name", "has \\u202e"));
 }
 
+// Bytes that are not UTF-8 would be read as U+FFFD: a pid_file or a name
+// read back would not be the one written. Refused where the byte is.
+TEST(InventoryValueErrors, BytesThatAreNotUtf8AreRefusedWhereTheyAre)
+{
+    const LoadResult result = parse("hosts: [{name: h, kind: local}]\n"
+                                    "services:\n"
+                                    "  - name: d\xe9" "code\n" // Latin-1, not UTF-8
+                                    "    role: engine\n");
+    ASSERT_EQ(result.errors.size(), 1);
+    EXPECT_TRUE(isError(result, 0, 3, 12, "", "not UTF-8"))
+        << result.errors[0].toString().toStdString();
+    // An overlong encoding of '/' and a cut sequence at the end.
+    EXPECT_EQ(parse("a: \xc0\xaf\n").errors.value(0).column, 4);
+    EXPECT_EQ(parse("hosts: []\nb: \xe2\x82").errors.value(0).line, 2);
+    EXPECT_FALSE(parse("hosts: [{name: \"d\xc3\xa9" "code\", kind: local}]\n")
+                     .errors.value(0)
+                     .message.contains(u"UTF-8"));
+}
+
 // An anchored 1 MB string and 3,000 aliases to it would expand to 3 GB as
 // the reader copies each use: refused at once, naming where.
 TEST(InventoryValueErrors, AliasesThatExpandPastTheLimitAreRefusedBeforeReading)

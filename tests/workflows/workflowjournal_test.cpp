@@ -73,6 +73,20 @@ TEST(WorkflowJournal, AStepThatStartedAndNeverEndedIsWhereAResumeStarts)
     EXPECT_EQ(listed.first().outcome, QStringLiteral("failed"));
 }
 
+TEST(WorkflowJournal, AParallelStepThatNeverEndedIsRunAgainEvenWhenALaterOneEnded)
+{
+    QTemporaryDir dir;
+    QString error;
+    auto journal = WorkflowJournal::create(dir.path(), twoSteps(), &error);
+    ASSERT_TRUE(journal);
+    for (const QJsonObject &e :
+         {event("step-start", 1), event("step-start", 2), event("step-end", 2)})
+        ASSERT_TRUE(journal->append(e, &error));
+    auto read = WorkflowJournal::read(journal->path(), &error);
+    ASSERT_TRUE(read);
+    EXPECT_EQ(read->resumeFrom(), 1);
+}
+
 TEST(WorkflowJournal, ALastLineCutByACrashIsIgnoredAndGarbageIsNamed)
 {
     QTemporaryDir dir;

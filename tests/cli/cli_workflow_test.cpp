@@ -1,0 +1,267 @@
+// `opsdeck-cli workflow ...` on the demo cluster, as an on-call engineer runs
+// it: co-restart in the documented order (asserted from the sims' own logs),
+// the guards shown by refusing, a decode that fails to start, and a CLI
+// killed mid-workflow whose journal `workflow resume` continues.
+#include "auditlog.h"
+#include "clitest.h"
+#include "testsupport.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <csignal>
+#include <gtest/gtest.h>
+
+using opsdeck::test::runCli;
+using namespace opsdeck;
+
+namespace {
+
+// The time of the first line of `log` at or after `from` that contains
+// `text` (the sim's "YYYY-MM-DD HH:MM:SS.mmm LEVEL role: ..." lines).
+QDateTime lineTime(const QString &log, const QString &text, const QDateTime &from = {})
+{
+    QFile file(log);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    while (!file.atEnd()) {
+        const QString line = QString::fromUtf8(file.readLine());
+        if (!line.contains(text))
+            continue;
+        const QDateTime at = QDateTime::fromString(line.left(23), u"yyyy-MM-dd HH:mm:ss.zzz"_qs);
+        if (at.isValid() && (!from.isValid() || at >= from))
+            return at;
+    }
+    return {};
+}
+
+class CliWorkflow : public ::testing::Test
+{
+protected:
+    void TearDown() override
+    {
+        runCli({u"demo"_qs, u"down"_qs, u"--dir"_qs, demoDir()}, m_home.path(),
+               std::chrono::seconds(60));
+    }
+    // demo up; the inventory's path.
+    QString up(const QStringList &extra = {})
+    {
+        const auto run = runCli(
+            QStringList{u"demo"_qs, u"up"_qs, u"--dir"_qs, demoDir(), u"--traffic"_qs, u"0"_qs} +
+                extra,
+            m_home.path(), std::chrono::seconds(90));
+        EXPECT_EQ(run.exitCode, 0) << run.standardError.toStdString();
+        return run.lastLine();
+    }
+    QString demoDir() const { return m_home.path() + u"/demo"_qs; }
+    QString dataDir() const { return m_home.path() + u"/data"_qs; }
+    QString log(const char *service) const
+    {
+        return demoDir() + u"/logs/%1.log"_qs.arg(QLatin1String(service));
+    }
+    // workflow run KIND ... --data-dir, with a short keep-alive idle gap.
+    test::CliRun workflow(const QStringList &arguments)
+    {
+        return runCli(QStringList{u"workflow"_qs} + arguments +
+                          QStringList{u"--data-dir"_qs, dataDir(), u"--idle-gap"_qs, u"1"_qs},
+                      m_home.path(), std::chrono::seconds(180));
+    }
+    QVector<history::AuditEntry> audit() const
+    {
+        return history::AuditLog(history::AuditLog::pathIn(dataDir())).read();
+    }
+    QTemporaryDir m_home;
+};
+
+QStringList actionsOf(const QVector<history::AuditEntry> &entries)
+{
+    QStringList actions;
+    for (const auto &entry : entries)
+        if (entry.kind == u"workflow")
+            actions << entry.action;
+    return actions;
+}
+
+} // namespace
+
+TEST_F(CliWorkflow, CoRestartRunsInTheDocumentedOrderAndWaitsForTheOldProcesses)
+{
+    const QString inventory = up();
+    const QDateTime before = QDateTime::currentDateTime().addSecs(-1);
+    const auto run =
+        workflow({u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                  u"demo"_qs, u"--confirm"_qs, u"demo"_qs, u"--json"_qs});
+    ASSERT_EQ(run.exitCode, 0) << run.standardOutput.toStdString()
+                               << run.standardError.toStdString();
+    const QJsonObject out = run.json().object();
+    EXPECT_EQ(out.value(u"outcome"_qs).toString(), u"succeeded"_qs);
+    EXPECT_EQ(out.value(u"steps"_qs).toArray().size(), 11);
+
+    // From the sims' own logs: decode told to stop first, both gone before
+    // prefill starts again, prefill up before decode starts.
+    const QDateTime decodeTerm = lineTime(log("decode"), u"received SIGTERM"_qs, before);
+    const QDateTime prefillTerm = lineTime(log("prefill"), u"received SIGTERM"_qs, before);
+    const QDateTime decodeGone = lineTime(log("decode"), u"shutdown complete"_qs, before);
+    const QDateTime prefillGone = lineTime(log("prefill"), u"shutdown complete"_qs, before);
+    ASSERT_TRUE(decodeTerm.isValid() && prefillTerm.isValid() && decodeGone.isValid() &&
+                prefillGone.isValid());
+    EXPECT_LE(decodeTerm, prefillTerm);
+    // --exit-delay 1: each old process took its second to exit, and was waited for.
+    EXPECT_GE(decodeTerm.msecsTo(decodeGone), 900);
+    const QDateTime prefillUp = lineTime(log("prefill"), u"fired up"_qs, prefillGone);
+    const QDateTime prefillStart = lineTime(log("prefill"), u"listening on"_qs, prefillGone);
+    const QDateTime decodeStart = lineTime(log("decode"), u"listening on"_qs, decodeGone);
+    ASSERT_TRUE(prefillUp.isValid() && prefillStart.isValid() && decodeStart.isValid());
+    EXPECT_GE(prefillStart, decodeGone);
+    EXPECT_GE(decodeStart, prefillUp) << "decode started before prefill was healthy";
+
+    // Every step audited before and after, and the chain intact.
+    const QStringList actions = actionsOf(audit());
+    EXPECT_EQ(actions.first(), u"run"_qs);
+    EXPECT_EQ(actions.count(u"step-start"_qs), 11);
+    EXPECT_EQ(actions.count(u"step-done"_qs), 11);
+    EXPECT_EQ(actions.last(), u"succeeded"_qs);
+    const auto verify = runCli({u"audit"_qs, u"--verify"_qs, u"--data-dir"_qs, dataDir()});
+    EXPECT_EQ(verify.exitCode, 0) << verify.standardOutput.toStdString();
+
+    const auto listed = workflow({u"list"_qs, u"--json"_qs});
+    ASSERT_EQ(listed.json().array().size(), 1);
+    EXPECT_EQ(listed.json().array().first().toObject().value(u"outcome"_qs).toString(),
+              u"succeeded"_qs);
+}
+
+TEST_F(CliWorkflow, ReadOnlyAWrongConfirmationAndOneSideOfNixlAreRefusedAndRunNothing)
+{
+    const QString inventory = up({u"--transfer-backend"_qs, u"nixl"_qs});
+    const qint64 decodePid = [&] {
+        QFile pid(demoDir() + u"/run/decode.pid"_qs);
+        return pid.open(QIODevice::ReadOnly) ? pid.readAll().trimmed().toLongLong() : 0;
+    }();
+    ASSERT_GT(decodePid, 0);
+
+    auto run = workflow({u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                         u"demo"_qs, u"--confirm"_qs, u"demo "_qs});
+    EXPECT_EQ(run.exitCode, 2);
+    EXPECT_TRUE(run.standardError.contains(
+        "refused: the confirmation does not match: type \"demo\" to confirm, \"demo \" was typed"))
+        << run.standardError.toStdString();
+
+    run = workflow({u"run"_qs, u"restart"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                    u"demo"_qs, u"--service"_qs, u"decode"_qs, u"--confirm"_qs, u"decode"_qs});
+    EXPECT_EQ(run.exitCode, 2);
+    EXPECT_TRUE(run.standardError.contains("transfers KV with nixl"))
+        << run.standardError.toStdString();
+    EXPECT_TRUE(run.standardOutput.contains("REFUSED:")) << run.standardOutput.toStdString();
+
+    QFile file(inventory);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    QByteArray text = file.readAll();
+    file.close();
+    text.replace("armed: true", "armed: false");
+    const QString readOnly = m_home.path() + u"/read-only.yaml"_qs;
+    QFile copy(readOnly);
+    ASSERT_TRUE(copy.open(QIODevice::WriteOnly));
+    copy.write(text);
+    copy.close();
+    run = workflow({u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, readOnly, u"--cluster"_qs,
+                    u"demo"_qs, u"--confirm"_qs, u"demo"_qs});
+    EXPECT_EQ(run.exitCode, 2);
+    EXPECT_TRUE(run.standardError.contains("is read-only (armed: false)"))
+        << run.standardError.toStdString();
+
+    // Nothing ran: no journal, no workflow entry, the same decode process.
+    EXPECT_TRUE(QDir(dataDir() + u"/workflows"_qs).entryList(QDir::Files).isEmpty());
+    EXPECT_TRUE(actionsOf(audit()).isEmpty());
+    EXPECT_TRUE(test::processAlive(decodePid));
+}
+
+TEST_F(CliWorkflow, ADecodeThatFailsToStartStopsTheWorkflowAndTheAuditIsComplete)
+{
+    const QString inventory = up();
+    // The decode's serve script now exits before its server starts.
+    const QString script = demoDir() + u"/serve_decode.sh"_qs;
+    QFile file(script);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    QByteArray text = file.readAll();
+    file.close();
+    text.replace("exec ", "echo 'CUDA out of memory' >&2; exit 1\nexec ");
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(text);
+    file.close();
+
+    const auto run = workflow({u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
+                               u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs});
+    EXPECT_EQ(run.exitCode, 1) << run.standardOutput.toStdString();
+    EXPECT_TRUE(run.standardOutput.contains("9. FAILED")) << run.standardOutput.toStdString();
+    EXPECT_TRUE(run.standardOutput.contains("decode is not running any more"))
+        << run.standardOutput.toStdString();
+    EXPECT_TRUE(run.standardOutput.contains("workflow resume --id"));
+    // Steps 10 and 11 never started.
+    EXPECT_FALSE(run.standardOutput.contains("10. wait until router is ready with every worker "
+                                             "healthy ...\n"));
+    const QStringList actions = actionsOf(audit());
+    EXPECT_EQ(actions.count(u"step-start"_qs), 9);
+    EXPECT_EQ(actions.count(u"step-failed"_qs), 1);
+    EXPECT_EQ(actions.last(), u"failed"_qs);
+    const auto listed = workflow({u"list"_qs, u"--json"_qs});
+    const QJsonObject entry = listed.json().array().first().toObject();
+    EXPECT_EQ(entry.value(u"outcome"_qs).toString(), u"failed"_qs);
+    EXPECT_TRUE(entry.value(u"detail"_qs).toString().contains(u"step 9."))
+        << entry.value(u"detail"_qs).toString().toStdString();
+}
+
+TEST_F(CliWorkflow, ACliKilledMidWorkflowLeavesAJournalThatResumeContinues)
+{
+    const QString inventory = up();
+    QProcess cli;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(u"XDG_DATA_HOME"_qs, m_home.path());
+    cli.setProcessEnvironment(environment);
+    cli.setStandardInputFile(QProcess::nullDevice());
+    cli.start(test::binPath(u"opsdeck-cli"_qs),
+              {u"workflow"_qs, u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
+               u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs, u"--data-dir"_qs,
+               dataDir(), u"--idle-gap"_qs, u"1"_qs});
+    // Killed while both engines are down: after step 5 (prefill exited) began.
+    QByteArray said;
+    ASSERT_TRUE(test::waitUntil(
+        [&] {
+            said += cli.readAllStandardOutput();
+            return said.contains("\n5. wait until prefill has exited on local ...\n");
+        },
+        std::chrono::seconds(60)))
+        << said.toStdString();
+    ::kill(pid_t(cli.processId()), SIGKILL);
+    ASSERT_TRUE(cli.waitForFinished(5000));
+
+    auto listed = workflow({u"list"_qs, u"--json"_qs});
+    QJsonObject entry = listed.json().array().first().toObject();
+    EXPECT_FALSE(entry.value(u"finished"_qs).toBool());
+    const int from = entry.value(u"resume_from"_qs).toInt();
+    EXPECT_GE(from, 4); // steps 4 and 5 run at once: the lowest unended one
+    EXPECT_LE(from, 6);
+    const auto text = workflow({u"list"_qs});
+    EXPECT_TRUE(text.standardOutput.contains("UNFINISHED: stopped at step"))
+        << text.standardOutput.toStdString();
+
+    const auto resumed = workflow({u"resume"_qs, u"--inventory"_qs, inventory});
+    ASSERT_EQ(resumed.exitCode, 0)
+        << resumed.standardOutput.toStdString() << resumed.standardError.toStdString();
+    EXPECT_TRUE(resumed.standardOutput.contains("succeeded"))
+        << resumed.standardOutput.toStdString();
+    listed = workflow({u"list"_qs, u"--json"_qs});
+    entry = listed.json().array().first().toObject();
+    EXPECT_TRUE(entry.value(u"finished"_qs).toBool());
+    EXPECT_EQ(entry.value(u"outcome"_qs).toString(), u"succeeded"_qs);
+    const auto status = runCli({u"status"_qs, u"--inventory"_qs, inventory});
+    EXPECT_EQ(status.exitCode, 0) << status.standardOutput.toStdString();
+    EXPECT_TRUE(actionsOf(audit()).contains(u"resume-chosen"_qs));
+    // Nothing left to resume.
+    const auto again = workflow({u"resume"_qs, u"--inventory"_qs, inventory});
+    EXPECT_EQ(again.exitCode, 2);
+}
