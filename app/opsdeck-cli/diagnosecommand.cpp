@@ -2,6 +2,7 @@
 
 #include "apppaths.h"
 #include "cancelonsignal.h"
+#include "checkjson.h"
 #include "cliinventory.h"
 #include "clioutput.h"
 #include "diagnosejson.h"
@@ -13,6 +14,7 @@
 #include "proberounds.h"
 
 #include <QDateTime>
+#include <QJsonDocument>
 #include <cmath>
 #include <memory>
 
@@ -87,7 +89,10 @@ private:
     QStringList m_firstError;
 };
 
-std::optional<qint64> recordMarker(const QString &dataDir, const probes::Diagnosis &diagnosis)
+// The marker on the charts, and the whole diagnosis as a `checks` row of kind
+// "diagnosis" (what a workflow's evidence guard reads).
+std::optional<qint64> recordMarker(const QString &dataDir, const QString &cluster,
+                                   const probes::Diagnosis &diagnosis)
 {
     history::Marker marker;
     marker.timeMs =
@@ -95,11 +100,13 @@ std::optional<qint64> recordMarker(const QString &dataDir, const probes::Diagnos
     marker.kind = u"diagnosis"_s;
     marker.text = diagnosis.markerText();
     marker.service = diagnosis.hop;
-    QString error;
-    const std::optional<qint64> id = history::HistoryStore::addMarkerTo(
-        history::HistoryStore::pathIn(settings::AppPaths::dataDir(dataDir)), marker, &error);
-    if (!id)
-        printError(u"the diagnosis was not recorded in history: %1"_s.arg(error));
+    history::HistoryStore store(
+        history::HistoryStore::pathIn(settings::AppPaths::dataDir(dataDir)));
+    const std::optional<qint64> id = store.open() ? store.addMarker(marker) : std::nullopt;
+    const QJsonObject json{{u"stall"_s, probes::diagnosisToJson(diagnosis)}};
+    if (!id || !store.addCheck({0, marker.timeMs, u"diagnosis"_s, cluster,
+                                QJsonDocument(json).toJson(QJsonDocument::Compact)}))
+        printError(u"the diagnosis was not recorded in history: %1"_s.arg(store.lastError()));
     return id;
 }
 
@@ -208,7 +215,7 @@ int runDiagnose(const QStringList &arguments)
         diagnosis.reset();
     std::optional<qint64> markerId;
     if (diagnosis)
-        markerId = recordMarker(parser.value(u"data-dir"_s), *diagnosis);
+        markerId = recordMarker(parser.value(u"data-dir"_s), clusterName, *diagnosis);
 
     if (json) {
         QJsonObject document =

@@ -6,15 +6,20 @@
 #include "cancelonsignal.h"
 #include "cliinventory.h"
 #include "clioutput.h"
+#include "evidenceguard.h"
+#include "historystore.h"
 #include "hostfiles.h"
+#include "knobfiles.h"
 #include "numberoption.h"
 #include "probeengine.h"
 #include "runbookplanner.h"
 #include "transport.h"
 #include "workflowguard.h"
 #include "workflowjournal.h"
+#include "workflowknobs.h"
 #include "workflowrunner.h"
 
+#include <QDateTime>
 #include <QEventLoop>
 #include <QHash>
 #include <QJsonArray>
@@ -63,25 +68,37 @@ QString dataDirOf(const QCommandLineParser &parser)
     return settings::AppPaths::dataDir(parser.value(u"data-dir"_s));
 }
 
-std::optional<WorkflowPlan> planFrom(const inventory::Inventory &inventory, const QString &kindName,
-                                     const QString &cluster, const QString &service,
-                                     const QString &knob, const QString &backup)
+std::optional<workflows::WorkflowKind> kindOrSay(const QString &kindName)
 {
     const auto kind = workflows::workflowKindFromName(kindName);
-    if (!kind) {
+    if (!kind)
         printError(
             u"unknown workflow '%1': one of %2"_s.arg(kindName, workflows::workflowKindNames()));
-        return std::nullopt;
-    }
+    return kind;
+}
+
+std::optional<WorkflowPlan> planFrom(const inventory::Inventory &inventory,
+                                     workflows::WorkflowKind kind, const QString &cluster,
+                                     const QString &service, const QString &knob,
+                                     const QString &backup,
+                                     const QVector<WorkflowPlan::KnobEdit> &edits = {})
+{
     if (cluster.isEmpty()) {
         printError(u"--cluster NAME is required"_s);
         return std::nullopt;
     }
     QString error;
-    auto plan = RunbookPlanner::plan(inventory, {*kind, cluster, service, knob, backup}, &error);
+    auto plan =
+        RunbookPlanner::plan(inventory, {kind, cluster, service, knob, backup, edits}, &error);
     if (!plan)
         printError(error);
     return plan;
+}
+
+bool editsKnobs(workflows::WorkflowKind kind)
+{
+    return kind == workflows::WorkflowKind::RevertKnob ||
+           kind == workflows::WorkflowKind::RestoreKnob;
 }
 
 // The hosts' transports, made when a step first needs one.
@@ -103,25 +120,44 @@ public:
         }
         return found.value()->transport.get();
     }
+    remote::RemoteFiles *filesFor(const QString &host)
+    {
+        return transportFor(host) ? m_hosts.value(host)->files.get() : nullptr;
+    }
+    knobs::KnobFiles *knobFilesFor(const QString &host)
+    {
+        if (!m_knobFiles.contains(host)) {
+            remote::RemoteFiles *files = filesFor(host);
+            if (!files)
+                return nullptr;
+            m_knobFiles.insert(host, std::make_shared<knobs::KnobFiles>(files, transportFor(host)));
+        }
+        return m_knobFiles.value(host).get();
+    }
 
 private:
     const inventory::Inventory &m_inventory;
     const QCommandLineParser &m_parser;
     QHash<QString, std::shared_ptr<HostFiles>> m_hosts;
+    QHash<QString, std::shared_ptr<knobs::KnobFiles>> m_knobFiles; ///< destroyed first
 };
 
 // Runs `plan` headless from step `from`; prints each step; the exit code.
-int runPlan(const inventory::Inventory &inventory, const WorkflowPlan &plan,
+int runPlan(const inventory::Inventory &inventory, Hosts &hosts, const WorkflowPlan &plan,
             WorkflowJournal journal, const workflows::Confirmation &confirmation, int from,
             const QCommandLineParser &parser)
 {
     const bool json = parser.isSet(u"json"_s);
     const auto log = history::AuditKey::inDataDir(parser.value(u"data-dir"_s));
-    Hosts hosts(inventory, parser);
     probes::ProbeEngine engine;
     WorkflowRunner::Context context;
     context.inventory = inventory;
     context.transportFor = [&hosts](const QString &host) { return hosts.transportFor(host); };
+    context.filesFor = [&hosts](const QString &host) { return hosts.filesFor(host); };
+    const QString database = history::HistoryStore::pathIn(dataDirOf(parser));
+    context.marker = [database](const history::Marker &marker, QString *error) {
+        return history::HistoryStore::addMarkerTo(database, marker, error);
+    };
     context.engine = &engine;
     // The operator confirmed the whole plan, its verification's load included.
     context.verification.batch.confirmation = plan.cluster;
@@ -146,6 +182,12 @@ int runPlan(const inventory::Inventory &inventory, const WorkflowPlan &plan,
         if (!json)
             printLine(u"   %1| %2"_s.arg(n).arg(line));
     });
+    QHash<int, QString> backups; // edit step -> the backup it made
+    QObject::connect(&runner, &WorkflowRunner::stepFinished,
+                     [&backups](int n, bool ok, const QString &detail, qint64) {
+                         if (ok && detail.startsWith(u"backup "_s))
+                             backups.insert(n, detail.mid(7).section(u" (sha256"_s, 0, 0));
+                     });
     QObject::connect(&runner, &WorkflowRunner::stepFinished,
                      [json, &steps](int n, bool ok, const QString &detail, qint64 ms) {
                          steps.append(QJsonObject{
@@ -191,6 +233,19 @@ int runPlan(const inventory::Inventory &inventory, const WorkflowPlan &plan,
             printLine(u"nothing was rolled back: see `opsdeck-cli workflow list`; `workflow "
                       "resume --id %1` runs it again from the failed step, `workflow abandon "
                       "--id %1` ends it"_s.arg(id));
+        // A script this workflow changed: its backup is the way back.
+        if (*outcome != WorkflowRunner::Outcome::Succeeded) {
+            for (const WorkflowPlan::KnobEdit &edit : plan.knobEdits) {
+                const QString backup = backups.value(edit.n);
+                if (backup.isEmpty())
+                    continue;
+                const inventory::Service *service = inventory.service(edit.service);
+                printLine(u"to roll back %1: opsdeck-cli knobs restore %1 %2 --host %3 --inventory "
+                          "%4 --confirm %5, then restart %6"_s.arg(
+                              edit.plan.path, backup, service ? service->host : QString(),
+                              inventory.path, edit.service, edit.service));
+            }
+        }
     }
     switch (*outcome) {
     case WorkflowRunner::Outcome::Succeeded:
@@ -218,11 +273,31 @@ int plan(const QCommandLineParser &parser, bool run)
     const auto inventory = loadInventoryOrSay(parser.value(u"inventory"_s));
     if (!inventory)
         return ExitBadInput;
-    const auto plan =
-        planFrom(*inventory, positional.at(1), parser.value(u"cluster"_s),
-                 parser.value(u"service"_s), parser.value(u"knob"_s), parser.value(u"backup"_s));
+    const auto kind = kindOrSay(positional.at(1));
+    if (!kind)
+        return ExitBadInput;
+    Hosts hosts(*inventory, parser);
+    std::optional<QVector<WorkflowPlan::KnobEdit>> edits;
+    if (editsKnobs(*kind)) {
+        // Read and planned now: the plan shows each script's diff.
+        edits =
+            planKnobEdits(*inventory, *kind, parser.value(u"cluster"_s), parser.value(u"service"_s),
+                          parser.value(u"knob"_s), parser.value(u"backup"_s), dataDirOf(parser),
+                          [&hosts](const QString &host) { return hosts.knobFilesFor(host); });
+        if (!edits)
+            return ExitBadInput;
+    }
+    auto plan = planFrom(*inventory, *kind, parser.value(u"cluster"_s), parser.value(u"service"_s),
+                         parser.value(u"knob"_s), parser.value(u"backup"_s),
+                         edits.value_or(QVector<WorkflowPlan::KnobEdit>()));
     if (!plan)
         return ExitBadInput;
+    // The evidence of this data dir's history: what diagnose, verify, the
+    // watch and the window wrote there.
+    workflows::EvidenceGuard::apply(
+        *plan, *inventory,
+        workflows::Evidence::read(history::HistoryStore::pathIn(dataDirOf(parser)), *inventory,
+                                  plan->cluster, QDateTime::currentMSecsSinceEpoch()));
     if (!run) {
         if (parser.isSet(u"json"_s))
             printJson(QJsonDocument(plan->json()));
@@ -248,7 +323,7 @@ int plan(const QCommandLineParser &parser, bool run)
         printError(error + u": nothing was run"_s);
         return ExitFailed;
     }
-    return runPlan(*inventory, *plan, std::move(*journal), confirmation, 1, parser);
+    return runPlan(*inventory, hosts, *plan, std::move(*journal), confirmation, 1, parser);
 }
 
 int list(const QCommandLineParser &parser)
@@ -314,13 +389,28 @@ int resumeOrAbandon(const QCommandLineParser &parser, bool resume)
     if (!inventory)
         return ExitBadInput;
     const QJsonObject &was = found->plan;
-    auto plan =
-        planFrom(*inventory, was.value(u"kind"_s).toString(), was.value(u"cluster"_s).toString(),
-                 was.value(u"service"_s).toString(), was.value(u"knob"_s).toString(), QString());
-    if (!plan)
+    const auto kind = kindOrSay(was.value(u"kind"_s).toString());
+    if (!kind)
         return ExitBadInput;
+    if (resume && editsKnobs(*kind)) {
+        printError(u"workflow %1 edits a serve script: it is not resumed (its edit was planned "
+                   "against the script as it was). Check the script (`opsdeck-cli knobs backups`), "
+                   "abandon it, then run restart or co-restart"_s.arg(found->id));
+        return ExitBadInput;
+    }
+    auto plan =
+        planFrom(*inventory, *kind, was.value(u"cluster"_s).toString(),
+                 was.value(u"service"_s).toString(), was.value(u"knob"_s).toString(), QString());
+    if (!plan && !editsKnobs(*kind))
+        return ExitBadInput;
+    if (!plan) { // abandoning a knob workflow needs no plan
+        plan = WorkflowPlan();
+        plan->kind = *kind;
+        plan->cluster = was.value(u"cluster"_s).toString();
+        plan->service = was.value(u"service"_s).toString();
+    }
     // The same steps, or the journal's step numbers mean nothing.
-    if (plan->json().value(u"steps"_s) != was.value(u"steps"_s)) {
+    if (resume && plan->json().value(u"steps"_s) != was.value(u"steps"_s)) {
         printError(u"%1 no longer gives the plan workflow %2 ran (the inventory changed): "
                    "abandon it and plan again"_s.arg(inventory->path, found->id));
         if (resume)
@@ -363,7 +453,8 @@ int resumeOrAbandon(const QCommandLineParser &parser, bool resume)
     }
     const workflows::Confirmation confirmation{plan->confirmationTarget(),
                                                u"resumed workflow %1"_s.arg(found->id), false};
-    return runPlan(*inventory, *plan, std::move(journal), confirmation, found->resumeFrom(),
+    Hosts hosts(*inventory, parser);
+    return runPlan(*inventory, hosts, *plan, std::move(journal), confirmation, found->resumeFrom(),
                    parser);
 }
 

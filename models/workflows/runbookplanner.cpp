@@ -143,6 +143,61 @@ struct Builder
         step.deadlineS = t.verifyS;
         return step;
     }
+    WorkflowStep edit(const WorkflowPlan::KnobEdit &e) const
+    {
+        const Service &s = service(e.service);
+        WorkflowStep step = leaf(
+            Action::EditKnob, s,
+            QStringLiteral("edit %1 on %2: %3").arg(e.plan.path, s.host, e.plan.what),
+            {QStringLiteral("cp -p %1 %2, read back")
+                 .arg(shell::singleQuoted(e.plan.path),
+                      shell::singleQuoted(e.plan.path + QStringLiteral(".opsdeck-<UTC time>.bak"))),
+             QStringLiteral("write the new script atomically (same owner "
+                            "and mode) if its SHA-256 is still %1, read back")
+                 .arg(QString::fromLatin1(e.plan.beforeSha256.left(12)))},
+            t.startS, QStringLiteral("restore the backup (knobs restore)"));
+        step.diff = e.plan.auditDiff;
+        return step;
+    }
+    WorkflowStep marker(const QString &when, const QString &what) const
+    {
+        WorkflowStep step;
+        step.action = Action::Marker;
+        step.title = QStringLiteral("marker \"%1\" in history").arg(when);
+        step.commands = {QStringLiteral("%1 %2").arg(when, what)};
+        step.deadlineS = t.checkS;
+        return step;
+    }
+    // Every decode stopped, then every prefill; all exited; every prefill up
+    // with its bootstrap port, then every decode; the router ready.
+    QVector<WorkflowStep> coRestart() const
+    {
+        QVector<WorkflowStep> steps;
+        if (!cluster.router.isEmpty())
+            steps << checkBootstrap();
+        QVector<WorkflowStep> stopDecodes, stopPrefills, exits, startPrefills, startDecodes;
+        for (const QString &name : cluster.decode) {
+            stopDecodes << stop(service(name));
+            startDecodes << WorkflowStep::sequence(QStringLiteral("start %1").arg(name),
+                                                   {start(service(name)), healthy(service(name))});
+        }
+        for (const QString &name : cluster.prefill) {
+            stopPrefills << stop(service(name));
+            startPrefills << WorkflowStep::sequence(
+                QStringLiteral("start %1").arg(name),
+                {start(service(name)), bootstrapped(service(name))});
+        }
+        for (const QString &name : cluster.decode + cluster.prefill)
+            exits << exited(service(name));
+        steps << WorkflowStep::parallel(QStringLiteral("stop every decode"), stopDecodes)
+              << WorkflowStep::parallel(QStringLiteral("stop every prefill"), stopPrefills)
+              << WorkflowStep::parallel(QStringLiteral("wait until every one has exited"), exits)
+              << WorkflowStep::parallel(QStringLiteral("start every prefill"), startPrefills)
+              << WorkflowStep::parallel(QStringLiteral("start every decode"), startDecodes);
+        if (!cluster.router.isEmpty())
+            steps << routerReady();
+        return steps;
+    }
     // Stop, wait until exited, start, wait until healthy: one service.
     QVector<WorkflowStep> restartOf(const Service &s) const
     {
@@ -241,36 +296,9 @@ std::optional<WorkflowPlan> RunbookPlanner::plan(const inventory::Inventory &inv
         if (!request.service.isEmpty())
             return fail(QStringLiteral("co-restart restarts the whole PD cluster: give --cluster "
                                        "alone (restart --service restarts one service)"));
-        QVector<WorkflowStep> steps;
-        if (!cluster->router.isEmpty())
-            steps << b.checkBootstrap();
-        QVector<WorkflowStep> stopDecodes, stopPrefills, exits, startPrefills, startDecodes;
-        for (const QString &name : cluster->decode) {
-            stopDecodes << b.stop(b.service(name));
-            startDecodes << WorkflowStep::sequence(
-                QStringLiteral("start %1").arg(name),
-                {b.start(b.service(name)), b.healthy(b.service(name))});
-        }
-        for (const QString &name : cluster->prefill) {
-            stopPrefills << b.stop(b.service(name));
-            startPrefills << WorkflowStep::sequence(
-                QStringLiteral("start %1").arg(name),
-                {b.start(b.service(name)), b.bootstrapped(b.service(name))});
-        }
-        for (const QString &name : cluster->decode + cluster->prefill) {
-            exits << b.exited(b.service(name));
-            targets << name;
-        }
-        steps << WorkflowStep::parallel(QStringLiteral("stop every decode"), stopDecodes)
-              << WorkflowStep::parallel(QStringLiteral("stop every prefill"), stopPrefills)
-              << WorkflowStep::parallel(QStringLiteral("wait until every one has exited"), exits)
-              << WorkflowStep::parallel(QStringLiteral("start every prefill"), startPrefills)
-              << WorkflowStep::parallel(QStringLiteral("start every decode"), startDecodes);
-        if (!cluster->router.isEmpty())
-            steps << b.routerReady();
-        steps << b.verify();
-        plan.root =
-            WorkflowStep::sequence(QStringLiteral("co-restart %1").arg(cluster->name), steps);
+        targets << cluster->decode << cluster->prefill;
+        plan.root = WorkflowStep::sequence(QStringLiteral("co-restart %1").arg(cluster->name),
+                                           b.coRestart() << b.verify());
         break;
     }
     case WorkflowKind::RestartProxy: {
@@ -284,11 +312,43 @@ std::optional<WorkflowPlan> RunbookPlanner::plan(const inventory::Inventory &inv
         break;
     }
     case WorkflowKind::RevertKnob:
-    case WorkflowKind::RestoreKnob:
-        return fail(QStringLiteral("%1 is not available in this version: edit the knob with "
-                                   "`opsdeck-cli knobs set|comment|restore`, then run restart or "
-                                   "co-restart")
-                        .arg(workflowKindName(request.kind)));
+    case WorkflowKind::RestoreKnob: {
+        if (request.edits.isEmpty())
+            return fail(QStringLiteral("%1 of %2: no serve script to edit")
+                            .arg(workflowKindName(request.kind), request.knob));
+        const QString what =
+            QStringLiteral("%1 %2 on %3").arg(workflowKindName(request.kind), request.knob);
+        QStringList edited;
+        for (const WorkflowPlan::KnobEdit &e : request.edits) {
+            if (!isMember(*cluster, e.service))
+                return fail(QStringLiteral("service '%1' is not in cluster %2")
+                                .arg(e.service, cluster->name));
+            edited << e.service;
+        }
+        QVector<WorkflowStep> steps{
+            b.marker(QStringLiteral("before"), what.arg(edited.join(QStringLiteral(", "))))};
+        for (const WorkflowPlan::KnobEdit &e : request.edits)
+            steps << b.edit(e);
+        // A PD member takes effect only with its pair: co-restart.
+        const bool pd = std::any_of(edited.cbegin(), edited.cend(), [&](const QString &name) {
+            return cluster->prefill.contains(name) || cluster->decode.contains(name);
+        });
+        if (pd) {
+            steps << b.coRestart();
+            targets << cluster->decode << cluster->prefill;
+        }
+        for (const QString &name : edited) {
+            if (cluster->prefill.contains(name) || cluster->decode.contains(name))
+                continue;
+            steps << b.restartOf(b.service(name));
+            targets << name;
+        }
+        steps << b.verify()
+              << b.marker(QStringLiteral("after"), what.arg(edited.join(QStringLiteral(", "))));
+        plan.root = WorkflowStep::sequence(what.arg(edited.join(QStringLiteral(", "))), steps);
+        plan.knobEdits = request.edits;
+        break;
+    }
     }
     for (const QString &name : targets) {
         if (const QString why = cannotRestart(b.service(name)); !why.isEmpty())
@@ -296,6 +356,12 @@ std::optional<WorkflowPlan> RunbookPlanner::plan(const inventory::Inventory &inv
         plan.production = plan.production || b.service(name).isProduction();
     }
     plan.number();
+    // Step numbers of the edits, in the order they were listed.
+    int next = 0;
+    for (const WorkflowStep *step : plan.leaves()) {
+        if (step->action == Action::EditKnob && next < plan.knobEdits.size())
+            plan.knobEdits[next++].n = step->n;
+    }
     return plan;
 }
 

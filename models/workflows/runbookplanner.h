@@ -25,6 +25,11 @@ namespace opsdeck::workflows {
 /// - restart-proxy (--cluster C): the proxy stopped, exited, started, healthy,
 ///   then the staged verification, whose keep-alive stage probes a reused
 ///   connection through the proxy and says whether a stall persists.
+/// - revert-knob / restore-knob: a "before" marker; each serve script's edit
+///   (Request::edits: the diff shown, the hash checked, a verified backup,
+///   the atomic write); the restart it needs (co-restart when a PD member was
+///   edited, a restart of each other edited service); the staged
+///   verification; an "after" marker.
 /// Thread: any.
 class RunbookPlanner
 {
@@ -51,6 +56,9 @@ public:
         QString service; ///< restart: the one service; empty otherwise
         QString knob;    ///< revert-knob / restore-knob
         QString backup;  ///< revert-knob / restore-knob: --backup PATH
+        /// revert-knob / restore-knob: each serve script's edit, planned by the
+        /// caller (it reads the scripts); the services to restart follow.
+        QVector<WorkflowPlan::KnobEdit> edits;
     };
 
     /// The plan, numbered; nothing and `error` (naming the cluster or service)

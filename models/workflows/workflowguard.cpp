@@ -21,6 +21,10 @@ QString WorkflowGuard::refusal(const WorkflowPlan &plan, bool armed,
             .arg(target, confirmation.typed);
     if (plan.production && confirmation.reason.trimmed().isEmpty())
         return QStringLiteral("%1 touches production: give a reason (--reason TEXT)").arg(target);
+    if (!plan.evidenceWarning.isEmpty() && !confirmation.despiteEvidence)
+        return plan.evidenceWarning +
+               QStringLiteral(" To go ahead all the same, acknowledge it (--despite-evidence)%1")
+                   .arg(plan.offer.isEmpty() ? QString() : QStringLiteral("; or: ") + plan.offer);
     return {};
 }
 

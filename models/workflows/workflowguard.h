@@ -19,7 +19,8 @@ struct Confirmation
 /// The guards before a workflow runs, in order (DESIGN.md, the action half):
 /// a refusal planning found (one side of a nixl pair); armed (an inventory
 /// without `armed: true`, and not armed for this session, runs nothing); the
-/// typed confirmation; a reason for production. Thread: any.
+/// typed confirmation; a reason for production; the evidence guard's
+/// acknowledgement (EvidenceGuard). Thread: any.
 class WorkflowGuard
 {
 public:

@@ -143,6 +143,7 @@ std::optional<WorkflowJournal::Summary> WorkflowJournal::read(const QString &pat
             summary.lastEnded = n;
             summary.lastEndedOk = event.value(QStringLiteral("ok")).toBool();
             summary.unended.removeAll(n);
+            summary.endedDetail.insert(n, event.value(QStringLiteral("detail")).toString());
             if (summary.lastEndedOk) {
                 summary.succeeded.append(n);
             } else {

@@ -3,6 +3,7 @@
 #include "workflowplan.h"
 
 #include <QDateTime>
+#include <QHash>
 #include <QJsonObject>
 #include <QString>
 #include <QVector>
@@ -41,6 +42,7 @@ public:
         QVector<int> succeeded; ///< the leaves that ended ok, in order
         QVector<int> failed;    ///< the leaves that ended not ok
         QVector<int> unended;   ///< the leaves that started and never ended
+        QHash<int, QString> endedDetail; ///< each ended leaf's detail (its last end)
         /// The first leaf to run on resume: the lowest that started and never
         /// ended (steps of a parallel group may end in any order), else the
         /// lowest that failed, else the one after the highest that ended.

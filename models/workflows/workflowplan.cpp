@@ -59,6 +59,10 @@ QString actionName(WorkflowStep::Action action)
         return QStringLiteral("router-ready");
     case WorkflowStep::Action::Verify:
         return QStringLiteral("verify");
+    case WorkflowStep::Action::EditKnob:
+        return QStringLiteral("edit-knob");
+    case WorkflowStep::Action::Marker:
+        return QStringLiteral("marker");
     }
     return {};
 }
@@ -101,6 +105,11 @@ QString WorkflowPlan::text() const
         lines << QStringLiteral("REFUSED: ") + refusal;
     for (const QString &warning : warnings)
         lines << QStringLiteral("WARNING: ") + warning;
+    if (!evidenceLines.isEmpty()) {
+        lines << QStringLiteral("Evidence:");
+        for (const QString &line : evidenceLines)
+            lines << QStringLiteral("  ") + line;
+    }
     for (const auto &[step, group] : leavesWithGroups(root)) {
         QString line = QStringLiteral("%1. %2").arg(step->n).arg(step->title);
         if (!step->commands.isEmpty())
@@ -115,6 +124,8 @@ QString WorkflowPlan::text() const
         if (!notes.isEmpty())
             line += QStringLiteral("  [") + notes.join(QStringLiteral("; ")) + u']';
         lines << line;
+        for (const QString &diffLine : step->diff.split(u'\n', Qt::SkipEmptyParts))
+            lines << QStringLiteral("     ") + diffLine;
     }
     return lines.join(u'\n') + u'\n';
 }
@@ -131,6 +142,8 @@ QJsonObject WorkflowPlan::json() const
                            {QStringLiteral("rollback"), step->rollback},
                            {QStringLiteral("service"), step->service},
                            {QStringLiteral("action"), actionName(step->action)}};
+        if (!step->diff.isEmpty())
+            object.insert(QStringLiteral("diff"), step->diff);
         if (!group.isEmpty())
             object.insert(QStringLiteral("parallel"), group);
         steps.append(object);
@@ -147,6 +160,9 @@ QJsonObject WorkflowPlan::json() const
         object.insert(QStringLiteral("knob"), knob);
     if (!refusal.isEmpty())
         object.insert(QStringLiteral("refusal"), refusal);
+    if (!offer.isEmpty())
+        object.insert(QStringLiteral("offer"), offer);
+    object.insert(QStringLiteral("needs_evidence_acknowledgement"), !evidenceWarning.isEmpty());
     return object;
 }
 

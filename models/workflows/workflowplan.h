@@ -1,5 +1,6 @@
 #pragma once
 
+#include "knobfiles.h"
 #include "workflowkind.h"
 #include "workflowstep.h"
 
@@ -33,8 +34,23 @@ struct WorkflowPlan
     QString confirmationTarget() const { return service.isEmpty() ? cluster : service; }
     /// A production service or cluster among the targets: a reason is needed too.
     bool production = false;
-    /// The evidence the plan shows (see EvidenceReader), as JSON.
+    /// The evidence the plan shows (Evidence::json(), EvidenceGuard::apply()).
     QJsonObject evidence;
+    QStringList evidenceLines; ///< the same, one line each, for the text
+    /// Set when the evidence points at another hop than the one the plan acts
+    /// on: running then needs Confirmation::despiteEvidence.
+    QString evidenceWarning;
+    /// The workflow the evidence points at instead, as a command ("" when none).
+    QString offer;
+    /// revert-knob / restore-knob: the edit of each serve script, planned
+    /// (bytes and hash at preview time) before anything runs; step `n` applies it.
+    struct KnobEdit
+    {
+        int n = 0;
+        QString service;
+        knobs::KnobFiles::Plan plan;
+    };
+    QVector<KnobEdit> knobEdits;
 
     /// Numbers the leaves 1..N depth first; returns N.
     int number();

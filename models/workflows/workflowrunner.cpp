@@ -188,7 +188,7 @@ void WorkflowRunner::act(const std::shared_ptr<Leaf> &leaf)
     using Action = WorkflowStep::Action;
     const Action action = leaf->step->action;
     if (action != Action::CheckBootstrap && action != Action::RouterReady &&
-        action != Action::Verify && !leaf->service)
+        action != Action::Verify && action != Action::Marker && !leaf->service)
         return endLeaf(
             leaf, false,
             QStringLiteral("service %1 is not in the inventory").arg(leaf->step->service));
@@ -211,6 +211,10 @@ void WorkflowRunner::act(const std::shared_ptr<Leaf> &leaf)
         return waitRouterReady(leaf);
     case Action::Verify:
         return verify(leaf);
+    case Action::EditKnob:
+        return editKnob(leaf);
+    case Action::Marker:
+        return addMarker(leaf);
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include "auditentry.h"
 #include "inventory.h"
+#include "marker.h"
 #include "processcontrol.h"
 #include "stagedverification.h"
 #include "workflowguard.h"
@@ -19,6 +20,9 @@ class ProbeEngine;
 }
 namespace opsdeck::threads {
 class WorkerThread;
+}
+namespace opsdeck::remote {
+class RemoteFiles;
 }
 
 namespace opsdeck::workflows {
@@ -68,6 +72,11 @@ public:
         AuditSink audit;
         probes::StagedVerification::Settings verification;
         secrets::SecretStore *store = nullptr; ///< API keys for the verification (nullptr: none)
+        /// A host's files, for knob edits (nullptr: unreachable); the same
+        /// host's transport comes from transportFor.
+        std::function<remote::RemoteFiles *(const QString &host)> filesFor;
+        /// Adds a history marker; its id, or nothing and why not.
+        std::function<std::optional<qint64>(const history::Marker &marker, QString *error)> marker;
         /// How often waits poll, ms (ports, health, readiness).
         int pollIntervalMs = 250;
     };
@@ -112,6 +121,11 @@ private:
     void checkBootstrap(const std::shared_ptr<Leaf> &leaf, bool waitForHealth);
     void waitRouterReady(const std::shared_ptr<Leaf> &leaf);
     void verify(const std::shared_ptr<Leaf> &leaf);
+    void editKnob(const std::shared_ptr<Leaf> &leaf);
+    void addMarker(const std::shared_ptr<Leaf> &leaf);
+    /// restart-proxy: whether the keep-alive stage says the stall is gone or
+    /// persists, and where to look then ("" for other workflows).
+    QString afterProxyRestart(const probes::VerificationResult &result) const;
     /// GETs `urls` at once (fresh connections); `then` gets the results, in
     /// order, on this thread; nothing when the leaf ended meanwhile.
     void getAll(const std::shared_ptr<Leaf> &leaf, const QVector<QUrl> &urls,

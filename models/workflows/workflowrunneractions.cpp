@@ -1,11 +1,13 @@
 // The actions of WorkflowRunner's leaves: stop, start, the waits, the HTTP
 // checks and the staged verification.
+#include "knobfiles.h"
 #include "managedprocess.h"
 #include "probeengine.h"
 #include "workerthread.h"
 #include "workflowrunner.h"
 #include "workflowrunnerleaf.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -397,7 +399,9 @@ void WorkflowRunner::verify(const std::shared_ptr<Leaf> &leaf)
                     }
                     if (!result.error.isEmpty())
                         stages << result.error;
-                    self->endLeaf(leaf, result.passed, stages.join(QStringLiteral("; ")));
+                    self->endLeaf(leaf, result.passed,
+                                  stages.join(QStringLiteral("; ")) +
+                                      self->afterProxyRestart(result));
                 },
                 Qt::QueuedConnection);
         });
@@ -405,6 +409,83 @@ void WorkflowRunner::verify(const std::shared_ptr<Leaf> &leaf)
     // is joined off this one once it has.
     leaf->cancelAction = [verification, thread] { verification->cancel(); };
     m_verifications.append(thread);
+}
+
+void WorkflowRunner::editKnob(const std::shared_ptr<Leaf> &leaf)
+{
+    const auto edit =
+        std::find_if(m_plan.knobEdits.cbegin(), m_plan.knobEdits.cend(),
+                     [&](const WorkflowPlan::KnobEdit &e) { return e.n == leaf->step->n; });
+    remote::RemoteFiles *files =
+        m_context.filesFor ? m_context.filesFor(leaf->service->host) : nullptr;
+    remote::Transport *transport = m_context.transportFor(leaf->service->host);
+    if (edit == m_plan.knobEdits.cend())
+        return endLeaf(leaf, false, QStringLiteral("no planned edit for this step"));
+    if (!files || !transport)
+        return endLeaf(leaf, false,
+                       QStringLiteral("host %1 cannot be reached").arg(leaf->service->host));
+    auto *knobFiles = new knobs::KnobFiles(files, transport, this);
+    leaf->cancelAction = [knobFiles] { knobFiles->deleteLater(); };
+    const QPointer<WorkflowRunner> self(this);
+    knobFiles->apply(
+        edit->plan,
+        // Each of the edit's entries is on disk before the step goes on.
+        [self](const knobs::KnobFiles::Plan &plan, const knobs::KnobFiles::Applied &state,
+               const QString &action, const knobs::KnobFiles::AuditDone &done) {
+            if (!self)
+                return done(false, QStringLiteral("the workflow is gone"));
+            self->m_context.audit(knobs::KnobFiles::auditEntry(plan, state, action),
+                                  [done](bool ok, const QString &error) { done(ok, error); });
+        },
+        [this, leaf](const knobs::KnobFiles::Applied &applied) {
+            if (!applied.ok)
+                return endLeaf(leaf, false, applied.error);
+            endLeaf(leaf, true,
+                    QStringLiteral("backup %1 (sha256 %2); the script's sha256 is now %3")
+                        .arg(applied.backupPath, QString::fromLatin1(applied.backupSha256),
+                             QString::fromLatin1(applied.afterSha256)));
+        });
+}
+
+void WorkflowRunner::addMarker(const std::shared_ptr<Leaf> &leaf)
+{
+    if (!m_context.marker)
+        return endLeaf(leaf, true, QStringLiteral("no history to mark"));
+    history::Marker marker;
+    marker.timeMs = QDateTime::currentMSecsSinceEpoch();
+    marker.kind = QStringLiteral("workflow");
+    marker.text =
+        QStringLiteral("%1 (workflow %2)").arg(leaf->step->commands.value(0), m_journal->id());
+    marker.service = m_plan.service.isEmpty() ? m_plan.cluster : m_plan.service;
+    QString error;
+    const std::optional<qint64> id = m_context.marker(marker, &error);
+    if (!id)
+        return endLeaf(leaf, false, QStringLiteral("the marker was not added: %1").arg(error));
+    endLeaf(leaf, true, QStringLiteral("marker %1").arg(*id));
+}
+
+QString WorkflowRunner::afterProxyRestart(const probes::VerificationResult &result) const
+{
+    if (m_plan.kind != WorkflowKind::RestartProxy)
+        return {};
+    const inventory::Cluster *cluster = m_context.inventory.cluster(m_plan.cluster);
+    const Service *proxy = cluster ? m_context.inventory.service(cluster->proxy) : nullptr;
+    if (!proxy)
+        return {};
+    for (const probes::VerificationStage &stage : result.stages) {
+        if (stage.name != u"keep-alive" || !stage.ran)
+            continue;
+        if (stage.passed)
+            return QStringLiteral(". The stall is gone: reused connections through %1 answer")
+                .arg(proxy->name);
+        return QStringLiteral(". The stall persists after the restart: it is in %1's own "
+                              "settings, not in a state a restart clears. Look at its knobs "
+                              "(opsdeck-cli knobs read %2 --host %3 --inventory %4) and its log "
+                              "(%5)")
+            .arg(proxy->name, proxy->serveScript, proxy->host, m_context.inventory.path,
+                 proxy->log.isEmpty() ? QStringLiteral("none in the inventory") : proxy->log);
+    }
+    return {};
 }
 
 } // namespace opsdeck::workflows

@@ -29,7 +29,9 @@ struct WorkflowStep
         WaitHealthy,    ///< GET its health URL until 200
         WaitBootstrap,  ///< prefill healthy, with the expected bootstrap port in /server_info
         RouterReady,    ///< router /readiness 200 and /workers lists every worker healthy
-        Verify          ///< the staged verification of the cluster
+        Verify,         ///< the staged verification of the cluster
+        EditKnob,       ///< a serve script's knob: hash check, verified backup, atomic write
+        Marker          ///< a history marker ("before" / "after" the change)
     };
     enum class OnError
     {
@@ -51,6 +53,7 @@ struct WorkflowStep
     int deadlineS = 0;  ///< the step fails when not done within this, s
     int killAfterS = 0; ///< Stop: SIGKILL when SIGTERM has not ended it within this, s
     QString rollback;   ///< what undoes it, in words ("" when nothing does)
+    QString diff;       ///< EditKnob: the script's unified diff, shown under the step
     QVector<WorkflowStep> children;
 
     static WorkflowStep sequence(QString title, QVector<WorkflowStep> children)

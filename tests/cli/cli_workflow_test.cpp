@@ -265,3 +265,90 @@ TEST_F(CliWorkflow, ACliKilledMidWorkflowLeavesAJournalThatResumeContinues)
     const auto again = workflow({u"resume"_qs, u"--inventory"_qs, inventory});
     EXPECT_EQ(again.exitCode, 2);
 }
+
+// The incident replayed: the proxy stalls reused connections (a flag in its
+// own serve script). Once diagnosed, reverting the decode's knob is refused
+// without an explicit acknowledgement; restart-proxy says the stall
+// persists; reverting the flag on the proxy (no evidence warning: it is the
+// implicated hop) clears it, verified by the keep-alive stage; restoring it
+// leaves the script byte for byte as it was.
+TEST_F(CliWorkflow, TheIncidentsRightFixEndToEnd)
+{
+    const QString inventory = up({u"--fault"_qs, u"proxy-reused-stall=5"_qs});
+    const QString proxyScript = demoDir() + u"/serve_proxy.sh"_qs;
+    const QString decodeScript = demoDir() + u"/serve_decode.sh"_qs;
+    const auto bytesOf = [](const QString &path) {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    };
+    const QByteArray proxyBefore = bytesOf(proxyScript);
+    const QByteArray decodeBefore = bytesOf(decodeScript);
+    const QStringList target{u"--inventory"_qs, inventory, u"--cluster"_qs, u"demo"_qs};
+
+    const auto diagnose =
+        runCli({u"diagnose"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs, u"demo"_qs,
+                u"--idle-gap"_qs, u"1"_qs, u"--data-dir"_qs, dataDir()},
+               m_home.path(), std::chrono::seconds(120));
+    ASSERT_EQ(diagnose.exitCode, 1) << diagnose.standardOutput.toStdString();
+
+    const QStringList engineKnob{u"--knob"_qs, u"SGLANG_SM120_MMA_TARGET_CTAS"_qs};
+    const auto plan = workflow(QStringList{u"plan"_qs, u"revert-knob"_qs} + target + engineKnob +
+                               QStringList{u"--json"_qs});
+    ASSERT_EQ(plan.exitCode, 0) << plan.standardError.toStdString();
+    const QJsonObject planned = plan.json().object();
+    EXPECT_TRUE(
+        planned.value(u"warnings"_qs)
+            .toArray()
+            .first()
+            .toString()
+            .startsWith(
+                u"The evidence points at proxy: reused connections stall there while fresh ones answer"_qs))
+        << plan.standardOutput.toStdString();
+    EXPECT_TRUE(planned.value(u"needs_evidence_acknowledgement"_qs).toBool());
+    EXPECT_EQ(
+        planned.value(u"evidence"_qs).toObject().value(u"stall"_qs).toObject().value(u"hop"_qs),
+        u"proxy"_qs);
+    const auto refused = workflow(QStringList{u"run"_qs, u"revert-knob"_qs} + target + engineKnob +
+                                  QStringList{u"--confirm"_qs, u"demo"_qs});
+    EXPECT_EQ(refused.exitCode, 2);
+    EXPECT_TRUE(refused.standardError.contains("--despite-evidence"))
+        << refused.standardError.toStdString();
+    EXPECT_TRUE(refused.standardError.contains("workflow plan restart-proxy"));
+    EXPECT_EQ(bytesOf(decodeScript), decodeBefore) << "the refused revert changed the script";
+
+    const auto proxyRestart = workflow(QStringList{u"run"_qs, u"restart-proxy"_qs} + target +
+                                       QStringList{u"--confirm"_qs, u"demo"_qs});
+    EXPECT_EQ(proxyRestart.exitCode, 1);
+    EXPECT_TRUE(proxyRestart.standardOutput.contains("The stall persists after the restart"))
+        << proxyRestart.standardOutput.toStdString();
+
+    const QStringList proxyFlag{u"--knob=--fault"_qs};
+    const auto fixPlan = workflow(QStringList{u"plan"_qs, u"revert-knob"_qs} + target + proxyFlag +
+                                  QStringList{u"--json"_qs});
+    EXPECT_FALSE(fixPlan.json().object().value(u"needs_evidence_acknowledgement"_qs).toBool());
+    const auto fix = workflow(QStringList{u"run"_qs, u"revert-knob"_qs} + target + proxyFlag +
+                              QStringList{u"--confirm"_qs, u"demo"_qs});
+    ASSERT_EQ(fix.exitCode, 0) << fix.standardOutput.toStdString()
+                               << fix.standardError.toStdString();
+    EXPECT_TRUE(fix.standardOutput.contains("keep-alive passed"))
+        << fix.standardOutput.toStdString();
+    EXPECT_NE(bytesOf(proxyScript), proxyBefore);
+    EXPECT_EQ(bytesOf(decodeScript), decodeBefore);
+
+    const auto restore = workflow(QStringList{u"run"_qs, u"restore-knob"_qs} + target + proxyFlag +
+                                  QStringList{u"--confirm"_qs, u"demo"_qs});
+    EXPECT_EQ(restore.exitCode, 1) << "the stall is back" << restore.standardOutput.toStdString();
+    EXPECT_EQ(bytesOf(proxyScript), proxyBefore) << "revert then restore is byte for byte";
+    EXPECT_TRUE(restore.standardOutput.contains(
+        QByteArray(QByteArray("to roll back ") + proxyScript.toUtf8())))
+        << restore.standardOutput.toStdString();
+
+    const auto verify = runCli({u"audit"_qs, u"--verify"_qs, u"--data-dir"_qs, dataDir()});
+    EXPECT_EQ(verify.exitCode, 0) << verify.standardOutput.toStdString();
+    // Each edit's own entries (kind knob) are in the log beside the steps'.
+    QStringList edited;
+    for (const auto &entry : audit())
+        if (entry.kind == u"knob" && entry.action == u"edited")
+            edited << entry.detail.section(u'\n', 0, 0);
+    EXPECT_EQ(edited.size(), 2) << edited.join(u'\n').toStdString();
+}
