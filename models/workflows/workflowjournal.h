@@ -39,9 +39,9 @@ public:
         int lastStarted = 0; ///< the last leaf that started (0: none)
         int lastEnded = 0;   ///< the last leaf that ended
         bool lastEndedOk = true;
-        QVector<int> succeeded; ///< the leaves that ended ok, in order
-        QVector<int> failed;    ///< the leaves that ended not ok
-        QVector<int> unended;   ///< the leaves that started and never ended
+        QVector<int> succeeded;          ///< the leaves that ended ok, in order
+        QVector<int> failed;             ///< the leaves that ended not ok
+        QVector<int> unended;            ///< the leaves that started and never ended
         QHash<int, QString> endedDetail; ///< each ended leaf's detail (its last end)
         /// The first leaf to run on resume: the lowest that started and never
         /// ended (steps of a parallel group may end in any order), else the

@@ -114,6 +114,10 @@ private:
     void finish(bool ok);
 
     // The actions (workflowrunneractions.cpp).
+    /// A ProcessControl for the leaf: its lines are the step's output, and it
+    /// goes when the leaf ends.
+    processes::ProcessControl *processControl(const std::shared_ptr<Leaf> &leaf,
+                                              const processes::ProcessControl::Settings &settings);
     void stopService(const std::shared_ptr<Leaf> &leaf);
     void startService(const std::shared_ptr<Leaf> &leaf);
     void waitExited(const std::shared_ptr<Leaf> &leaf);

@@ -108,16 +108,11 @@ void WorkflowRunner::getAll(const std::shared_ptr<Leaf> &leaf, const QVector<QUr
     }
 }
 
-void WorkflowRunner::stopService(const std::shared_ptr<Leaf> &leaf)
+processes::ProcessControl *
+WorkflowRunner::processControl(const std::shared_ptr<Leaf> &leaf,
+                               const processes::ProcessControl::Settings &settings)
 {
-    const processes::ManagedProcess process =
-        processes::ManagedProcess::fromService(*leaf->service);
     auto *control = new processes::ProcessControl(m_context.transportFor, this);
-    processes::ProcessControl::Settings settings;
-    const int killAfter =
-        leaf->step->killAfterS > 0 ? leaf->step->killAfterS : leaf->step->deadlineS;
-    settings.stopGrace = std::chrono::seconds(std::max(1, killAfter));
-    settings.killGrace = std::chrono::seconds(std::max(1, leaf->step->deadlineS - killAfter));
     control->setSettings(settings);
     const int n = leaf->step->n;
     connect(control, &processes::ProcessControl::progressed, this,
@@ -125,9 +120,22 @@ void WorkflowRunner::stopService(const std::shared_ptr<Leaf> &leaf)
                 leaf->output << line;
                 Q_EMIT stepOutput(n, line);
             });
+    leaf->cancelAction = [control] { control->deleteLater(); };
+    return control;
+}
+
+void WorkflowRunner::stopService(const std::shared_ptr<Leaf> &leaf)
+{
+    const processes::ManagedProcess process =
+        processes::ManagedProcess::fromService(*leaf->service);
+    processes::ProcessControl::Settings settings;
+    const int killAfter =
+        leaf->step->killAfterS > 0 ? leaf->step->killAfterS : leaf->step->deadlineS;
+    settings.stopGrace = std::chrono::seconds(std::max(1, killAfter));
+    settings.killGrace = std::chrono::seconds(std::max(1, leaf->step->deadlineS - killAfter));
+    processes::ProcessControl *control = processControl(leaf, settings);
     connect(control, &processes::ProcessControl::stopFinished, this,
             [this, leaf](bool ok, const QString &message) { endLeaf(leaf, ok, message); });
-    leaf->cancelAction = [control] { control->deleteLater(); };
     control->stopAll({process});
 }
 
@@ -135,21 +143,13 @@ void WorkflowRunner::startService(const std::shared_ptr<Leaf> &leaf)
 {
     const processes::ManagedProcess process =
         processes::ManagedProcess::fromService(*leaf->service);
-    auto *control = new processes::ProcessControl(m_context.transportFor, this);
     processes::ProcessControl::Settings settings;
     settings.commandDeadline = std::chrono::seconds(std::max(1, leaf->step->deadlineS));
-    control->setSettings(settings);
-    const int n = leaf->step->n;
-    connect(control, &processes::ProcessControl::progressed, this,
-            [this, leaf, n](const QString &line) {
-                leaf->output << line;
-                Q_EMIT stepOutput(n, line);
-            });
+    processes::ProcessControl *control = processControl(leaf, settings);
     connect(control, &processes::ProcessControl::startFinished, this,
             [this, leaf](bool ok, const QString &message) {
                 endLeaf(leaf, ok, ok ? QStringLiteral("started") : message);
             });
-    leaf->cancelAction = [control] { control->deleteLater(); };
     control->startAll({process});
 }
 

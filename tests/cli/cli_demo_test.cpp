@@ -43,6 +43,16 @@ protected:
                m_home.path());
     }
     QString demoDir() const { return m_home.path() + QStringLiteral("/demo"); }
+    // demo down succeeds and none of `pids` runs after it.
+    void downLeavesNothing(const QHash<QString, qint64> &pids)
+    {
+        const auto down = runCli(
+            {QStringLiteral("demo"), QStringLiteral("down"), QStringLiteral("--dir"), demoDir()},
+            home(), std::chrono::seconds(60));
+        EXPECT_EQ(down.exitCode, 0) << down.standardError.toStdString();
+        for (auto it = pids.cbegin(); it != pids.cend(); ++it)
+            EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " left running";
+    }
     QString home() const { return m_home.path(); }
 
 private:
@@ -274,13 +284,10 @@ TEST_F(CliDemo, AServiceThatDiesDuringStartFailsFastWithItsLog)
 TEST_F(CliDemo, ASecondUpOnTheSameFolderIsRefusedWhileTheFirstRuns)
 {
     QProcess first;
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("XDG_DATA_HOME"), home());
-    first.setProcessEnvironment(environment);
-    first.setStandardInputFile(QProcess::nullDevice());
-    first.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")),
-                {QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir(),
-                 QStringLiteral("--traffic"), QStringLiteral("0")});
+    opsdeck::test::startCli(first,
+                            {QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"),
+                             demoDir(), QStringLiteral("--traffic"), QStringLiteral("0")},
+                            home());
     ASSERT_TRUE(opsdeck::test::waitUntil(
         [&] { return QFile::exists(demoDir() + QStringLiteral("/demo.lock")); },
         std::chrono::seconds(30)));
@@ -295,12 +302,7 @@ TEST_F(CliDemo, ASecondUpOnTheSameFolderIsRefusedWhileTheFirstRuns)
     EXPECT_EQ(first.exitCode(), 0) << first.readAllStandardError().toStdString();
     const auto pids = pidsIn(demoDir());
     ASSERT_EQ(pids.size(), 4);
-    const auto down =
-        runCli({QStringLiteral("demo"), QStringLiteral("down"), QStringLiteral("--dir"), demoDir()},
-               home(), std::chrono::seconds(60));
-    EXPECT_EQ(down.exitCode, 0) << down.standardError.toStdString();
-    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
-        EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " left running";
+    downLeavesNothing(pids);
 }
 
 // A console killed (SIGKILL, or ^C) just after the first service started:
@@ -308,13 +310,10 @@ TEST_F(CliDemo, ASecondUpOnTheSameFolderIsRefusedWhileTheFirstRuns)
 TEST_F(CliDemo, AnUpKilledAfterItsFirstStartLeavesNothingDownCannotStop)
 {
     QProcess up;
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("XDG_DATA_HOME"), home());
-    up.setProcessEnvironment(environment);
-    up.setStandardInputFile(QProcess::nullDevice());
-    up.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")),
-             {QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir(),
-              QStringLiteral("--traffic"), QStringLiteral("0")});
+    opsdeck::test::startCli(up,
+                            {QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"),
+                             demoDir(), QStringLiteral("--traffic"), QStringLiteral("0")},
+                            home());
     ASSERT_TRUE(opsdeck::test::waitUntil([&] { return !pidsIn(demoDir()).isEmpty(); },
                                          std::chrono::seconds(30)));
     ::kill(pid_t(up.processId()), SIGKILL);
@@ -327,12 +326,7 @@ TEST_F(CliDemo, AnUpKilledAfterItsFirstStartLeavesNothingDownCannotStop)
                                              std::chrono::seconds(5)))
             << it.key().toStdString() << " started without an identity";
     }
-    const auto down =
-        runCli({QStringLiteral("demo"), QStringLiteral("down"), QStringLiteral("--dir"), demoDir()},
-               home(), std::chrono::seconds(60));
-    EXPECT_EQ(down.exitCode, 0) << down.standardError.toStdString();
-    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
-        EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " left running";
+    downLeavesNothing(pids);
 }
 
 // Without its inventory the demo's services cannot be stopped: down and up

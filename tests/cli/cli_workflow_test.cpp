@@ -219,14 +219,11 @@ TEST_F(CliWorkflow, ACliKilledMidWorkflowLeavesAJournalThatResumeContinues)
 {
     const QString inventory = up();
     QProcess cli;
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(u"XDG_DATA_HOME"_qs, m_home.path());
-    cli.setProcessEnvironment(environment);
-    cli.setStandardInputFile(QProcess::nullDevice());
-    cli.start(test::binPath(u"opsdeck-cli"_qs),
-              {u"workflow"_qs, u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
-               u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs, u"--data-dir"_qs,
-               dataDir(), u"--idle-gap"_qs, u"1"_qs});
+    test::startCli(cli,
+                   {u"workflow"_qs, u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
+                    u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs, u"--data-dir"_qs,
+                    dataDir(), u"--idle-gap"_qs, u"1"_qs},
+                   m_home.path());
     // Killed while both engines are down: after step 5 (prefill exited) began.
     QByteArray said;
     ASSERT_TRUE(test::waitUntil(

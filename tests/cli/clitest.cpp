@@ -43,4 +43,13 @@ CliRun runCli(const QStringList &arguments, const QString &dataHome,
     return run;
 }
 
+void startCli(QProcess &process, const QStringList &arguments, const QString &dataHome)
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("XDG_DATA_HOME"), dataHome);
+    process.setProcessEnvironment(environment);
+    process.setStandardInputFile(QProcess::nullDevice());
+    process.start(binPath(QStringLiteral("opsdeck-cli")), arguments);
+}
+
 } // namespace opsdeck::test

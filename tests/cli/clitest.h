@@ -2,6 +2,7 @@
 
 #include <QByteArray>
 #include <QJsonDocument>
+#include <QProcess>
 #include <QStringList>
 #include <chrono>
 
@@ -18,6 +19,11 @@ struct CliRun
     /// The last non-empty line of stdout.
     QString lastLine() const;
 };
+
+/// Starts opsdeck-cli ARGUMENTS in `process` without waiting (stdin from
+/// /dev/null, XDG_DATA_HOME at `dataHome`): for a test that kills it, or runs
+/// a second one meanwhile.
+void startCli(QProcess &process, const QStringList &arguments, const QString &dataHome);
 
 /// Runs `opsdeck-cli ARGS...` with stdin from /dev/null and XDG_DATA_HOME
 /// under `dataHome` (when given), killing it at `deadline`.

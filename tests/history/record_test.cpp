@@ -53,12 +53,32 @@ QVector<double> valuesOf(HistoryStore &store, const QString &service, const QStr
 
 // An inventory of one engine on a port nothing listens on (every poll still
 // gives an "up" = 0 sample), as `inv.yaml` in `dir`.
-QString unreachableEngineIn(const QTemporaryDir &dir)
+// An inventory of one engine at `url`.
+QString engineIn(const QTemporaryDir &dir, const QString &url)
 {
     return writeFile(dir.filePath(QStringLiteral("inv.yaml")),
-                     "hosts:\n  - {name: local, kind: local}\nservices:\n"
-                     "  - name: engine\n    role: engine\n    host: local\n"
-                     "    url: http://127.0.0.1:9\n");
+                     QStringLiteral("hosts:\n  - {name: local, kind: local}\nservices:\n"
+                                    "  - name: engine\n    role: engine\n    host: local\n"
+                                    "    url: %1\n")
+                         .arg(url)
+                         .toUtf8());
+}
+
+QString unreachableEngineIn(const QTemporaryDir &dir)
+{
+    return engineIn(dir, QStringLiteral("http://127.0.0.1:9"));
+}
+
+// A history file with one marker, "from the backup" at 1000 ms: what a
+// person restores by hand.
+bool writeBackup(const QString &path)
+{
+    HistoryStore backup(path);
+    history::Marker marker;
+    marker.timeMs = 1000;
+    marker.kind = QStringLiteral("note");
+    marker.text = QStringLiteral("from the backup");
+    return backup.open() && backup.addMarker(marker);
 }
 
 // Starts `opsdeck-cli ARGUMENTS` and waits until it says it records (and
@@ -93,13 +113,7 @@ TEST(RecordCommand, RecordsARealEngineUntilSigterm)
         << traffic.errorText().toStdString();
 
     QTemporaryDir dir;
-    const QString inventory =
-        writeFile(dir.filePath(QStringLiteral("inv.yaml")),
-                  QStringLiteral("hosts:\n  - {name: local, kind: local}\nservices:\n"
-                                 "  - name: engine\n    role: engine\n    host: local\n"
-                                 "    url: %1\n")
-                      .arg(engine.url())
-                      .toUtf8());
+    const QString inventory = engineIn(dir, engine.url());
     const QString data = dir.filePath(QStringLiteral("data"));
     const QString pidFile = dir.filePath(QStringLiteral("recorder.pid"));
 
@@ -302,15 +316,7 @@ TEST(RecordCommand, ARestoredDatabaseIsNotOverwrittenByTheOldWal)
     const QString data = dir.filePath(QStringLiteral("data"));
     const QString database = HistoryStore::pathIn(data);
     const QString restored = dir.filePath(QStringLiteral("backup.sqlite"));
-    {
-        HistoryStore backup(restored);
-        ASSERT_TRUE(backup.open());
-        history::Marker marker;
-        marker.timeMs = 1000;
-        marker.kind = QStringLiteral("note");
-        marker.text = QStringLiteral("from the backup");
-        ASSERT_TRUE(backup.addMarker(marker));
-    }
+    ASSERT_TRUE(writeBackup(restored));
     QProcess recorder;
     QByteArray said;
     ASSERT_TRUE(startRecording(recorder,
@@ -357,25 +363,11 @@ TEST(RecordCommand, ARecorderKilledLeavesNoWalToReplayIntoARestoredFile)
                       QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("0")}))
         << engine.errorText().toStdString();
     QTemporaryDir dir;
-    const QString inventory =
-        writeFile(dir.filePath(QStringLiteral("inv.yaml")),
-                  QStringLiteral("hosts:\n  - {name: local, kind: local}\nservices:\n"
-                                 "  - name: engine\n    role: engine\n    host: local\n"
-                                 "    url: %1\n")
-                      .arg(engine.url())
-                      .toUtf8());
+    const QString inventory = engineIn(dir, engine.url());
     const QString data = dir.filePath(QStringLiteral("data"));
     const QString database = HistoryStore::pathIn(data);
     const QString backup = dir.filePath(QStringLiteral("backup.sqlite"));
-    {
-        HistoryStore store(backup);
-        ASSERT_TRUE(store.open());
-        history::Marker marker;
-        marker.timeMs = 1000;
-        marker.kind = QStringLiteral("note");
-        marker.text = QStringLiteral("from the backup");
-        ASSERT_TRUE(store.addMarker(marker));
-    }
+    ASSERT_TRUE(writeBackup(backup));
     QProcess recorder;
     QByteArray said;
     // Read once the recorder made the file: its first flush has written series.

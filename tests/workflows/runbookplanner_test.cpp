@@ -51,7 +51,7 @@ WorkflowPlan plan(const inventory::Inventory &inventory, WorkflowKind kind,
 {
     QString error;
     const auto planned =
-        RunbookPlanner::plan(inventory, {kind, QStringLiteral("pd"), service, {}, {}}, &error);
+        RunbookPlanner::plan(inventory, {kind, QStringLiteral("pd"), service, {}, {}, {}}, &error);
     if (!planned) {
         ADD_FAILURE() << error.toStdString();
         return {};
@@ -155,19 +155,19 @@ TEST(RunbookPlanner, ProductionAndBadRequestsAreSaidByName)
     EXPECT_FALSE(plan(inv, WorkflowKind::Restart, QStringLiteral("d2")).production);
     QString error;
     EXPECT_FALSE(RunbookPlanner::plan(
-        inv, {WorkflowKind::Restart, QStringLiteral("nope"), {}, {}, {}}, &error));
+        inv, {WorkflowKind::Restart, QStringLiteral("nope"), {}, {}, {}, {}}, &error));
     EXPECT_EQ(error, QStringLiteral("no cluster 'nope' in /i.yaml"));
     EXPECT_FALSE(RunbookPlanner::plan(
-        inv, {WorkflowKind::Restart, QStringLiteral("pd"), {}, {}, {}}, &error));
+        inv, {WorkflowKind::Restart, QStringLiteral("pd"), {}, {}, {}, {}}, &error));
     EXPECT_TRUE(error.startsWith(u"restart needs --service")) << error.toStdString();
     EXPECT_FALSE(RunbookPlanner::plan(
-        inv, {WorkflowKind::Restart, QStringLiteral("pd"), QStringLiteral("other"), {}, {}},
+        inv, {WorkflowKind::Restart, QStringLiteral("pd"), QStringLiteral("other"), {}, {}, {}},
         &error));
     EXPECT_EQ(error, QStringLiteral("service 'other' is not in cluster pd"));
     // A service OpsDeck cannot start again is never stopped by a plan.
     QByteArray text = inventoryText();
     text.replace("    start: start-d2\n", "");
     EXPECT_FALSE(RunbookPlanner::plan(
-        load(text), {WorkflowKind::CoRestart, QStringLiteral("pd"), {}, {}, {}}, &error));
+        load(text), {WorkflowKind::CoRestart, QStringLiteral("pd"), {}, {}, {}, {}}, &error));
     EXPECT_TRUE(error.contains(u"service d2 has no `start` command")) << error.toStdString();
 }
