@@ -124,7 +124,8 @@ const std::vector<CliCommand> &commandTable()
          &runChangedSince},
         {u"workflow"_s, u"plan"_s,
          u"KIND --inventory FILE --cluster NAME [--service NAME] [--knob KEY[=VALUE]] "
-         "[--backup PATH] [--json] [--data-dir DIR]"_s,
+         "[--backup PATH] [--json] "_s +
+             inventoryFlags,
          u"the numbered plan of restart, co-restart, restart-proxy, revert-knob or restore-knob"_s,
          &runWorkflow},
         {u"workflow"_s, u"run"_s,
@@ -137,7 +138,7 @@ const std::vector<CliCommand> &commandTable()
          &runWorkflow},
         {u"workflow"_s, u"resume"_s, u"--inventory FILE [--id ID] [--json] "_s + inventoryFlags,
          u"run an unfinished workflow again from the step that did not end well"_s, &runWorkflow},
-        {u"workflow"_s, u"abandon"_s, u"--inventory FILE [--id ID] [--data-dir DIR]"_s,
+        {u"workflow"_s, u"abandon"_s, u"--inventory FILE [--id ID] [--json] [--data-dir DIR]"_s,
          u"mark an unfinished workflow ended, running nothing more"_s, &runWorkflow},
         {u"workflow"_s, u"list"_s, u"[--json] [--data-dir DIR]"_s,
          u"the workflows of the data dir, newest first, and where unfinished ones stopped"_s,

@@ -59,6 +59,7 @@ void addPlanOptions(QCommandLineParser &parser)
                       u"run / resume: seconds the verification's keep-alive stage idles (default "
                       "10, 0..600)."_s,
                       u"s"_s});
+    addTunnelOptions(parser); // --ssh-config, --known-hosts: for ssh hosts
     parser.addOption(jsonOption());
     parser.addOption(dataDirOption());
 }
