@@ -8,6 +8,7 @@
 #include "democommand.h"
 #include "diagnosecommand.h"
 #include "knobscommand.h"
+#include "lockcommand.h"
 #include "metricscommand.h"
 #include "probecommand.h"
 #include "ratecommand.h"
@@ -136,13 +137,24 @@ const std::vector<CliCommand> &commandTable()
          u"run it headless, guarded and journaled (exit 1 a step failed, 2 refused, 3 "
          "cancelled)"_s,
          &runWorkflow},
-        {u"workflow"_s, u"resume"_s, u"--inventory FILE [--id ID] [--json] "_s + inventoryFlags,
-         u"run an unfinished workflow again from the step that did not end well"_s, &runWorkflow},
+        {u"workflow"_s, u"resume"_s,
+         u"--inventory FILE --confirm NAME [--id ID] [--reason TEXT] [--despite-evidence] "
+         "[--idle-gap S] [--json] "_s +
+             inventoryFlags,
+         u"run an unfinished, failed or cancelled workflow again from the step that did not end "
+         "well, guarded as a new run"_s,
+         &runWorkflow},
         {u"workflow"_s, u"abandon"_s, u"--inventory FILE [--id ID] [--json] [--data-dir DIR]"_s,
          u"mark an unfinished workflow ended, running nothing more"_s, &runWorkflow},
         {u"workflow"_s, u"list"_s, u"[--json] [--data-dir DIR]"_s,
          u"the workflows of the data dir, newest first, and where unfinished ones stopped"_s,
          &runWorkflow},
+        {u"lock"_s, u"status"_s, u"--inventory FILE --cluster NAME [--json] "_s + inventoryFlags,
+         u"who holds a cluster's workflow lock, since when, stale or not (exit 1 held)"_s,
+         &runLock},
+        {u"lock"_s, u"break"_s,
+         u"--inventory FILE --cluster NAME --confirm NAME "_s + inventoryFlags,
+         u"remove the lock whoever holds it, after an audit entry naming the holder"_s, &runLock},
         {u"secret"_s, u"set"_s, u"KEY [--json]"_s,
          u"store a secret in the keychain, read from stdin (never echoed)"_s, &runSecret},
         {u"secret"_s, u"delete"_s, u"KEY [--json]"_s, u"remove a secret from the keychain"_s,

@@ -3,9 +3,11 @@
 #include "apppaths.h"
 #include "auditkey.h"
 #include "auditlog.h"
+#include "awaitanswer.h"
 #include "cancelonsignal.h"
 #include "cliinventory.h"
 #include "clioutput.h"
+#include "clusterlock.h"
 #include "evidenceguard.h"
 #include "historystore.h"
 #include "hostfiles.h"
@@ -24,6 +26,7 @@
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSysInfo>
 #include <cstdio>
 
 using namespace Qt::StringLiterals;
@@ -36,6 +39,10 @@ using workflows::RunbookPlanner;
 using workflows::WorkflowJournal;
 using workflows::WorkflowPlan;
 using workflows::WorkflowRunner;
+
+// Long enough for a co-restart of engines that load for many minutes; a lock
+// older than this is shown as stale, and broken only by `lock break`.
+constexpr std::chrono::hours kLockValidity(4);
 
 void addPlanOptions(QCommandLineParser &parser)
 {
@@ -143,6 +150,45 @@ private:
     QHash<QString, std::shared_ptr<knobs::KnobFiles>> m_knobFiles; ///< destroyed first
 };
 
+// Takes the cluster's lock for workflow `id` on its host; the lock to release
+// at the end, or nothing (why said: another workflow holds it).
+std::unique_ptr<workflows::ClusterLock> takeLock(const inventory::Inventory &inventory,
+                                                 Hosts &hosts, const QString &cluster,
+                                                 const QString &id)
+{
+    QString host;
+    QString error;
+    const QString path = workflows::ClusterLock::pathFor(inventory, cluster, &host, &error);
+    if (path.isEmpty()) {
+        printError(u"refused: "_s + error);
+        return nullptr;
+    }
+    remote::Transport *transport = hosts.transportFor(host);
+    if (!transport) {
+        printError(u"refused: host %1 cannot be reached to take the cluster lock"_s.arg(host));
+        return nullptr;
+    }
+    auto lock = std::make_unique<workflows::ClusterLock>(transport, path);
+    const workflows::ClusterLock::Holder me{
+        history::AuditLog::currentUser(), QSysInfo::machineHostName(), {}, {}, id};
+    const auto taken = awaitAnswer<workflows::ClusterLock::Result>(
+        [&](auto done) { lock->take(me, kLockValidity, std::move(done)); });
+    if (!taken || !taken->ok) {
+        printError(u"refused: "_s + (taken ? taken->error : u"no answer from host %1"_s.arg(host)) +
+                   u" (nothing was run; `opsdeck-cli lock status` shows it)"_s);
+        return nullptr;
+    }
+    return lock;
+}
+
+void releaseLock(workflows::ClusterLock &lock, const QString &id)
+{
+    const auto released = awaitAnswer<workflows::ClusterLock::Result>(
+        [&](auto done) { lock.release(id, std::move(done)); });
+    if (!released || !released->ok)
+        printError(released ? released->error : u"the cluster lock was not released"_s);
+}
+
 // Runs `plan` headless from step `from`; prints each step; the exit code.
 int runPlan(const inventory::Inventory &inventory, Hosts &hosts, const WorkflowPlan &plan,
             WorkflowJournal journal, const workflows::Confirmation &confirmation, int from,
@@ -230,10 +276,14 @@ int runPlan(const inventory::Inventory &inventory, Hosts &hosts, const WorkflowP
                                             {u"steps"_s, steps}}));
     } else {
         printLine(u"workflow %1 %2: %3"_s.arg(id, said, detail));
-        if (*outcome == WorkflowRunner::Outcome::Failed)
-            printLine(u"nothing was rolled back: see `opsdeck-cli workflow list`; `workflow "
-                      "resume --id %1` runs it again from the failed step, `workflow abandon "
-                      "--id %1` ends it"_s.arg(id));
+        if (*outcome != WorkflowRunner::Outcome::Succeeded)
+            printLine(plan.knobEdits.isEmpty()
+                          ? u"nothing was rolled back: see `opsdeck-cli workflow list`; `workflow "
+                            "resume --id %1 --confirm %2` runs it again from the step that did not "
+                            "end well, `workflow abandon --id %1` ends it"_s.arg(
+                                id, plan.confirmationTarget())
+                          : u"nothing was rolled back; `workflow abandon --id %1` ends it (a "
+                            "workflow that edits a script is not resumed)"_s.arg(id));
         // A script this workflow changed: its backup is the way back.
         if (*outcome != WorkflowRunner::Outcome::Succeeded) {
             for (const WorkflowPlan::KnobEdit &edit : plan.knobEdits) {
@@ -277,6 +327,11 @@ int plan(const QCommandLineParser &parser, bool run)
     const auto kind = kindOrSay(positional.at(1));
     if (!kind)
         return ExitBadInput;
+    if (!editsKnobs(*kind) && (parser.isSet(u"knob"_s) || parser.isSet(u"backup"_s))) {
+        printError(u"%1 edits no knob: --knob and --backup belong to revert-knob and "
+                   "restore-knob"_s.arg(positional.at(1)));
+        return ExitBadInput;
+    }
     Hosts hosts(*inventory, parser);
     std::optional<QVector<WorkflowPlan::KnobEdit>> edits;
     if (editsKnobs(*kind)) {
@@ -318,13 +373,22 @@ int plan(const QCommandLineParser &parser, bool run)
     }
     if (!parser.isSet(u"json"_s))
         std::fputs(plan->text().toUtf8().constData(), stdout);
+    // One workflow per cluster at a time, whoever runs it from wherever.
+    const QString id = WorkflowJournal::newId(plan->kind);
+    const auto lock = takeLock(*inventory, hosts, plan->cluster, id);
+    if (!lock)
+        return ExitBadInput;
     QString error;
-    auto journal = WorkflowJournal::create(dataDirOf(parser), *plan, &error);
+    auto journal = WorkflowJournal::create(dataDirOf(parser), *plan, &error, id);
     if (!journal) {
         printError(error + u": nothing was run"_s);
+        releaseLock(*lock, id);
         return ExitFailed;
     }
-    return runPlan(*inventory, hosts, *plan, std::move(*journal), confirmation, 1, parser);
+    const int code =
+        runPlan(*inventory, hosts, *plan, std::move(*journal), confirmation, 1, parser);
+    releaseLock(*lock, id);
+    return code;
 }
 
 int list(const QCommandLineParser &parser)
@@ -381,7 +445,7 @@ int resumeOrAbandon(const QCommandLineParser &parser, bool resume)
         printError(error);
         return ExitBadInput;
     }
-    if (found->finished) {
+    if (!found->resumable()) {
         printError(u"workflow %1 already ended (%2): nothing to %3"_s.arg(
             found->id, found->outcome, resume ? u"resume"_s : u"abandon"_s));
         return ExitBadInput;
@@ -393,46 +457,22 @@ int resumeOrAbandon(const QCommandLineParser &parser, bool resume)
     const auto kind = kindOrSay(was.value(u"kind"_s).toString());
     if (!kind)
         return ExitBadInput;
-    if (resume && editsKnobs(*kind)) {
-        printError(u"workflow %1 edits a serve script: it is not resumed (its edit was planned "
-                   "against the script as it was). Check the script (`opsdeck-cli knobs backups`), "
-                   "abandon it, then run restart or co-restart"_s.arg(found->id));
-        return ExitBadInput;
-    }
-    auto plan =
-        planFrom(*inventory, *kind, was.value(u"cluster"_s).toString(),
-                 was.value(u"service"_s).toString(), was.value(u"knob"_s).toString(), QString());
-    if (!plan && !editsKnobs(*kind))
-        return ExitBadInput;
-    if (!plan) { // abandoning a knob workflow needs no plan
-        plan = WorkflowPlan();
-        plan->kind = *kind;
-        plan->cluster = was.value(u"cluster"_s).toString();
-        plan->service = was.value(u"service"_s).toString();
-    }
-    // The same steps, or the journal's step numbers mean nothing.
-    if (resume && plan->json().value(u"steps"_s) != was.value(u"steps"_s)) {
-        printError(u"%1 no longer gives the plan workflow %2 ran (the inventory changed): "
-                   "abandon it and plan again"_s.arg(inventory->path, found->id));
-        if (resume)
-            return ExitBadInput;
-    }
+    const QString cluster = was.value(u"cluster"_s).toString();
     auto journal = WorkflowJournal::reopen(*found);
     const auto log = history::AuditKey::inDataDir(parser.value(u"data-dir"_s));
     history::AuditEntry entry;
     entry.kind = u"workflow"_s;
-    entry.host = plan->cluster;
-    entry.action = resume ? u"resume-chosen"_s : u"abandoned"_s;
-    entry.detail = u"workflow %1 (%2 of %3), stopped at step %4: %5"_s.arg(
-        found->id, was.value(u"kind"_s).toString(), plan->confirmationTarget(),
-        QString::number(found->lastStarted),
-        resume ? u"resumed from step %1"_s.arg(found->resumeFrom())
-               : u"abandoned, nothing more is run"_s);
-    if (!log->append(entry, &error)) {
-        printError(u"the audit entry could not be written (%1): nothing done"_s.arg(error));
-        return ExitFailed;
-    }
+    entry.host = cluster;
     if (!resume) {
+        entry.action = u"abandoned"_s;
+        entry.detail =
+            u"workflow %1 (%2 of %3), stopped at step %4: abandoned, nothing more is "
+            "run"_s.arg(found->id, was.value(u"kind"_s).toString(),
+                        was.value(u"confirm"_s).toString(), QString::number(found->lastStarted));
+        if (!log->append(entry, &error)) {
+            printError(u"the audit entry could not be written (%1): nothing done"_s.arg(error));
+            return ExitFailed;
+        }
         if (!journal.append({{u"event"_s, u"end"_s},
                              {u"outcome"_s, u"abandoned"_s},
                              {u"detail"_s, u"abandoned at step %1"_s.arg(found->lastStarted)}},
@@ -441,22 +481,65 @@ int resumeOrAbandon(const QCommandLineParser &parser, bool resume)
             return ExitFailed;
         }
         printLine(u"workflow %1 abandoned at step %2"_s.arg(found->id).arg(found->lastStarted));
+        // The lock a killed run left, when it names this workflow.
+        QString host;
+        const QString path = workflows::ClusterLock::pathFor(*inventory, cluster, &host, &error);
+        Hosts hosts(*inventory, parser);
+        if (remote::Transport *transport = path.isEmpty() ? nullptr : hosts.transportFor(host)) {
+            workflows::ClusterLock lock(transport, path);
+            releaseLock(lock, found->id);
+        }
         return ExitOk;
     }
-    if (!inventory->armed) {
-        printError(
-            u"refused: %1 is read-only (armed: false): no workflow runs"_s.arg(inventory->path));
+    if (editsKnobs(*kind)) {
+        printError(u"workflow %1 edits a serve script: it is not resumed (its edit was planned "
+                   "against the script as it was). Check the script (`opsdeck-cli knobs backups`), "
+                   "abandon it, then run restart or co-restart"_s.arg(found->id));
         return ExitBadInput;
     }
-    if (!journal.append({{u"event"_s, u"resume"_s}, {u"from"_s, found->resumeFrom()}}, &error)) {
+    auto plan = planFrom(*inventory, *kind, cluster, was.value(u"service"_s).toString(),
+                         was.value(u"knob"_s).toString(), QString());
+    if (!plan)
+        return ExitBadInput;
+    // The same steps, or the journal's step numbers mean nothing.
+    if (plan->json().value(u"steps"_s) != was.value(u"steps"_s)) {
+        printError(u"%1 no longer gives the plan workflow %2 ran (the inventory changed): "
+                   "abandon it and plan again"_s.arg(inventory->path, found->id));
+        return ExitBadInput;
+    }
+    // Every guard again, as for a new run: the inventory, the evidence and
+    // who runs it may all have changed since.
+    workflows::EvidenceGuard::apply(
+        *plan, *inventory,
+        workflows::Evidence::read(history::HistoryStore::pathIn(dataDirOf(parser)), *inventory,
+                                  plan->cluster, QDateTime::currentMSecsSinceEpoch()));
+    const workflows::Confirmation confirmation{
+        parser.value(u"confirm"_s), parser.value(u"reason"_s), parser.isSet(u"despite-evidence"_s)};
+    if (const QString refused =
+            workflows::WorkflowGuard::refusal(*plan, inventory->armed, confirmation);
+        !refused.isEmpty()) {
+        printError(u"refused: "_s + refused);
+        return ExitBadInput;
+    }
+    Hosts hosts(*inventory, parser);
+    // Still ours when this workflow took it; else it must be free.
+    const auto lock = takeLock(*inventory, hosts, plan->cluster, found->id);
+    if (!lock)
+        return ExitBadInput;
+    entry.action = u"resume-chosen"_s;
+    entry.detail = u"workflow %1 (%2 of %3), stopped at step %4: resumed from step %5"_s.arg(
+        found->id, was.value(u"kind"_s).toString(), plan->confirmationTarget(),
+        QString::number(found->lastStarted), QString::number(found->resumeFrom()));
+    if (!log->append(entry, &error) ||
+        !journal.append({{u"event"_s, u"resume"_s}, {u"from"_s, found->resumeFrom()}}, &error)) {
         printError(error + u": nothing was run"_s);
+        releaseLock(*lock, found->id);
         return ExitFailed;
     }
-    const workflows::Confirmation confirmation{plan->confirmationTarget(),
-                                               u"resumed workflow %1"_s.arg(found->id), false};
-    Hosts hosts(*inventory, parser);
-    return runPlan(*inventory, hosts, *plan, std::move(journal), confirmation, found->resumeFrom(),
-                   parser);
+    const int code = runPlan(*inventory, hosts, *plan, std::move(journal), confirmation,
+                             found->resumeFrom(), parser);
+    releaseLock(*lock, found->id);
+    return code;
 }
 
 } // namespace
@@ -475,6 +558,15 @@ int runWorkflow(const QStringList &arguments)
     // Checked before any journal is begun.
     if (!secondsOption(parser, u"idle-gap"_s, 0, 600, 10))
         return ExitBadInput;
+    // A name typed twice is not a confirmation of either.
+    for (const QString &once : {u"confirm"_s, u"reason"_s, u"cluster"_s, u"service"_s, u"knob"_s,
+                                u"backup"_s, u"inventory"_s, u"id"_s}) {
+        if (parser.values(once).size() > 1) {
+            printError(
+                u"--%1 given %2 times: give it once"_s.arg(once).arg(parser.values(once).size()));
+            return ExitBadInput;
+        }
+    }
     const QString action = parser.positionalArguments().value(0);
     if (action == u"plan" || action == u"run")
         return plan(parser, action == u"run");

@@ -252,10 +252,10 @@ AuditLog::AnchorSink AuditKey::anchorSink()
         secrets::SecretStore &store = secrets::SecretStore::shared();
         const QString name = anchorNameOf(secretName(logPath));
         ++anchorWritesPending();
-        if (QThread::currentThread() == store.thread())
-            store.writeBlocking(name, anchor.text(), kDeadline);
-        else
-            store.write(name, anchor.text()); // settle() waits for it
+        // Never waited for here: an append runs inside its caller's callbacks
+        // (a workflow's steps), where a nested event loop would let them run
+        // again meanwhile. settle() waits for it before the program ends.
+        store.write(name, anchor.text());
     };
 }
 

@@ -30,12 +30,11 @@ public:
     /// thread never deadlocks with it.
     static AuditLog::KeySource fromSecretStore();
     /// Keeps a keyed log's AuditAnchor in the secret store, as
-    /// `audit/chain-anchor/<16 hex>` (the same hash as the key's name). On
-    /// the store's thread it waits for the answer (at most 5 s); from any
-    /// other thread it only sends it: settle() waits for those.
+    /// `audit/chain-anchor/<16 hex>` (the same hash as the key's name). It
+    /// only sends it, from any thread: settle() waits for those.
     static AuditLog::AnchorSink anchorSink();
     /// On the store's thread (a program about to exit): waits, at most
-    /// `deadline`, until the anchors sent from other threads are kept.
+    /// `deadline`, until the anchors sent are kept.
     static void settle(std::chrono::milliseconds deadline = std::chrono::seconds(5));
     /// `<dataDir>/audit.jsonl` (AppPaths::dataDir(dataDir)) keyed and
     /// anchored by the secret store; its key and anchor prefetched.

@@ -148,6 +148,10 @@ struct Cluster
     QString router;          ///< empty when there is none
     QString proxy;           ///< empty when there is none
     QString transferBackend; ///< `mooncake` or `nixl`; empty when not given
+    /// `lock_dir`: the folder, on the host of the first prefill, where a
+    /// workflow takes the cluster's lock; empty: the folder of that
+    /// service's serve script (workflows::ClusterLock).
+    QString lockDir;
 };
 
 /// The inventory's `watch:` section: the background keep-alive watch that

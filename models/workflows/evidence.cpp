@@ -92,7 +92,8 @@ QJsonObject Evidence::json() const
             {QStringLiteral("decode_waiting"), number(decodeWaiting)},
             {QStringLiteral("last_verification"), lastVerification},
             {QStringLiteral("points_at_connection_layer"), pointsAtConnectionLayer()},
-            {QStringLiteral("source"), source}};
+            {QStringLiteral("source"), source},
+            {QStringLiteral("unreadable"), unreadable}};
 }
 
 Evidence Evidence::read(const QString &databasePath, const inventory::Inventory &inventory,
@@ -105,8 +106,12 @@ Evidence Evidence::read(const QString &databasePath, const inventory::Inventory 
         return evidence;
     }
     history::HistoryStore store(databasePath);
-    if (!store.open(false)) {
-        evidence.source = QStringLiteral("history not readable: %1").arg(store.lastError());
+    if (!QFileInfo(databasePath).isFile() || !store.open(false)) {
+        evidence.source =
+            QStringLiteral("history %1 not readable: %2")
+                .arg(databasePath, QFileInfo(databasePath).isFile() ? store.lastError()
+                                                                    : QStringLiteral("not a file"));
+        evidence.unreadable = true;
         return evidence;
     }
     evidence.source = databasePath;

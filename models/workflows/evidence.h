@@ -27,6 +27,9 @@ struct Evidence
     QString lastVerification; ///< "passed 12 min ago" / "failed at keep-alive 3 min ago" / ""
     qint64 nowMs = 0;         ///< when it was read
     QString source;           ///< the history file read, or why nothing could be
+    /// A history file is there and could not be read: the evidence is not
+    /// known (no history at all is simply none).
+    bool unreadable = false;
 
     /// A diagnosis is "recent" for this long: the 30 minutes.
     static constexpr qint64 kRecentS = 30 * 60;

@@ -18,9 +18,8 @@ void EvidenceGuard::apply(WorkflowPlan &plan, const inventory::Inventory &invent
 {
     plan.evidence = evidence.json();
     plan.evidenceLines = evidence.lines();
-    if (!evidence.pointsAtConnectionLayer())
+    if (!evidence.pointsAtConnectionLayer() && !evidence.unreadable)
         return;
-    const QString hop = evidence.stall->hop;
     // The services the plan changes: the one given, else the pair.
     QStringList targets;
     for (const WorkflowPlan::KnobEdit &edit : plan.knobEdits)
@@ -34,8 +33,19 @@ void EvidenceGuard::apply(WorkflowPlan &plan, const inventory::Inventory &invent
     const bool onEngines = std::any_of(targets.cbegin(), targets.cend(), [&](const QString &name) {
         return isEngine(inventory.service(name));
     });
-    if (!onEngines || targets.contains(hop))
-        return; // acting on the implicated hop, or not on an engine
+    if (!onEngines)
+        return; // acting on the implicated hop (or another one that is no engine) alone
+    if (evidence.unreadable) {
+        // Never imply more than was checked: an engine change goes ahead
+        // only once someone says so.
+        plan.evidenceWarning = QStringLiteral("The evidence could not be read (%1): whether it "
+                                              "points at the connection layer rather than the "
+                                              "engines cannot be told.")
+                                   .arg(evidence.source);
+        plan.warnings.prepend(plan.evidenceWarning);
+        return;
+    }
+    const QString hop = evidence.stall->hop;
     const QString what =
         plan.kind == WorkflowKind::RevertKnob || plan.kind == WorkflowKind::RestoreKnob
             ? QStringLiteral("Reverting an engine knob")

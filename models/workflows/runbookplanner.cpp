@@ -325,18 +325,21 @@ std::optional<WorkflowPlan> RunbookPlanner::plan(const inventory::Inventory &inv
                                 .arg(e.service, cluster->name));
             edited << e.service;
         }
-        QVector<WorkflowStep> steps{
-            b.marker(QStringLiteral("before"), what.arg(edited.join(QStringLiteral(", "))))};
-        for (const WorkflowPlan::KnobEdit &e : request.edits)
-            steps << b.edit(e);
-        // A PD member takes effect only with its pair: co-restart.
+        // A PD member takes effect only with its pair: co-restart. Its checks
+        // that need nothing changed come before the edit.
         const bool pd = std::any_of(edited.cbegin(), edited.cend(), [&](const QString &name) {
             return cluster->prefill.contains(name) || cluster->decode.contains(name);
         });
-        if (pd) {
-            steps << b.coRestart();
+        QVector<WorkflowStep> restart = pd ? b.coRestart() : QVector<WorkflowStep>();
+        QVector<WorkflowStep> steps{
+            b.marker(QStringLiteral("before"), what.arg(edited.join(QStringLiteral(", "))))};
+        if (!restart.isEmpty() && restart.first().action == Action::CheckBootstrap)
+            steps << restart.takeFirst();
+        for (const WorkflowPlan::KnobEdit &e : request.edits)
+            steps << b.edit(e);
+        steps << restart;
+        if (pd)
             targets << cluster->decode << cluster->prefill;
-        }
         for (const QString &name : edited) {
             if (cluster->prefill.contains(name) || cluster->decode.contains(name))
                 continue;

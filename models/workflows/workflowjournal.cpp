@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QRandomGenerator>
 #include <algorithm>
@@ -57,17 +58,22 @@ QString WorkflowJournal::folderIn(const QString &dataDir)
     return QDir(dataDir).filePath(QStringLiteral("workflows"));
 }
 
+QString WorkflowJournal::newId(WorkflowKind kind)
+{
+    return QStringLiteral("%1-%2-%3")
+        .arg(QDateTime::currentDateTimeUtc().toString(u"yyyyMMdd'T'HHmmss'Z'"),
+             workflowKindName(kind))
+        .arg(QRandomGenerator::system()->generate() & 0xffff, 4, 16, QLatin1Char('0'));
+}
+
 std::optional<WorkflowJournal> WorkflowJournal::create(const QString &dataDir,
-                                                       const WorkflowPlan &plan, QString *error)
+                                                       const WorkflowPlan &plan, QString *error,
+                                                       const QString &givenId)
 {
     const QString folder = folderIn(dataDir);
     if (!settings::PrivateFiles::makeDir(folder, error))
         return std::nullopt;
-    const QString id =
-        QStringLiteral("%1-%2-%3")
-            .arg(QDateTime::currentDateTimeUtc().toString(u"yyyyMMdd'T'HHmmss'Z'"),
-                 workflowKindName(plan.kind))
-            .arg(QRandomGenerator::system()->generate() & 0xffff, 4, 16, QLatin1Char('0'));
+    const QString id = givenId.isEmpty() ? newId(plan.kind) : givenId;
     WorkflowJournal journal(id, QDir(folder).filePath(id + kSuffix));
     QJsonObject event{{QStringLiteral("event"), QStringLiteral("plan")},
                       {QStringLiteral("id"), id},
@@ -110,10 +116,17 @@ std::optional<WorkflowJournal::Summary> WorkflowJournal::read(const QString &pat
         *error = QStringLiteral("cannot read %1").arg(path);
         return std::nullopt;
     }
+    if (file.size() > kMaxBytes) {
+        *error = QStringLiteral("%1: %2 bytes, more than a journal holds (%3): not read")
+                     .arg(path)
+                     .arg(file.size())
+                     .arg(kMaxBytes);
+        return std::nullopt;
+    }
     Summary summary;
     summary.path = path;
     int number = 0;
-    while (!file.atEnd() && number < 100000) {
+    while (!file.atEnd()) {
         const QByteArray line = file.readLine(1 << 20);
         ++number;
         const QJsonObject event = QJsonDocument::fromJson(line).object();
@@ -159,6 +172,12 @@ std::optional<WorkflowJournal::Summary> WorkflowJournal::read(const QString &pat
             summary.outcome.clear();
         }
     }
+    // Found by its name: a copy under another name must not pass for it.
+    if (QFileInfo(path).fileName() != summary.id + kSuffix) {
+        *error = QStringLiteral("%1: it says it is workflow %2, which is not its name")
+                     .arg(path, summary.id);
+        return std::nullopt;
+    }
     return summary;
 }
 
@@ -187,10 +206,11 @@ std::optional<WorkflowJournal::Summary> WorkflowJournal::find(const QString &dat
 {
     QStringList problems;
     for (const Summary &summary : list(dataDir, &problems)) {
-        if (id.isEmpty() ? !summary.finished : summary.id == id)
+        if (id.isEmpty() ? summary.resumable() : summary.id == id)
             return summary;
     }
-    *error = id.isEmpty() ? QStringLiteral("no unfinished workflow in %1").arg(folderIn(dataDir))
+    *error = id.isEmpty() ? QStringLiteral("no unfinished, failed or cancelled workflow in %1")
+                                .arg(folderIn(dataDir))
                           : QStringLiteral("no workflow %1 in %2").arg(id, folderIn(dataDir));
     if (!problems.isEmpty())
         *error += QStringLiteral(" (unreadable: %1)").arg(problems.join(QStringLiteral("; ")));

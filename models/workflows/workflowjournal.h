@@ -47,6 +47,12 @@ public:
         /// ended (steps of a parallel group may end in any order), else the
         /// lowest that failed, else the one after the highest that ended.
         int resumeFrom() const;
+        /// Unfinished (a console that died), or ended failed or cancelled:
+        /// `workflow resume` may run it again, `abandon` may end it.
+        bool resumable() const
+        {
+            return !finished || outcome == u"failed" || outcome == u"cancelled";
+        }
     };
 
     /// `<dataDir>/workflows`.
@@ -55,7 +61,10 @@ public:
     /// `error` (naming the file) when it cannot be written: the workflow then
     /// does not run.
     static std::optional<WorkflowJournal> create(const QString &dataDir, const WorkflowPlan &plan,
-                                                 QString *error);
+                                                 QString *error, const QString &id = {});
+    /// A new workflow's id: `<UTC yyyyMMddTHHmmssZ>-<kind>-<4 hex>` (what the
+    /// cluster lock names before the journal exists).
+    static QString newId(WorkflowKind kind);
     /// The journal of an earlier workflow, to go on writing (resume, abandon).
     static WorkflowJournal reopen(const Summary &summary);
 
@@ -65,12 +74,15 @@ public:
     QString id() const { return m_id; }
     QString path() const { return m_path; }
 
-    /// Reads one journal; nothing and `error` (FILE:LINE) when it is not one.
+    /// Journals larger than this are refused when read (64 MiB).
+    static constexpr qint64 kMaxBytes = 64 * 1024 * 1024;
+    /// Reads one journal; nothing and `error` (FILE:LINE) when it is not one,
+    /// is larger than kMaxBytes, or its id is not its file's name.
     static std::optional<Summary> read(const QString &path, QString *error);
     /// Every journal of the data dir, newest first; unreadable ones named in
     /// `problems`.
     static QVector<Summary> list(const QString &dataDir, QStringList *problems = nullptr);
-    /// The journal whose id is `id` (or the newest unfinished one when `id` is
+    /// The journal whose id is `id` (or the newest resumable one when `id` is
     /// empty); nothing and `error` when there is none.
     static std::optional<Summary> find(const QString &dataDir, const QString &id, QString *error);
 

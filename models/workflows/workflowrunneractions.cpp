@@ -150,7 +150,21 @@ void WorkflowRunner::startService(const std::shared_ptr<Leaf> &leaf)
             [this, leaf](bool ok, const QString &message) {
                 endLeaf(leaf, ok, ok ? QStringLiteral("started") : message);
             });
-    control->startAll({process});
+    // Run again (a resume after the console died mid-step), a start must not
+    // launch a second server over the one that runs: its pid file would then
+    // name the one that failed, and the live one could no longer be stopped.
+    connect(control, &processes::ProcessControl::runningChecked, this,
+            [this, leaf, control, process](const QStringList &notRunning) {
+                if (leaf->ended)
+                    return;
+                if (!notRunning.contains(process.name))
+                    return endLeaf(leaf, true,
+                                   QStringLiteral("already running (its pid file's process, "
+                                                  "checked against its identity): not started "
+                                                  "again"));
+                control->startAll({process});
+            });
+    control->checkRunning({process});
 }
 
 void WorkflowRunner::waitExited(const std::shared_ptr<Leaf> &leaf)
@@ -260,14 +274,28 @@ void WorkflowRunner::checkBootstrap(const std::shared_ptr<Leaf> &leaf, bool wait
             [this, leaf, prefills, waitForHealth, router](const QVector<probes::ProbeResult> &r) {
                 const probes::ProbeResult &workers = r.first();
                 QStringList problems, fine;
-                if (workers.status != 200)
+                if (workers.status != 200) {
+                    // Before a co-restart a service that is down is what is
+                    // being fixed: only a port that answers wrong fails it.
+                    if (!waitForHealth)
+                        return endLeaf(leaf, true,
+                                       QStringLiteral("not checked: %1 /workers: %2 (its "
+                                                      "readiness is waited for later)")
+                                           .arg(router->name, seen(workers)));
                     problems << QStringLiteral("%1 /workers: %2").arg(router->name, seen(workers));
+                }
                 for (int i = 0; i < prefills.size() && problems.isEmpty(); ++i) {
                     const Service &prefill = *prefills.at(i);
                     const probes::ProbeResult &info = r.at(1 + i * (waitForHealth ? 2 : 1));
                     if (waitForHealth && r.at(2 + i * 2).status != 200) {
                         problems << QStringLiteral("%1 health: %2")
                                         .arg(prefill.name, seen(r.at(2 + i * 2)));
+                        continue;
+                    }
+                    if (info.status != 200 && !waitForHealth) {
+                        fine << QStringLiteral("%1 does not answer /server_info (%2): checked "
+                                               "again once it is started")
+                                    .arg(prefill.name, seen(info));
                         continue;
                     }
                     if (info.status != 200) {

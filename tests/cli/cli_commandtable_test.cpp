@@ -48,7 +48,7 @@ TEST(CliCommandTable, TheUsageListsExactlyTheFlagsEachCommandTakes)
     const auto help = runCli({u"--help"_s});
     ASSERT_EQ(help.exitCode, 0);
     const QMap<QString, QString> usage = usageByCommand(QString::fromUtf8(help.standardOutput));
-    ASSERT_EQ(usage.size(), 14) << help.standardOutput.toStdString();
+    ASSERT_EQ(usage.size(), 15) << help.standardOutput.toStdString();
     for (auto it = usage.cbegin(); it != usage.cend(); ++it) {
         // The command's own parser: with an action where it has them.
         QStringList arguments{it.key()};
@@ -60,6 +60,8 @@ TEST(CliCommandTable, TheUsageListsExactlyTheFlagsEachCommandTakes)
             arguments << u"read"_s;
         if (it.key() == u"workflow")
             arguments << u"list"_s;
+        if (it.key() == u"lock")
+            arguments << u"status"_s;
         QSet<QString> accepted;
         for (const QString &action : it.key() == u"metrics" ? QStringList{u"summarize"_s, u"rate"_s}
                                                             : QStringList{QString()}) {

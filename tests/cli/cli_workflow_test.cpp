@@ -71,6 +71,13 @@ protected:
                           QStringList{u"--data-dir"_qs, dataDir(), u"--idle-gap"_qs, u"1"_qs},
                       m_home.path(), std::chrono::seconds(180));
     }
+    // lock ACTION ... --data-dir.
+    test::CliRun lock(const QStringList &arguments)
+    {
+        return runCli(QStringList{u"lock"_qs} + arguments +
+                          QStringList{u"--data-dir"_qs, dataDir()},
+                      m_home.path(), std::chrono::seconds(60));
+    }
     QVector<history::AuditEntry> audit() const
     {
         return history::AuditLog(history::AuditLog::pathIn(dataDir())).read();
@@ -246,7 +253,16 @@ TEST_F(CliWorkflow, ACliKilledMidWorkflowLeavesAJournalThatResumeContinues)
     EXPECT_TRUE(text.standardOutput.contains("UNFINISHED: stopped at step"))
         << text.standardOutput.toStdString();
 
-    const auto resumed = workflow({u"resume"_qs, u"--inventory"_qs, inventory});
+    // The killed run's lock stays, naming it; its resume takes it as its own.
+    const auto held = lock(
+        {u"status"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs, u"demo"_qs, u"--json"_qs});
+    EXPECT_EQ(held.exitCode, 1) << held.standardOutput.toStdString();
+    EXPECT_EQ(held.json().object().value(u"workflow"_qs).toString(),
+              entry.value(u"id"_qs).toString());
+    // Guarded as a new run: the typed name first.
+    EXPECT_EQ(workflow({u"resume"_qs, u"--inventory"_qs, inventory}).exitCode, 2);
+    const auto resumed =
+        workflow({u"resume"_qs, u"--inventory"_qs, inventory, u"--confirm"_qs, u"demo"_qs});
     ASSERT_EQ(resumed.exitCode, 0)
         << resumed.standardOutput.toStdString() << resumed.standardError.toStdString();
     EXPECT_TRUE(resumed.standardOutput.contains("succeeded"))
@@ -258,8 +274,12 @@ TEST_F(CliWorkflow, ACliKilledMidWorkflowLeavesAJournalThatResumeContinues)
     const auto status = runCli({u"status"_qs, u"--inventory"_qs, inventory});
     EXPECT_EQ(status.exitCode, 0) << status.standardOutput.toStdString();
     EXPECT_TRUE(actionsOf(audit()).contains(u"resume-chosen"_qs));
+    EXPECT_EQ(
+        lock({u"status"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs, u"demo"_qs}).exitCode, 0)
+        << "released at the end of the resumed run";
     // Nothing left to resume.
-    const auto again = workflow({u"resume"_qs, u"--inventory"_qs, inventory});
+    const auto again =
+        workflow({u"resume"_qs, u"--inventory"_qs, inventory, u"--confirm"_qs, u"demo"_qs});
     EXPECT_EQ(again.exitCode, 2);
 }
 
@@ -348,4 +368,147 @@ TEST_F(CliWorkflow, TheIncidentsRightFixEndToEnd)
         if (entry.kind == u"knob" && entry.action == u"edited")
             edited << entry.detail.section(u'\n', 0, 0);
     EXPECT_EQ(edited.size(), 2) << edited.join(u'\n').toStdString();
+}
+
+// Two consoles on one cluster: the second is refused with the owner and the
+// workflow named, and runs nothing; a lock is broken only with the cluster's
+// name typed, and that is audited.
+TEST_F(CliWorkflow, TwoConsolesContendForTheLockAndOneIsRefusedWithTheOwnerNamed)
+{
+    const QString inventory = up();
+    QProcess first;
+    test::startCli(first,
+                   {u"workflow"_qs, u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
+                    u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs, u"--data-dir"_qs,
+                    dataDir(), u"--idle-gap"_qs, u"1"_qs},
+                   m_home.path());
+    QByteArray said;
+    ASSERT_TRUE(test::waitUntil(
+        [&] {
+            said += first.readAllStandardOutput();
+            return said.contains("\n2. stop decode on local ...\n");
+        },
+        std::chrono::seconds(60)))
+        << said.toStdString();
+    const auto second =
+        workflow({u"run"_qs, u"restart"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                  u"demo"_qs, u"--service"_qs, u"proxy"_qs, u"--confirm"_qs, u"proxy"_qs});
+    EXPECT_EQ(second.exitCode, 2);
+    EXPECT_TRUE(second.standardError.contains(
+        QByteArray(QByteArray("is held by ") + history::AuditLog::currentUser().toUtf8() + " on ")))
+        << second.standardError.toStdString();
+    EXPECT_TRUE(second.standardError.contains("-co-restart-")) << "names the workflow";
+    ASSERT_TRUE(first.waitForFinished(120000));
+    EXPECT_EQ(first.exitCode(), 0)
+        << QByteArray(said + first.readAllStandardOutput()).toStdString();
+    const auto listed = workflow({u"list"_qs, u"--json"_qs});
+    EXPECT_EQ(listed.json().array().size(), 1) << "the refused one has no journal";
+
+    // A lock left behind (here: written by hand, as a crashed console would).
+    QFile left(demoDir() + u"/.opsdeck-lock-demo"_qs);
+    ASSERT_TRUE(left.open(QIODevice::WriteOnly));
+    left.write("owner=bob\nhost=laptop-9\ntime=2026-01-01T00:00:00Z\nexpires=2026-01-01T04:00:00Z\n"
+               "workflow=20260101T000000Z-co-restart-beef\n");
+    left.close();
+    const QStringList target{u"--inventory"_qs, inventory, u"--cluster"_qs, u"demo"_qs};
+    const auto status = lock(QStringList{u"status"_qs} + target);
+    EXPECT_EQ(status.exitCode, 1);
+    EXPECT_TRUE(status.standardOutput.contains("bob on laptop-9"))
+        << status.standardOutput.toStdString();
+    EXPECT_TRUE(status.standardOutput.contains("STALE")) << status.standardOutput.toStdString();
+    const auto wrong =
+        lock(QStringList{u"break"_qs} + target + QStringList{u"--confirm"_qs, u"dem"_qs});
+    EXPECT_EQ(wrong.exitCode, 2);
+    EXPECT_TRUE(left.exists());
+    const auto broken =
+        lock(QStringList{u"break"_qs} + target + QStringList{u"--confirm"_qs, u"demo"_qs});
+    EXPECT_EQ(broken.exitCode, 0) << broken.standardError.toStdString();
+    EXPECT_FALSE(left.exists());
+    EXPECT_TRUE(actionsOf(audit()).contains(u"lock-broken"_qs));
+}
+
+// Killed just as decode was being started, then resumed: the start runs
+// again but never launches a second server over the first one, and the pid
+// file names the one that serves (demo down then stops it).
+TEST_F(CliWorkflow, AResumedStartNeverLaunchesASecondServer)
+{
+    const QString inventory = up();
+    QProcess cli;
+    test::startCli(cli,
+                   {u"workflow"_qs, u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
+                    u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs, u"--data-dir"_qs,
+                    dataDir(), u"--idle-gap"_qs, u"1"_qs},
+                   m_home.path());
+    QByteArray said;
+    ASSERT_TRUE(test::waitUntil(
+        [&] {
+            said += cli.readAllStandardOutput();
+            return said.contains("\n8. ok in");
+        },
+        std::chrono::seconds(60)))
+        << said.toStdString();
+    ::kill(pid_t(cli.processId()), SIGKILL);
+    ASSERT_TRUE(cli.waitForFinished(5000));
+    // As if step 8 had not ended: the journal loses its last line.
+    const QString journal =
+        QDir(dataDir() + u"/workflows"_qs).entryInfoList(QDir::Files).first().absoluteFilePath();
+    QFile file(journal);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    QByteArrayList lines = file.readAll().split('\n');
+    file.close();
+    while (!lines.isEmpty() && !lines.last().contains("\"step-end\",\"n\":8") &&
+           !lines.last().contains("\"n\":8,"))
+        lines.removeLast();
+    ASSERT_FALSE(lines.isEmpty());
+    lines.removeLast(); // step 8's end
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(lines.join('\n') + '\n');
+    file.close();
+
+    const auto resumed =
+        workflow({u"resume"_qs, u"--inventory"_qs, inventory, u"--confirm"_qs, u"demo"_qs});
+    ASSERT_EQ(resumed.exitCode, 0) << resumed.standardOutput.toStdString();
+    EXPECT_TRUE(resumed.standardOutput.contains("already running"))
+        << resumed.standardOutput.toStdString();
+    // One decode server, the one the pid file names.
+    QFile pidFile(demoDir() + u"/run/decode.pid"_qs);
+    ASSERT_TRUE(pidFile.open(QIODevice::ReadOnly));
+    const qint64 pid = pidFile.readAll().trimmed().toLongLong();
+    int decodes = 0;
+    for (const QFileInfo &proc : QDir(u"/proc"_qs).entryInfoList(QDir::Dirs)) {
+        QFile cmdline(proc.absoluteFilePath() + u"/cmdline"_qs);
+        if (cmdline.open(QIODevice::ReadOnly) &&
+            cmdline.readAll().contains(QFile::encodeName(demoDir() + u"/serve_decode.sh"_qs)))
+            ++decodes;
+    }
+    EXPECT_LE(decodes, 1) << "a second decode was started";
+    EXPECT_TRUE(test::processAlive(pid));
+}
+
+// The same knob in the proxy's script and the decode's: a revert of it acts
+// on an engine, so the evidence guard speaks although the proxy is edited too.
+TEST_F(CliWorkflow, AKnobSharedByTheImplicatedHopAndAnEngineStillNeedsTheAcknowledgement)
+{
+    const QString inventory = up({u"--fault"_qs, u"proxy-reused-stall=5"_qs});
+    for (const char *script : {"/serve_decode.sh", "/serve_proxy.sh"}) {
+        QFile file(demoDir() + QLatin1String(script));
+        ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+        QByteArray text = file.readAll();
+        file.close();
+        text.replace("exec ", "export OMP_NUM_THREADS=8\nexec ");
+        ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(text);
+        file.close();
+    }
+    const auto diagnose =
+        runCli({u"diagnose"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs, u"demo"_qs,
+                u"--idle-gap"_qs, u"1"_qs, u"--data-dir"_qs, dataDir()},
+               m_home.path(), std::chrono::seconds(120));
+    ASSERT_EQ(diagnose.exitCode, 1) << diagnose.standardOutput.toStdString();
+    const auto plan =
+        workflow({u"plan"_qs, u"revert-knob"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                  u"demo"_qs, u"--knob"_qs, u"OMP_NUM_THREADS"_qs, u"--json"_qs});
+    ASSERT_EQ(plan.exitCode, 0) << plan.standardError.toStdString();
+    EXPECT_TRUE(plan.json().object().value(u"needs_evidence_acknowledgement"_qs).toBool())
+        << plan.standardOutput.toStdString();
 }

@@ -58,19 +58,33 @@ TEST(WorkflowJournal, AStepThatStartedAndNeverEndedIsWhereAResumeStarts)
     ASSERT_EQ(::stat(QFile::encodeName(journal->path()).constData(), &st), 0);
     EXPECT_EQ(st.st_mode & 0777, 0600u);
 
-    // A failed step is run again; a finished journal is not found as unfinished.
+    // A failed step is run again, also once the workflow ended failed; an
+    // abandoned one is never found to resume.
     ASSERT_TRUE(journal->append(event("step-end", 2, false), &error));
-    found = WorkflowJournal::find(dir.path(), {}, &error);
-    ASSERT_TRUE(found);
-    EXPECT_EQ(found->resumeFrom(), 2);
     ASSERT_TRUE(journal->append({{QStringLiteral("event"), QStringLiteral("end")},
                                  {QStringLiteral("outcome"), QStringLiteral("failed")}},
                                 &error));
+    found = WorkflowJournal::find(dir.path(), {}, &error);
+    ASSERT_TRUE(found) << error.toStdString();
+    EXPECT_TRUE(found->resumable());
+    EXPECT_EQ(found->resumeFrom(), 2);
+    ASSERT_TRUE(journal->append({{QStringLiteral("event"), QStringLiteral("end")},
+                                 {QStringLiteral("outcome"), QStringLiteral("abandoned")}},
+                                &error));
     EXPECT_FALSE(WorkflowJournal::find(dir.path(), {}, &error));
-    EXPECT_TRUE(error.startsWith(u"no unfinished workflow in")) << error.toStdString();
+    EXPECT_TRUE(error.startsWith(u"no unfinished, failed or cancelled workflow in"))
+        << error.toStdString();
     const auto listed = WorkflowJournal::list(dir.path());
     ASSERT_EQ(listed.size(), 1);
-    EXPECT_EQ(listed.first().outcome, QStringLiteral("failed"));
+    EXPECT_EQ(listed.first().outcome, QStringLiteral("abandoned"));
+    // A copy under another name does not pass for it.
+    ASSERT_TRUE(QFile::copy(journal->path(), WorkflowJournal::folderIn(dir.path()) +
+                                                 QStringLiteral("/other.journal")));
+    QStringList problems;
+    EXPECT_EQ(WorkflowJournal::list(dir.path(), &problems).size(), 1);
+    ASSERT_EQ(problems.size(), 1);
+    EXPECT_TRUE(problems.first().contains(u"which is not its name"))
+        << problems.first().toStdString();
 }
 
 TEST(WorkflowJournal, AParallelStepThatNeverEndedIsRunAgainEvenWhenALaterOneEnded)

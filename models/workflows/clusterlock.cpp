@@ -1,0 +1,213 @@
+#include "clusterlock.h"
+
+#include "commandrequest.h"
+#include "commandresult.h"
+#include "shellquote.h"
+#include "transport.h"
+
+#include <QFileInfo>
+
+namespace opsdeck::workflows {
+
+namespace {
+
+QString name(const QString &cluster)
+{
+    return QStringLiteral(".opsdeck-lock-") + cluster;
+}
+
+QString iso(const QDateTime &time)
+{
+    return time.toUTC().toString(Qt::ISODate);
+}
+
+// Exit codes of the scripts.
+constexpr int kHeld = 3;
+
+} // namespace
+
+QString ClusterLock::Holder::describe(const QDateTime &now) const
+{
+    const qint64 minutes = time.isValid() ? time.secsTo(now) / 60 : -1;
+    return QStringLiteral("%1 on %2, workflow %3, since %4 UTC (%5 min ago)%6")
+        .arg(owner.isEmpty() ? QStringLiteral("someone") : owner,
+             fromHost.isEmpty() ? QStringLiteral("an unknown machine") : fromHost,
+             workflow.isEmpty() ? QStringLiteral("unknown") : workflow,
+             time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm")))
+        .arg(minutes)
+        .arg(staleAt(now) ? QStringLiteral(", STALE: expired at %1 UTC")
+                                .arg(expires.toUTC().toString(QStringLiteral("HH:mm")))
+                          : QString());
+}
+
+QString ClusterLock::pathFor(const inventory::Inventory &inventory, const QString &cluster,
+                             QString *host, QString *error)
+{
+    const inventory::Cluster *members = inventory.cluster(cluster);
+    const inventory::Service *first = members && !members->prefill.isEmpty()
+                                          ? inventory.service(members->prefill.first())
+                                          : nullptr;
+    if (!first) {
+        *error = QStringLiteral("no cluster '%1' in %2").arg(cluster, inventory.path);
+        return {};
+    }
+    *host = first->host;
+    QString dir = members->lockDir;
+    if (dir.isEmpty() && !first->serveScript.isEmpty())
+        dir = QFileInfo(first->serveScript).path();
+    if (dir.isEmpty()) {
+        *error = QStringLiteral("cluster %1: neither lock_dir nor a serve_script of %2 says where "
+                                "its lock goes")
+                     .arg(cluster, first->name);
+        return {};
+    }
+    return dir + u'/' + name(cluster);
+}
+
+ClusterLock::ClusterLock(remote::Transport *transport, QString path, QObject *parent)
+    : QObject(parent), m_transport(transport), m_path(std::move(path))
+{
+    connect(m_transport, &remote::Transport::commandFinished, this,
+            [this](quint64 id, const remote::CommandResult &result) {
+                const auto then = m_pending.take(id);
+                if (then)
+                    then(result);
+            });
+}
+
+void ClusterLock::run(const QString &script,
+                      std::function<void(const remote::CommandResult &)> then)
+{
+    remote::CommandRequest request;
+    request.script = script;
+    request.deadline = std::chrono::seconds(20);
+    m_pending.insert(m_transport->run(request), std::move(then));
+}
+
+std::optional<ClusterLock::Holder> ClusterLock::parse(const QByteArray &text)
+{
+    Holder holder;
+    bool any = false;
+    for (const QByteArray &line : text.split('\n')) {
+        const QString value = QString::fromUtf8(line.mid(line.indexOf('=') + 1)).trimmed();
+        any = any || line.contains('=');
+        if (line.startsWith("owner="))
+            holder.owner = value;
+        else if (line.startsWith("host="))
+            holder.fromHost = value;
+        else if (line.startsWith("time="))
+            holder.time = QDateTime::fromString(value, Qt::ISODate);
+        else if (line.startsWith("expires="))
+            holder.expires = QDateTime::fromString(value, Qt::ISODate);
+        else if (line.startsWith("workflow="))
+            holder.workflow = value;
+    }
+    return any ? std::optional<Holder>(holder) : std::nullopt;
+}
+
+void ClusterLock::take(Holder me, std::chrono::seconds validity, Done done)
+{
+    me.time = QDateTime::currentDateTimeUtc();
+    me.expires = me.time.addSecs(validity.count());
+    const QString content =
+        QStringLiteral("owner=%1\nhost=%2\ntime=%3\nexpires=%4\nworkflow=%5\n")
+            .arg(me.owner, me.fromHost, iso(me.time), iso(me.expires), me.workflow);
+    // noclobber: created only when absent, atomically (O_EXCL); a link planted
+    // there is not followed. Else what it holds, read bounded.
+    const QString script =
+        QStringLiteral(
+            "lf=%1\numask 022\n"
+            "if ( set -C; printf '%s' %2 >\"$lf\" ) 2>/dev/null; then exit 0; fi\n"
+            "if [ -f \"$lf\" ] && [ ! -L \"$lf\" ]; then head -c 4096 \"$lf\"; exit %3; fi\n"
+            "echo \"cannot create $lf\" >&2; exit 1\n")
+            .arg(shell::singleQuoted(m_path), shell::singleQuoted(content))
+            .arg(kHeld);
+    run(script, [this, me, done](const remote::CommandResult &result) {
+        Result out;
+        out.path = m_path;
+        if (result.succeeded()) {
+            out.ok = true;
+            out.holder = me;
+            return done(out);
+        }
+        if (result.outcome == remote::CommandResult::Outcome::Exited && result.exitCode == kHeld) {
+            out.holder = parse(result.standardOutput);
+            // A resume of the same workflow: the lock is already ours.
+            if (out.holder && out.holder->workflow == me.workflow && !me.workflow.isEmpty()) {
+                out.ok = true;
+                return done(out);
+            }
+            out.error = QStringLiteral("cluster lock %1 on %2 is held by %3")
+                            .arg(m_path, m_transport->hostName(),
+                                 out.holder ? out.holder->describe(QDateTime::currentDateTimeUtc())
+                                            : QStringLiteral("an unreadable holder"));
+            return done(out);
+        }
+        out.error = QStringLiteral("cluster lock %1 on %2: %3 %4")
+                        .arg(m_path, m_transport->hostName(), result.describe(),
+                             QString::fromUtf8(result.standardError).trimmed());
+        done(out);
+    });
+}
+
+void ClusterLock::release(const QString &workflow, Done done)
+{
+    const QString script =
+        QStringLiteral("lf=%1\n[ -e \"$lf\" ] || exit 0\n"
+                       "grep -qxF %2 \"$lf\" || { head -c 4096 \"$lf\"; exit %3; }\n"
+                       "rm -f \"$lf\"\n")
+            .arg(shell::singleQuoted(m_path),
+                 shell::singleQuoted(QStringLiteral("workflow=") + workflow))
+            .arg(kHeld);
+    run(script, [this, done](const remote::CommandResult &result) {
+        Result out;
+        out.path = m_path;
+        out.ok = result.succeeded();
+        if (!out.ok) {
+            out.holder = parse(result.standardOutput);
+            out.error =
+                QStringLiteral("cluster lock %1 on %2 was not released: %3")
+                    .arg(m_path, m_transport->hostName(),
+                         out.holder ? QStringLiteral("it is held by ") +
+                                          out.holder->describe(QDateTime::currentDateTimeUtc())
+                                    : result.describe());
+        }
+        done(out);
+    });
+}
+
+void ClusterLock::status(Done done)
+{
+    const QString script =
+        QStringLiteral("lf=%1\n[ -e \"$lf\" ] || exit 0\nhead -c 4096 \"$lf\"; exit %2\n")
+            .arg(shell::singleQuoted(m_path))
+            .arg(kHeld);
+    run(script, [this, done](const remote::CommandResult &result) {
+        Result out;
+        out.path = m_path;
+        out.ok = result.succeeded() || (result.outcome == remote::CommandResult::Outcome::Exited &&
+                                        result.exitCode == kHeld);
+        if (result.exitCode == kHeld)
+            out.holder = parse(result.standardOutput).value_or(Holder());
+        if (!out.ok)
+            out.error = QStringLiteral("cluster lock %1 on %2: %3")
+                            .arg(m_path, m_transport->hostName(), result.describe());
+        done(out);
+    });
+}
+
+void ClusterLock::breakLock(Done done)
+{
+    run(QStringLiteral("rm -f %1\n").arg(shell::singleQuoted(m_path)),
+        [this, done](const remote::CommandResult &result) {
+            Result out;
+            out.path = m_path;
+            out.ok = result.succeeded();
+            if (!out.ok)
+                out.error = QStringLiteral("cluster lock %1 on %2 was not removed: %3")
+                                .arg(m_path, m_transport->hostName(), result.describe());
+            done(out);
+        });
+}
+
+} // namespace opsdeck::workflows
