@@ -78,6 +78,22 @@ protected:
                           QStringList{u"--data-dir"_qs, dataDir()},
                       m_home.path(), std::chrono::seconds(60));
     }
+    // Starts `workflow run co-restart` of the demo in `cli` and waits until
+    // its output has `line` (what it said so far in `said`).
+    bool coRestartUntil(QProcess &cli, const QString &inventory, const char *line, QByteArray &said)
+    {
+        test::startCli(cli,
+                       {u"workflow"_qs, u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
+                        u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs, u"--data-dir"_qs,
+                        dataDir(), u"--idle-gap"_qs, u"1"_qs},
+                       m_home.path());
+        return test::waitUntil(
+            [&] {
+                said += cli.readAllStandardOutput();
+                return said.contains(line);
+            },
+            std::chrono::seconds(60));
+    }
     QVector<history::AuditEntry> audit() const
     {
         return history::AuditLog(history::AuditLog::pathIn(dataDir())).read();
@@ -225,20 +241,11 @@ TEST_F(CliWorkflow, ADecodeThatFailsToStartStopsTheWorkflowAndTheAuditIsComplete
 TEST_F(CliWorkflow, ACliKilledMidWorkflowLeavesAJournalThatResumeContinues)
 {
     const QString inventory = up();
-    QProcess cli;
-    test::startCli(cli,
-                   {u"workflow"_qs, u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
-                    u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs, u"--data-dir"_qs,
-                    dataDir(), u"--idle-gap"_qs, u"1"_qs},
-                   m_home.path());
     // Killed while both engines are down: after step 5 (prefill exited) began.
+    QProcess cli;
     QByteArray said;
-    ASSERT_TRUE(test::waitUntil(
-        [&] {
-            said += cli.readAllStandardOutput();
-            return said.contains("\n5. wait until prefill has exited on local ...\n");
-        },
-        std::chrono::seconds(60)))
+    ASSERT_TRUE(
+        coRestartUntil(cli, inventory, "\n5. wait until prefill has exited on local ...\n", said))
         << said.toStdString();
     ::kill(pid_t(cli.processId()), SIGKILL);
     ASSERT_TRUE(cli.waitForFinished(5000));
@@ -377,18 +384,8 @@ TEST_F(CliWorkflow, TwoConsolesContendForTheLockAndOneIsRefusedWithTheOwnerNamed
 {
     const QString inventory = up();
     QProcess first;
-    test::startCli(first,
-                   {u"workflow"_qs, u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
-                    u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs, u"--data-dir"_qs,
-                    dataDir(), u"--idle-gap"_qs, u"1"_qs},
-                   m_home.path());
     QByteArray said;
-    ASSERT_TRUE(test::waitUntil(
-        [&] {
-            said += first.readAllStandardOutput();
-            return said.contains("\n2. stop decode on local ...\n");
-        },
-        std::chrono::seconds(60)))
+    ASSERT_TRUE(coRestartUntil(first, inventory, "\n2. stop decode on local ...\n", said))
         << said.toStdString();
     const auto second =
         workflow({u"run"_qs, u"restart"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
@@ -434,19 +431,8 @@ TEST_F(CliWorkflow, AResumedStartNeverLaunchesASecondServer)
 {
     const QString inventory = up();
     QProcess cli;
-    test::startCli(cli,
-                   {u"workflow"_qs, u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
-                    u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs, u"--data-dir"_qs,
-                    dataDir(), u"--idle-gap"_qs, u"1"_qs},
-                   m_home.path());
     QByteArray said;
-    ASSERT_TRUE(test::waitUntil(
-        [&] {
-            said += cli.readAllStandardOutput();
-            return said.contains("\n8. ok in");
-        },
-        std::chrono::seconds(60)))
-        << said.toStdString();
+    ASSERT_TRUE(coRestartUntil(cli, inventory, "\n8. ok in", said)) << said.toStdString();
     ::kill(pid_t(cli.processId()), SIGKILL);
     ASSERT_TRUE(cli.waitForFinished(5000));
     // As if step 8 had not ended: the journal loses its last line.
