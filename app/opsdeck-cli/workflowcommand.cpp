@@ -414,7 +414,7 @@ int list(const QCommandLineParser &parser)
                                      {u"last_ended"_s, j.lastEnded},
                                      {u"resume_from"_s, j.finished ? 0 : j.resumeFrom()}});
         printJson(QJsonDocument(array));
-        return ExitOk;
+        return problems.isEmpty() ? ExitOk : ExitBadInput;
     }
     for (const auto &j : journals) {
         const QString state =
@@ -429,7 +429,8 @@ int list(const QCommandLineParser &parser)
                                              : j.plan.value(u"service"_s).toString(),
                                          state));
     }
-    return ExitOk;
+    // The readable ones are listed; an unreadable journal is bad input.
+    return problems.isEmpty() ? ExitOk : ExitBadInput;
 }
 
 // resume / abandon: the unfinished workflow of the journal.

@@ -197,6 +197,18 @@ TEST_F(CliWorkflow, ReadOnlyAWrongConfirmationAndOneSideOfNixlAreRefusedAndRunNo
     EXPECT_TRUE(run.standardError.contains("is read-only (armed: false)"))
         << run.standardError.toStdString();
 
+    // A name given twice confirms neither; a knob given to a restart is not ignored.
+    run = workflow({u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                    u"demo"_qs, u"--confirm"_qs, u"x"_qs, u"--confirm"_qs, u"demo"_qs});
+    EXPECT_EQ(run.exitCode, 2);
+    EXPECT_TRUE(run.standardError.contains("--confirm given 2 times"))
+        << run.standardError.toStdString();
+    run = workflow({u"plan"_qs, u"restart"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                    u"demo"_qs, u"--service"_qs, u"proxy"_qs, u"--knob"_qs, u"X"_qs});
+    EXPECT_EQ(run.exitCode, 2);
+    EXPECT_TRUE(run.standardError.contains("restart edits no knob"))
+        << run.standardError.toStdString();
+
     // Nothing ran: no journal, no workflow entry, the same decode process.
     EXPECT_TRUE(QDir(dataDir() + u"/workflows"_qs).entryList(QDir::Files).isEmpty());
     EXPECT_TRUE(actionsOf(audit()).isEmpty());
@@ -236,6 +248,16 @@ TEST_F(CliWorkflow, ADecodeThatFailsToStartStopsTheWorkflowAndTheAuditIsComplete
     EXPECT_EQ(entry.value(u"outcome"_qs).toString(), u"failed"_qs);
     EXPECT_TRUE(entry.value(u"detail"_qs).toString().contains(u"step 9."))
         << entry.value(u"detail"_qs).toString().toStdString();
+    // A journal that is not one is named, and makes the listing bad input.
+    QFile garbage(dataDir() + u"/workflows/x.journal"_qs);
+    ASSERT_TRUE(garbage.open(QIODevice::WriteOnly));
+    garbage.write("not json\n");
+    garbage.close();
+    const auto bad = workflow({u"list"_qs});
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_TRUE(bad.standardError.contains("x.journal:1: not a workflow journal line"))
+        << bad.standardError.toStdString();
+    EXPECT_TRUE(bad.standardOutput.contains("-co-restart-")) << "the readable ones are listed";
 }
 
 TEST_F(CliWorkflow, ACliKilledMidWorkflowLeavesAJournalThatResumeContinues)
