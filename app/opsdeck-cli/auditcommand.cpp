@@ -10,6 +10,8 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QRegularExpression>
+#include <optional>
 
 using namespace Qt::StringLiterals;
 
@@ -57,7 +59,26 @@ int verify(const history::AuditLog &log, bool json)
     return result.ok() ? ExitOk : ExitFailed;
 }
 
-int list(const history::AuditLog &log, bool json)
+// --since: ISO 8601 (local time unless it says otherwise), or how long ago
+// ("30m", "2h", "1d", "90s"). Nothing when it is neither.
+std::optional<QDateTime> sinceTime(const QString &text)
+{
+    static const QRegularExpression ago(u"^([0-9]{1,6})([smhd])$"_s);
+    if (const auto match = ago.match(text.trimmed()); match.hasMatch()) {
+        const qint64 n = match.captured(1).toLongLong();
+        const qint64 unit = match.captured(2) == u"s"   ? 1
+                            : match.captured(2) == u"m" ? 60
+                            : match.captured(2) == u"h" ? 3600
+                                                        : 86400;
+        return QDateTime::currentDateTimeUtc().addSecs(-n * unit);
+    }
+    const QDateTime time = QDateTime::fromString(text.trimmed(), Qt::ISODateWithMs);
+    if (time.isValid())
+        return time;
+    return std::nullopt;
+}
+
+int list(const history::AuditLog &log, bool json, const std::optional<QDateTime> &since)
 {
     QString why;
     if (!settings::PrivateFiles::regularOrAbsent(log.path(), &why)) {
@@ -69,7 +90,9 @@ int list(const history::AuditLog &log, bool json)
         return ExitFailed;
     }
     QStringList problems;
-    const QVector<history::AuditEntry> entries = log.read(&problems);
+    QVector<history::AuditEntry> entries = log.read(&problems);
+    if (since)
+        entries.removeIf([&](const history::AuditEntry &entry) { return entry.time < *since; });
     for (const QString &problem : std::as_const(problems))
         printError(problem);
     if (json) {
@@ -84,6 +107,11 @@ int list(const history::AuditLog &log, bool json)
             o[u"host"_s] = entry.host;
             o[u"action"_s] = entry.action;
             o[u"detail"_s] = entry.detail;
+            // A workflow's entries: which one, and the marker it wrote.
+            if (!entry.workflow.isEmpty()) {
+                o[u"workflow"_s] = entry.workflow;
+                o[u"marker_id"_s] = entry.markerId > 0 ? QJsonValue(entry.markerId) : QJsonValue();
+            }
             array.append(o);
         }
         printJson(QJsonDocument(array));
@@ -109,6 +137,10 @@ int runAudit(const QStringList &arguments)
         "and workflow step), or verify its chain: exit 0 intact, 1 broken or truncated."_s);
     parser.addOption({u"verify"_s, u"Check the chain and the head; say intact, broken at line "
                                    "N, or truncated, and whether the chain is keyed."_s});
+    parser.addOption({u"since"_s,
+                      u"Only the entries from TIME on: ISO 8601 (2026-12-03T12:00), or how long "
+                      "ago (30m, 2h, 1d)."_s,
+                      u"TIME"_s});
     parser.addOption(jsonOption());
     parser.addOption(dataDirOption());
     if (!parseArguments(parser, arguments))
@@ -120,7 +152,16 @@ int runAudit(const QStringList &arguments)
     }
     const auto log = history::AuditKey::inDataDir(parser.value(u"data-dir"_s));
     const bool json = parser.isSet(u"json"_s);
-    return parser.isSet(u"verify"_s) ? verify(*log, json) : list(*log, json);
+    std::optional<QDateTime> since;
+    if (parser.isSet(u"since"_s)) {
+        since = sinceTime(parser.value(u"since"_s));
+        if (!since) {
+            printError(u"--since %1: give ISO 8601 (2026-12-03T12:00) or how long ago (30m, 2h, "
+                       "1d)"_s.arg(parser.value(u"since"_s)));
+            return ExitBadInput;
+        }
+    }
+    return parser.isSet(u"verify"_s) ? verify(*log, json) : list(*log, json, since);
 }
 
 } // namespace opsdeck::cli

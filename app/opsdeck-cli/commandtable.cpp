@@ -83,7 +83,7 @@ const std::vector<CliCommand> &commandTable()
          "-- COMMAND..."_s,
          u"one command over SSH; its exit code (signal: 128+N), 3 timeout, 4 host key refused"_s,
          &runSsh},
-        {u"audit"_s, QString(), u"[--verify] [--json] [--data-dir DIR]"_s,
+        {u"audit"_s, QString(), u"[--verify] [--since TIME] [--json] [--data-dir DIR]"_s,
          u"the audit log, oldest first; --verify checks its chain (exit 1 broken or truncated)"_s,
          &runAudit},
         {u"knobs"_s, u"read"_s,

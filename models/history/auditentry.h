@@ -18,6 +18,10 @@ struct AuditEntry
     QString host;    ///< the host it concerns (inventory name or ssh alias); may be empty
     QString action;  ///< the decision, e.g. `accepted-new`, `refused-changed`
     QString detail;  ///< free text for the reader (fingerprint, known_hosts file, reason)
+    /// The workflow it belongs to (its journal's id); empty for others.
+    QString workflow;
+    /// The history marker it wrote (its id in history.sqlite); 0: none.
+    qint64 markerId = 0;
 };
 
 } // namespace opsdeck::history

@@ -292,6 +292,10 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     object[QStringLiteral("host")] = entry.host;
     object[QStringLiteral("action")] = entry.action;
     object[QStringLiteral("detail")] = entry.detail;
+    if (!entry.workflow.isEmpty())
+        object[QStringLiteral("workflow")] = entry.workflow;
+    if (entry.markerId > 0)
+        object[QStringLiteral("marker_id")] = entry.markerId;
     object[QStringLiteral("prev")] =
         QString::fromLatin1(last.bytes.isEmpty() ? firstPrev : linkTo(last.bytes, key));
     if (key)
@@ -389,6 +393,8 @@ QVector<AuditEntry> AuditLog::read(QStringList *problems) const
         entry.host = o[QStringLiteral("host")].toString();
         entry.action = o[QStringLiteral("action")].toString();
         entry.detail = o[QStringLiteral("detail")].toString();
+        entry.workflow = o[QStringLiteral("workflow")].toString();
+        entry.markerId = o[QStringLiteral("marker_id")].toInteger();
         entries.append(entry);
     }
     return entries;

@@ -15,7 +15,8 @@ namespace opsdeck::history {
 
 /// The append-only audit log, `<data dir>/audit.jsonl`: one JSON object per
 /// line, keys `time` (ISO 8601 UTC, ms), `user`, `program`, `pid`, `kind`,
-/// `host`, `action`, `detail`, and `prev`: the hash (hex) of the previous
+/// `host`, `action`, `detail` (and `workflow`, `marker_id` on a workflow's
+/// entries), and `prev`: the hash (hex) of the previous
 /// line's bytes (64 zeros for the first), so a line removed or edited later
 /// breaks the chain that check() follows. JSON Lines, not SQLite, so that an
 /// operator can read it with `less` and `grep` when OpsDeck itself cannot start.

@@ -55,6 +55,7 @@ void WorkflowRunner::run(const WorkflowPlan &plan, WorkflowJournal journal,
     entry.kind = QStringLiteral("workflow");
     entry.host = m_plan.cluster;
     entry.action = m_from > 1 ? QStringLiteral("resume") : QStringLiteral("run");
+    entry.workflow = m_journal->id();
     entry.detail =
         QStringLiteral("workflow %1 (%2 of %3)%4, confirmed by typing \"%5\"%6%7:\n%8")
             .arg(m_journal->id(), workflowKindName(m_plan.kind), m_plan.confirmationTarget(),
@@ -151,6 +152,7 @@ void WorkflowRunner::runLeaf(const WorkflowStep &step, Done done)
     entry.kind = QStringLiteral("workflow");
     entry.host = step.host;
     entry.action = QStringLiteral("step-start");
+    entry.workflow = m_journal->id();
     entry.detail = QStringLiteral("workflow %1 step %2. %3: %4")
                        .arg(m_journal->id())
                        .arg(step.n)
@@ -241,6 +243,8 @@ void WorkflowRunner::endLeaf(const std::shared_ptr<Leaf> &leaf, bool ok, const Q
     entry.kind = QStringLiteral("workflow");
     entry.host = step.host;
     entry.action = ok ? QStringLiteral("step-done") : QStringLiteral("step-failed");
+    entry.workflow = m_journal->id();
+    entry.markerId = leaf->markerId;
     entry.detail =
         QStringLiteral("workflow %1 step %2. %3: %4 in %5 ms%6")
             .arg(m_journal->id())
@@ -283,6 +287,7 @@ void WorkflowRunner::finish(bool ok)
     entry.kind = QStringLiteral("workflow");
     entry.host = m_plan.cluster;
     entry.action = outcomeName(outcome);
+    entry.workflow = m_journal ? m_journal->id() : QString();
     entry.detail = QStringLiteral("workflow %1 (%2 of %3): %4")
                        .arg(m_journal ? m_journal->id() : QString(), workflowKindName(m_plan.kind),
                             m_plan.confirmationTarget(), detail);

@@ -462,7 +462,9 @@ void WorkflowRunner::editKnob(const std::shared_ptr<Leaf> &leaf)
                const QString &action, const knobs::KnobFiles::AuditDone &done) {
             if (!self)
                 return done(false, QStringLiteral("the workflow is gone"));
-            self->m_context.audit(knobs::KnobFiles::auditEntry(plan, state, action),
+            history::AuditEntry entry = knobs::KnobFiles::auditEntry(plan, state, action);
+            entry.workflow = self->m_journal->id();
+            self->m_context.audit(entry,
                                   [done](bool ok, const QString &error) { done(ok, error); });
         },
         [this, leaf](const knobs::KnobFiles::Applied &applied) {
@@ -489,6 +491,7 @@ void WorkflowRunner::addMarker(const std::shared_ptr<Leaf> &leaf)
     const std::optional<qint64> id = m_context.marker(marker, &error);
     if (!id)
         return endLeaf(leaf, false, QStringLiteral("the marker was not added: %1").arg(error));
+    leaf->markerId = *id;
     endLeaf(leaf, true, QStringLiteral("marker %1").arg(*id));
 }
 

@@ -391,6 +391,28 @@ TEST_F(CliWorkflow, TheIncidentsRightFixEndToEnd)
 
     const auto verify = runCli({u"audit"_qs, u"--verify"_qs, u"--data-dir"_qs, dataDir()});
     EXPECT_EQ(verify.exitCode, 0) << verify.standardOutput.toStdString();
+    // audit --json: a workflow's entries name it, and the marker steps their marker.
+    const auto listed = runCli({u"audit"_qs, u"--json"_qs, u"--data-dir"_qs, dataDir()});
+    int named = 0;
+    int withMarker = 0;
+    for (const QJsonValue &value : listed.json().array()) {
+        const QJsonObject e = value.toObject();
+        if (e.value(u"kind"_qs).toString() != u"workflow")
+            continue;
+        named += e.value(u"workflow"_qs).toString().isEmpty() ? 0 : 1;
+        withMarker += e.value(u"marker_id"_qs).isDouble() ? 1 : 0;
+    }
+    EXPECT_GT(named, 20);
+    // The revert's before and after; the restore's before (its verification failed).
+    EXPECT_EQ(withMarker, 3);
+    const auto since = [&](const QString &time) {
+        return runCli(
+            {u"audit"_qs, u"--json"_qs, u"--since"_qs, time, u"--data-dir"_qs, dataDir()});
+    };
+    EXPECT_EQ(since(u"1d"_qs).json().array().size(), listed.json().array().size());
+    EXPECT_TRUE(since(u"2099-01-01T00:00"_qs).json().array().isEmpty());
+    EXPECT_EQ(since(u"yesterday"_qs).exitCode, 2);
+
     // Each edit's own entries (kind knob) are in the log beside the steps'.
     QStringList edited;
     for (const auto &entry : audit())
