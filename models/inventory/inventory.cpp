@@ -90,6 +90,16 @@ QUrl Service::healthUrl() const
     return withPath(url, healthPath);
 }
 
+QUrl Service::urlWithPath(const QString &path) const
+{
+    return withPath(url, path);
+}
+
+int Service::hostPort() const
+{
+    return (directUrl.isEmpty() ? url : directUrl).port();
+}
+
 QUrl Service::metricsUrl() const
 {
     if (!metricsUrlOverride.isEmpty())

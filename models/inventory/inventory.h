@@ -130,6 +130,12 @@ struct Service
     /// `url` with `healthPath` appended to its path (a trailing `/` of `url` is dropped
     /// first; a `?query` in the path becomes the URL's query).
     QUrl healthUrl() const;
+    /// `url` with `path` (and its `?query`) after url's own path: `/workers`,
+    /// `/server_info`, `/readiness` of this service.
+    QUrl urlWithPath(const QString &path) const;
+    /// The TCP port the service listens on as its host sees it: the one
+    /// written (`directUrl` of a `via:` service, else `url`), not a tunnel's.
+    int hostPort() const;
     /// `metricsUrlOverride` when set, else `url` with `metricsPath` appended;
     /// an empty QUrl when the service's metrics are not scraped (see hasMetrics()).
     QUrl metricsUrl() const;

@@ -122,9 +122,7 @@ ManagedProcess ManagedProcess::fromService(const inventory::Service &service,
     process.stop = service.stop;
     process.status = service.status;
     process.pidFile = service.pidFile;
-    // The port as the host sees it: the one written, not a tunnel's.
-    const QUrl &url = service.directUrl.isEmpty() ? service.url : service.directUrl;
-    process.port = url.port();
+    process.port = service.hostPort();
     process.deriveMissingCommands();
     return process;
 }

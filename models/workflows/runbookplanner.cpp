@@ -10,23 +10,9 @@ using Action = WorkflowStep::Action;
 using inventory::Role;
 using inventory::Service;
 
-// The port its host sees: the one written, not a tunnel's.
-int hostPort(const Service &service)
-{
-    const QUrl &url = service.directUrl.isEmpty() ? service.url : service.directUrl;
-    return url.port();
-}
-
 QString urlText(const QUrl &url)
 {
     return url.toString(QUrl::RemoveUserInfo);
-}
-
-QUrl withPath(const QUrl &base, const QString &path)
-{
-    QUrl url = base;
-    url.setPath(path);
-    return url;
 }
 
 WorkflowStep leaf(Action action, const Service &service, QString title, QStringList commands,
@@ -69,7 +55,7 @@ struct Builder
         return leaf(Action::WaitExited, s,
                     QStringLiteral("wait until %1 has exited on %2").arg(s.name, s.host),
                     {QStringLiteral("until nothing listens on port %1 (/proc/net/tcp, tcp6)")
-                         .arg(hostPort(s))},
+                         .arg(s.hostPort())},
                     t.exitedS);
     }
     WorkflowStep start(const Service &s) const
@@ -100,19 +86,19 @@ struct Builder
                     {QStringLiteral("GET %1 until 200").arg(urlText(prefill.healthUrl())),
                      QStringLiteral("GET %1: disaggregation_bootstrap_port = bootstrap_port of "
                                     "%2 in GET %3")
-                         .arg(urlText(withPath(prefill.url, QStringLiteral("/server_info"))),
+                         .arg(urlText(prefill.urlWithPath(QStringLiteral("/server_info"))),
                               urlText(prefill.url),
-                              urlText(withPath(router.url, QStringLiteral("/workers"))))},
+                              urlText(router.urlWithPath(QStringLiteral("/workers"))))},
                     healthyS(prefill));
     }
     WorkflowStep checkBootstrap() const
     {
         const Service &router = service(cluster.router);
-        QStringList commands{QStringLiteral("GET %1").arg(
-            urlText(withPath(router.url, QStringLiteral("/workers"))))};
+        QStringList commands{
+            QStringLiteral("GET %1").arg(urlText(router.urlWithPath(QStringLiteral("/workers"))))};
         for (const QString &name : cluster.prefill)
             commands << QStringLiteral("GET %1").arg(
-                urlText(withPath(service(name).url, QStringLiteral("/server_info"))));
+                urlText(service(name).urlWithPath(QStringLiteral("/server_info"))));
         WorkflowStep step =
             leaf(Action::CheckBootstrap, router,
                  QStringLiteral("check the router's prefill bootstrap ports"), commands, t.checkS);
@@ -126,9 +112,9 @@ struct Builder
             Action::RouterReady, router,
             QStringLiteral("wait until %1 is ready with every worker healthy").arg(router.name),
             {QStringLiteral("GET %1 until 200")
-                 .arg(urlText(withPath(router.url, QStringLiteral("/readiness")))),
+                 .arg(urlText(router.urlWithPath(QStringLiteral("/readiness")))),
              QStringLiteral("GET %1 until every worker is_healthy")
-                 .arg(urlText(withPath(router.url, QStringLiteral("/workers"))))},
+                 .arg(urlText(router.urlWithPath(QStringLiteral("/workers"))))},
             t.routerReadyS);
         step.host.clear();
         return step;
@@ -217,7 +203,7 @@ QString cannotRestart(const Service &s)
         return QStringLiteral("service %1 has neither `stop` nor `pid_file` in the inventory: "
                               "OpsDeck cannot stop it")
             .arg(s.name);
-    if (hostPort(s) <= 0)
+    if (s.hostPort() <= 0)
         return QStringLiteral(
                    "service %1's url has no port: OpsDeck cannot tell when it has exited")
             .arg(s.name);

@@ -18,19 +18,6 @@ namespace {
 
 using inventory::Service;
 
-int hostPort(const Service &service)
-{
-    const QUrl &url = service.directUrl.isEmpty() ? service.url : service.directUrl;
-    return url.port();
-}
-
-QUrl withPath(const QUrl &base, const QString &path)
-{
-    QUrl url = base;
-    url.setPath(path);
-    return url;
-}
-
 QString seen(const probes::ProbeResult &result)
 {
     return result.status > 0
@@ -173,7 +160,7 @@ void WorkflowRunner::waitExited(const std::shared_ptr<Leaf> &leaf)
     if (!transport)
         return endLeaf(leaf, false,
                        QStringLiteral("host %1 cannot be reached").arg(leaf->service->host));
-    const int port = hostPort(*leaf->service);
+    const int port = leaf->service->hostPort();
     remote::CommandRequest request;
     request.script = processes::ManagedProcess::portFunctions() +
                      QStringLiteral("[ -z \"$(opsdeck_listeners %1)\" ]\n").arg(port);
@@ -262,9 +249,9 @@ void WorkflowRunner::checkBootstrap(const std::shared_ptr<Leaf> &leaf, bool wait
         for (const QString &name : cluster->prefill)
             prefills << m_context.inventory.service(name);
     }
-    QVector<QUrl> urls{withPath(router->url, QStringLiteral("/workers"))};
+    QVector<QUrl> urls{router->urlWithPath(QStringLiteral("/workers"))};
     for (const Service *prefill : prefills) {
-        urls << withPath(prefill->url, QStringLiteral("/server_info"));
+        urls << prefill->urlWithPath(QStringLiteral("/server_info"));
         if (waitForHealth)
             urls << prefill->healthUrl();
     }
@@ -352,8 +339,8 @@ void WorkflowRunner::waitRouterReady(const std::shared_ptr<Leaf> &leaf)
     const Service *router = cluster ? m_context.inventory.service(cluster->router) : nullptr;
     if (!router)
         return endLeaf(leaf, false, QStringLiteral("cluster %1 has no router").arg(m_plan.cluster));
-    const QVector<QUrl> urls{withPath(router->url, QStringLiteral("/readiness")),
-                             withPath(router->url, QStringLiteral("/workers"))};
+    const QVector<QUrl> urls{router->urlWithPath(QStringLiteral("/readiness")),
+                             router->urlWithPath(QStringLiteral("/workers"))};
     repeat(leaf, [this, leaf, urls, router] {
         getAll(leaf, urls, [this, leaf, router](const QVector<probes::ProbeResult> &r) {
             if (r.at(0).status != 200) {
