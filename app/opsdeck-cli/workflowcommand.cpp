@@ -3,30 +3,23 @@
 #include "apppaths.h"
 #include "auditkey.h"
 #include "auditlog.h"
-#include "awaitanswer.h"
 #include "cancelonsignal.h"
 #include "cliinventory.h"
 #include "clioutput.h"
-#include "clusterlock.h"
-#include "evidenceguard.h"
 #include "historystore.h"
 #include "hostfiles.h"
 #include "knobfiles.h"
 #include "numberoption.h"
 #include "probeengine.h"
-#include "runbookplanner.h"
-#include "transport.h"
-#include "workflowguard.h"
 #include "workflowjournal.h"
-#include "workflowknobs.h"
-#include "workflowrunner.h"
+#include "workflowsession.h"
 
 #include <QDateTime>
 #include <QEventLoop>
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSysInfo>
+#include <QTimer>
 #include <cstdio>
 
 using namespace Qt::StringLiterals;
@@ -35,14 +28,10 @@ namespace opsdeck::cli {
 
 namespace {
 
-using workflows::RunbookPlanner;
 using workflows::WorkflowJournal;
 using workflows::WorkflowPlan;
 using workflows::WorkflowRunner;
-
-// Long enough for a co-restart of engines that load for many minutes; a lock
-// older than this is shown as stale, and broken only by `lock break`.
-constexpr std::chrono::hours kLockValidity(4);
+using workflows::WorkflowSession;
 
 void addPlanOptions(QCommandLineParser &parser)
 {
@@ -83,24 +72,6 @@ std::optional<workflows::WorkflowKind> kindOrSay(const QString &kindName)
         printError(
             u"unknown workflow '%1': one of %2"_s.arg(kindName, workflows::workflowKindNames()));
     return kind;
-}
-
-std::optional<WorkflowPlan> planFrom(const inventory::Inventory &inventory,
-                                     workflows::WorkflowKind kind, const QString &cluster,
-                                     const QString &service, const QString &knob,
-                                     const QString &backup,
-                                     const QVector<WorkflowPlan::KnobEdit> &edits = {})
-{
-    if (cluster.isEmpty()) {
-        printError(u"--cluster NAME is required"_s);
-        return std::nullopt;
-    }
-    QString error;
-    auto plan =
-        RunbookPlanner::plan(inventory, {kind, cluster, service, knob, backup, edits}, &error);
-    if (!plan)
-        printError(error);
-    return plan;
 }
 
 bool editsKnobs(workflows::WorkflowKind kind)
@@ -150,151 +121,176 @@ private:
     QHash<QString, std::shared_ptr<knobs::KnobFiles>> m_knobFiles; ///< destroyed first
 };
 
-// Takes the cluster's lock for workflow `id` on its host; the lock to release
-// at the end, or nothing (why said: another workflow holds it).
-std::unique_ptr<workflows::ClusterLock> takeLock(const inventory::Inventory &inventory,
-                                                 Hosts &hosts, const QString &cluster,
-                                                 const QString &id)
+// What one `workflow` command needs: the inventory's hosts, the HTTP engine
+// and the session that plans, guards and runs (the window's own).
+struct Workflows
 {
-    QString host;
-    QString error;
-    const QString path = workflows::ClusterLock::pathFor(inventory, cluster, &host, &error);
-    if (path.isEmpty()) {
-        printError(u"refused: "_s + error);
-        return nullptr;
+    Workflows(const inventory::Inventory &inventory, const QCommandLineParser &parser)
+        : hosts(inventory, parser)
+    {
+        WorkflowSession::Context context;
+        context.runner.inventory = inventory;
+        context.runner.transportFor = [this](const QString &host) {
+            return hosts.transportFor(host);
+        };
+        context.runner.filesFor = [this](const QString &host) { return hosts.filesFor(host); };
+        context.knobFilesFor = [this](const QString &host) { return hosts.knobFilesFor(host); };
+        context.dataDir = dataDirOf(parser);
+        const QString database = history::HistoryStore::pathIn(context.dataDir);
+        context.runner.marker = [database](const history::Marker &marker, QString *error) {
+            return history::HistoryStore::addMarkerTo(database, marker, error);
+        };
+        context.runner.engine = &engine;
+        // The idle gap was checked before anything began.
+        context.runner.verification.keepAliveIdleGapS =
+            secondsOption(parser, u"idle-gap"_s, 0, 600,
+                          context.runner.verification.keepAliveIdleGapS)
+                .value_or(context.runner.verification.keepAliveIdleGapS);
+        const auto log = history::AuditKey::inDataDir(parser.value(u"data-dir"_s));
+        context.runner.audit = [log](const history::AuditEntry &entry,
+                                     std::function<void(bool, QString)> done) {
+            QString error;
+            const bool ok = log->append(entry, &error);
+            done(ok, error);
+        };
+        session.setContext(std::move(context));
     }
-    remote::Transport *transport = hosts.transportFor(host);
-    if (!transport) {
-        printError(u"refused: host %1 cannot be reached to take the cluster lock"_s.arg(host));
-        return nullptr;
-    }
-    auto lock = std::make_unique<workflows::ClusterLock>(transport, path);
-    const workflows::ClusterLock::Holder me{
-        history::AuditLog::currentUser(), QSysInfo::machineHostName(), {}, {}, id};
-    const auto taken = awaitAnswer<workflows::ClusterLock::Result>(
-        [&](auto done) { lock->take(me, kLockValidity, std::move(done)); });
-    if (!taken || !taken->ok) {
-        printError(u"refused: "_s + (taken ? taken->error : u"no answer from host %1"_s.arg(host)) +
-                   u" (nothing was run; `opsdeck-cli lock status` shows it)"_s);
-        return nullptr;
-    }
-    return lock;
-}
 
-void releaseLock(workflows::ClusterLock &lock, const QString &id)
-{
-    const auto released = awaitAnswer<workflows::ClusterLock::Result>(
-        [&](auto done) { lock.release(id, std::move(done)); });
-    if (!released || !released->ok)
-        printError(released ? released->error : u"the cluster lock was not released"_s);
-}
-
-// Runs `plan` headless from step `from`; prints each step; the exit code.
-int runPlan(const inventory::Inventory &inventory, Hosts &hosts, const WorkflowPlan &plan,
-            WorkflowJournal journal, const workflows::Confirmation &confirmation, int from,
-            const QCommandLineParser &parser)
-{
-    const bool json = parser.isSet(u"json"_s);
-    const auto log = history::AuditKey::inDataDir(parser.value(u"data-dir"_s));
+    Hosts hosts;
     probes::ProbeEngine engine;
-    WorkflowRunner::Context context;
-    context.inventory = inventory;
-    context.transportFor = [&hosts](const QString &host) { return hosts.transportFor(host); };
-    context.filesFor = [&hosts](const QString &host) { return hosts.filesFor(host); };
-    const QString database = history::HistoryStore::pathIn(dataDirOf(parser));
-    context.marker = [database](const history::Marker &marker, QString *error) {
-        return history::HistoryStore::addMarkerTo(database, marker, error);
-    };
-    context.engine = &engine;
-    // The operator confirmed the whole plan, its verification's load included.
-    context.verification.batch.confirmation = plan.cluster;
-    const std::optional<double> idleGapS =
-        secondsOption(parser, u"idle-gap"_s, 0, 600, context.verification.keepAliveIdleGapS);
-    if (!idleGapS)
-        return ExitBadInput;
-    context.verification.keepAliveIdleGapS = *idleGapS;
-    context.audit = [log](const history::AuditEntry &entry,
-                          std::function<void(bool, QString)> done) {
-        QString error;
-        const bool ok = log->append(entry, &error);
-        done(ok, error);
-    };
-    WorkflowRunner runner(context);
+    WorkflowSession session;
+};
+
+// Plans `request` through the session; prints why not.
+std::optional<WorkflowPlan> planOrSay(WorkflowSession &session,
+                                      const WorkflowSession::Request &request)
+{
+    if (request.cluster.isEmpty()) {
+        printError(u"--cluster NAME is required"_s);
+        return std::nullopt;
+    }
+    std::optional<WorkflowPlan> plan;
+    QString error = u"no answer from the hosts"_s;
+    QEventLoop loop;
+    QTimer::singleShot(std::chrono::minutes(2), &loop, &QEventLoop::quit);
+    const QMetaObject::Connection planned =
+        QObject::connect(&session, &WorkflowSession::planned, [&](const WorkflowPlan &p) {
+            plan = p;
+            error.clear();
+            loop.quit();
+        });
+    const QMetaObject::Connection failed =
+        QObject::connect(&session, &WorkflowSession::planFailed, [&](const QString &why) {
+            error = why;
+            loop.quit();
+        });
+    session.plan(request);
+    if (!plan && error == u"no answer from the hosts")
+        loop.exec();
+    QObject::disconnect(planned);
+    QObject::disconnect(failed);
+    if (!plan)
+        printError(error);
+    return plan;
+}
+
+// Starts a workflow with `begin` (run or resume) and prints it until it
+// ends; the exit code. A refusal before the first step is bad input.
+int runAndReport(const inventory::Inventory &inventory, Workflows &workflows,
+                 const std::function<void()> &begin, const QCommandLineParser &parser)
+{
+    WorkflowSession &session = workflows.session;
+    const bool json = parser.isSet(u"json"_s);
     QJsonArray steps;
-    QObject::connect(&runner, &WorkflowRunner::stepStarted, [json](int n, const QString &title) {
-        if (!json)
-            printLine(u"%1. %2 ..."_s.arg(n).arg(title));
-    });
-    QObject::connect(&runner, &WorkflowRunner::stepOutput, [json](int n, const QString &line) {
-        if (!json)
-            printLine(u"   %1| %2"_s.arg(n).arg(line));
-    });
     QHash<int, QString> backups; // edit step -> the backup it made
-    QObject::connect(&runner, &WorkflowRunner::stepFinished,
-                     [&backups](int n, bool ok, const QString &detail, qint64) {
-                         if (ok && detail.startsWith(u"backup "_s))
-                             backups.insert(n, detail.mid(7).section(u" (sha256"_s, 0, 0));
+    std::optional<WorkflowPlan> plan;
+    std::optional<WorkflowRunner::Outcome> outcome;
+    QString detail;
+    QString id;
+    QString refusal;
+    QEventLoop loop;
+    QObject context;
+    QObject::connect(&session, &WorkflowSession::started, &context,
+                     [&](const QString &started, const WorkflowPlan &p, int) {
+                         id = started;
+                         plan = p;
                      });
-    QObject::connect(&runner, &WorkflowRunner::stepFinished,
-                     [json, &steps](int n, bool ok, const QString &detail, qint64 ms) {
+    QObject::connect(&session, &WorkflowSession::refused, &context, [&](const QString &why) {
+        refusal = why;
+        loop.quit();
+    });
+    QObject::connect(&session, &WorkflowSession::stepStarted, &context,
+                     [json](int n, const QString &title) {
+                         if (!json)
+                             printLine(u"%1. %2 ..."_s.arg(n).arg(title));
+                     });
+    QObject::connect(&session, &WorkflowSession::stepOutput, &context,
+                     [json](int n, const QString &line) {
+                         if (!json)
+                             printLine(u"   %1| %2"_s.arg(n).arg(line));
+                     });
+    QObject::connect(&session, &WorkflowSession::stepFinished, &context,
+                     [&](int n, bool ok, const QString &stepDetail, qint64 ms) {
+                         if (ok && stepDetail.startsWith(u"backup "_s))
+                             backups.insert(n, stepDetail.mid(7).section(u" (sha256"_s, 0, 0));
                          steps.append(QJsonObject{
-                             {u"n"_s, n}, {u"ok"_s, ok}, {u"detail"_s, detail}, {u"ms"_s, ms}});
+                             {u"n"_s, n}, {u"ok"_s, ok}, {u"detail"_s, stepDetail}, {u"ms"_s, ms}});
                          if (!json)
                              printLine(u"%1. %2 in %3 s: %4"_s.arg(n)
                                            .arg(ok ? u"ok"_s : u"FAILED"_s)
                                            .arg(double(ms) / 1000.0, 0, 'f', 1)
-                                           .arg(detail));
+                                           .arg(stepDetail));
                      });
-    std::optional<WorkflowRunner::Outcome> outcome;
-    QString detail;
-    QEventLoop loop;
-    QObject::connect(&runner, &WorkflowRunner::finished,
-                     [&](WorkflowRunner::Outcome o, const QString &d) {
+    QObject::connect(&session, &WorkflowSession::finished, &context,
+                     [&](WorkflowRunner::Outcome o, const QString &d, const QString &) {
                          outcome = o;
                          detail = d;
                          loop.quit();
                      });
-    const QString id = journal.id();
     {
         // Ctrl-C, SIGTERM, SIGHUP: the running step is cancelled and journaled.
-        CancelOnSignal onSignal([&runner] {
+        CancelOnSignal onSignal([&session] {
             QMetaObject::invokeMethod(
-                &runner, [&runner] { runner.cancel(); }, Qt::QueuedConnection);
+                &session, [&session] { session.cancel(); }, Qt::QueuedConnection);
         });
-        runner.run(plan, std::move(journal), confirmation, from);
-        if (!outcome)
+        begin();
+        if (!outcome && refusal.isEmpty())
             loop.exec();
+    }
+    if (!outcome) {
+        printError(u"refused: "_s + refusal);
+        return ExitBadInput;
     }
     const QString said = WorkflowRunner::outcomeName(*outcome);
     if (json) {
         printJson(QJsonDocument(QJsonObject{{u"id"_s, id},
-                                            {u"kind"_s, workflows::workflowKindName(plan.kind)},
-                                            {u"cluster"_s, plan.cluster},
-                                            {u"service"_s, plan.service},
+                                            {u"kind"_s, workflows::workflowKindName(plan->kind)},
+                                            {u"cluster"_s, plan->cluster},
+                                            {u"service"_s, plan->service},
                                             {u"outcome"_s, said},
                                             {u"detail"_s, detail},
                                             {u"steps"_s, steps}}));
     } else {
         printLine(u"workflow %1 %2: %3"_s.arg(id, said, detail));
         if (*outcome != WorkflowRunner::Outcome::Succeeded)
-            printLine(plan.knobEdits.isEmpty()
+            printLine(plan->knobEdits.isEmpty()
                           ? u"nothing was rolled back: see `opsdeck-cli workflow list`; `workflow "
                             "resume --id %1 --confirm %2` runs it again from the step that did not "
                             "end well, `workflow abandon --id %1` ends it"_s.arg(
-                                id, plan.confirmationTarget())
+                                id, plan->confirmationTarget())
                           : u"nothing was rolled back; `workflow abandon --id %1` ends it (a "
                             "workflow that edits a script is not resumed)"_s.arg(id));
-        // A script this workflow changed: its backup is the way back.
+        // A script this workflow changed: its backup is the way back, as a
+        // restore-knob workflow (planned, guarded, verified like this one).
         if (*outcome != WorkflowRunner::Outcome::Succeeded) {
-            for (const WorkflowPlan::KnobEdit &edit : plan.knobEdits) {
+            for (const WorkflowPlan::KnobEdit &edit : plan->knobEdits) {
                 const QString backup = backups.value(edit.n);
                 if (backup.isEmpty())
                     continue;
-                const inventory::Service *service = inventory.service(edit.service);
-                printLine(u"to roll back %1: opsdeck-cli knobs restore %1 %2 --host %3 --inventory "
-                          "%4 --confirm %5, then restart %6"_s.arg(
-                              edit.plan.path, backup, service ? service->host : QString(),
-                              inventory.path, edit.service, edit.service));
+                printLine(u"to roll back %1: opsdeck-cli workflow run restore-knob --inventory %2 "
+                          "--cluster %3 --service %4 --knob %5 --backup %6 --confirm %4"_s.arg(
+                              edit.plan.path, inventory.path, plan->cluster, edit.service,
+                              plan->knob.section(u'=', 0, 0), backup));
             }
         }
     }
@@ -307,6 +303,12 @@ int runPlan(const inventory::Inventory &inventory, Hosts &hosts, const WorkflowP
         return ExitUnknown;
     }
     return ExitFailed;
+}
+
+workflows::Confirmation confirmationOf(const QCommandLineParser &parser)
+{
+    return {parser.value(u"confirm"_s), parser.value(u"reason"_s),
+            parser.isSet(u"despite-evidence"_s)};
 }
 
 int plan(const QCommandLineParser &parser, bool run)
@@ -332,28 +334,17 @@ int plan(const QCommandLineParser &parser, bool run)
                    "restore-knob"_s.arg(positional.at(1)));
         return ExitBadInput;
     }
-    Hosts hosts(*inventory, parser);
-    std::optional<QVector<WorkflowPlan::KnobEdit>> edits;
-    if (editsKnobs(*kind)) {
-        // Read and planned now: the plan shows each script's diff.
-        edits =
-            planKnobEdits(*inventory, *kind, parser.value(u"cluster"_s), parser.value(u"service"_s),
-                          parser.value(u"knob"_s), parser.value(u"backup"_s), dataDirOf(parser),
-                          [&hosts](const QString &host) { return hosts.knobFilesFor(host); });
-        if (!edits)
-            return ExitBadInput;
+    if (editsKnobs(*kind) && !parser.isSet(u"knob"_s)) {
+        printError(u"%1 needs --knob KEY (or KEY=VALUE)"_s.arg(positional.at(1)));
+        return ExitBadInput;
     }
-    auto plan = planFrom(*inventory, *kind, parser.value(u"cluster"_s), parser.value(u"service"_s),
-                         parser.value(u"knob"_s), parser.value(u"backup"_s),
-                         edits.value_or(QVector<WorkflowPlan::KnobEdit>()));
+    Workflows workflows(*inventory, parser);
+    // The scripts are read and each edit planned first: the plan shows the diffs.
+    const auto plan =
+        planOrSay(workflows.session, {*kind, parser.value(u"cluster"_s), parser.value(u"service"_s),
+                                      parser.value(u"knob"_s), parser.value(u"backup"_s)});
     if (!plan)
         return ExitBadInput;
-    // The evidence of this data dir's history: what diagnose, verify, the
-    // watch and the window wrote there.
-    workflows::EvidenceGuard::apply(
-        *plan, *inventory,
-        workflows::Evidence::read(history::HistoryStore::pathIn(dataDirOf(parser)), *inventory,
-                                  plan->cluster, QDateTime::currentMSecsSinceEpoch()));
     if (!run) {
         if (parser.isSet(u"json"_s))
             printJson(QJsonDocument(plan->json()));
@@ -361,34 +352,11 @@ int plan(const QCommandLineParser &parser, bool run)
             std::fputs(plan->text().toUtf8().constData(), stdout);
         return ExitOk;
     }
-    const workflows::Confirmation confirmation{
-        parser.value(u"confirm"_s), parser.value(u"reason"_s), parser.isSet(u"despite-evidence"_s)};
-    if (const QString refused =
-            workflows::WorkflowGuard::refusal(*plan, inventory->armed, confirmation);
-        !refused.isEmpty()) {
-        if (!parser.isSet(u"json"_s))
-            std::fputs(plan->text().toUtf8().constData(), stdout);
-        printError(u"refused: "_s + refused);
-        return ExitBadInput;
-    }
     if (!parser.isSet(u"json"_s))
         std::fputs(plan->text().toUtf8().constData(), stdout);
-    // One workflow per cluster at a time, whoever runs it from wherever.
-    const QString id = WorkflowJournal::newId(plan->kind);
-    const auto lock = takeLock(*inventory, hosts, plan->cluster, id);
-    if (!lock)
-        return ExitBadInput;
-    QString error;
-    auto journal = WorkflowJournal::create(dataDirOf(parser), *plan, &error, id);
-    if (!journal) {
-        printError(error + u": nothing was run"_s);
-        releaseLock(*lock, id);
-        return ExitFailed;
-    }
-    const int code =
-        runPlan(*inventory, hosts, *plan, std::move(*journal), confirmation, 1, parser);
-    releaseLock(*lock, id);
-    return code;
+    return runAndReport(
+        *inventory, workflows, [&] { workflows.session.run(*plan, confirmationOf(parser)); },
+        parser);
 }
 
 int list(const QCommandLineParser &parser)
@@ -440,107 +408,42 @@ int resumeOrAbandon(const QCommandLineParser &parser, bool resume)
         printError(u"--inventory FILE is required"_s);
         return ExitBadInput;
     }
-    QString error;
-    const auto found = WorkflowJournal::find(dataDirOf(parser), parser.value(u"id"_s), &error);
-    if (!found) {
-        printError(error);
-        return ExitBadInput;
-    }
-    if (!found->resumable()) {
-        printError(u"workflow %1 already ended (%2): nothing to %3"_s.arg(
-            found->id, found->outcome, resume ? u"resume"_s : u"abandon"_s));
-        return ExitBadInput;
-    }
     const auto inventory = loadInventoryOrSay(parser.value(u"inventory"_s));
     if (!inventory)
         return ExitBadInput;
-    const QJsonObject &was = found->plan;
-    const auto kind = kindOrSay(was.value(u"kind"_s).toString());
-    if (!kind)
-        return ExitBadInput;
-    const QString cluster = was.value(u"cluster"_s).toString();
-    auto journal = WorkflowJournal::reopen(*found);
-    const auto log = history::AuditKey::inDataDir(parser.value(u"data-dir"_s));
-    history::AuditEntry entry;
-    entry.kind = u"workflow"_s;
-    entry.host = cluster;
-    if (!resume) {
-        entry.action = u"abandoned"_s;
-        entry.detail =
-            u"workflow %1 (%2 of %3), stopped at step %4: abandoned, nothing more is "
-            "run"_s.arg(found->id, was.value(u"kind"_s).toString(),
-                        was.value(u"confirm"_s).toString(), QString::number(found->lastStarted));
-        if (!log->append(entry, &error)) {
-            printError(u"the audit entry could not be written (%1): nothing done"_s.arg(error));
-            return ExitFailed;
-        }
-        if (!journal.append({{u"event"_s, u"end"_s},
-                             {u"outcome"_s, u"abandoned"_s},
-                             {u"detail"_s, u"abandoned at step %1"_s.arg(found->lastStarted)}},
-                            &error)) {
-            printError(error);
-            return ExitFailed;
-        }
-        printLine(u"workflow %1 abandoned at step %2"_s.arg(found->id).arg(found->lastStarted));
-        // The lock a killed run left, when it names this workflow.
-        QString host;
-        const QString path = workflows::ClusterLock::pathFor(*inventory, cluster, &host, &error);
-        Hosts hosts(*inventory, parser);
-        if (remote::Transport *transport = path.isEmpty() ? nullptr : hosts.transportFor(host)) {
-            workflows::ClusterLock lock(transport, path);
-            releaseLock(lock, found->id);
-        }
-        return ExitOk;
-    }
-    if (editsKnobs(*kind)) {
-        printError(u"workflow %1 edits a serve script: it is not resumed (its edit was planned "
-                   "against the script as it was). Check the script (`opsdeck-cli knobs backups`), "
-                   "abandon it, then run restart or co-restart"_s.arg(found->id));
+    Workflows workflows(*inventory, parser);
+    WorkflowSession &session = workflows.session;
+    if (resume)
+        return runAndReport(
+            *inventory, workflows,
+            [&] { session.resume(parser.value(u"id"_s), confirmationOf(parser)); }, parser);
+    QString refusal;
+    std::optional<int> atStep;
+    QString id;
+    QEventLoop loop;
+    QObject context;
+    QObject::connect(&session, &WorkflowSession::refused, &context, [&](const QString &why) {
+        // A lock that could not be released is said, the abandon stands.
+        refusal = why;
+        if (!atStep)
+            loop.quit();
+    });
+    QObject::connect(&session, &WorkflowSession::abandoned, &context,
+                     [&](const QString &abandonedId, int step) {
+                         id = abandonedId;
+                         atStep = step;
+                         refusal.clear();
+                         loop.quit();
+                     });
+    session.abandon(parser.value(u"id"_s));
+    if (!atStep && refusal.isEmpty())
+        loop.exec();
+    if (!atStep) {
+        printError(refusal);
         return ExitBadInput;
     }
-    auto plan = planFrom(*inventory, *kind, cluster, was.value(u"service"_s).toString(),
-                         was.value(u"knob"_s).toString(), QString());
-    if (!plan)
-        return ExitBadInput;
-    // The same steps, or the journal's step numbers mean nothing.
-    if (plan->json().value(u"steps"_s) != was.value(u"steps"_s)) {
-        printError(u"%1 no longer gives the plan workflow %2 ran (the inventory changed): "
-                   "abandon it and plan again"_s.arg(inventory->path, found->id));
-        return ExitBadInput;
-    }
-    // Every guard again, as for a new run: the inventory, the evidence and
-    // who runs it may all have changed since.
-    workflows::EvidenceGuard::apply(
-        *plan, *inventory,
-        workflows::Evidence::read(history::HistoryStore::pathIn(dataDirOf(parser)), *inventory,
-                                  plan->cluster, QDateTime::currentMSecsSinceEpoch()));
-    const workflows::Confirmation confirmation{
-        parser.value(u"confirm"_s), parser.value(u"reason"_s), parser.isSet(u"despite-evidence"_s)};
-    if (const QString refused =
-            workflows::WorkflowGuard::refusal(*plan, inventory->armed, confirmation);
-        !refused.isEmpty()) {
-        printError(u"refused: "_s + refused);
-        return ExitBadInput;
-    }
-    Hosts hosts(*inventory, parser);
-    // Still ours when this workflow took it; else it must be free.
-    const auto lock = takeLock(*inventory, hosts, plan->cluster, found->id);
-    if (!lock)
-        return ExitBadInput;
-    entry.action = u"resume-chosen"_s;
-    entry.detail = u"workflow %1 (%2 of %3), stopped at step %4: resumed from step %5"_s.arg(
-        found->id, was.value(u"kind"_s).toString(), plan->confirmationTarget(),
-        QString::number(found->lastStarted), QString::number(found->resumeFrom()));
-    if (!log->append(entry, &error) ||
-        !journal.append({{u"event"_s, u"resume"_s}, {u"from"_s, found->resumeFrom()}}, &error)) {
-        printError(error + u": nothing was run"_s);
-        releaseLock(*lock, found->id);
-        return ExitFailed;
-    }
-    const int code = runPlan(*inventory, hosts, *plan, std::move(journal), confirmation,
-                             found->resumeFrom(), parser);
-    releaseLock(*lock, found->id);
-    return code;
+    printLine(u"workflow %1 abandoned at step %2"_s.arg(id).arg(*atStep));
+    return ExitOk;
 }
 
 } // namespace

@@ -1,0 +1,381 @@
+#include "workflowsession.h"
+
+#include "auditlog.h"
+#include "clusterlock.h"
+#include "evidence.h"
+#include "evidenceguard.h"
+#include "historystore.h"
+#include "knobeditplanner.h"
+
+#include <QDateTime>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QSysInfo>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::workflows {
+
+namespace {
+
+bool editsKnobs(WorkflowKind kind)
+{
+    return kind == WorkflowKind::RevertKnob || kind == WorkflowKind::RestoreKnob;
+}
+
+} // namespace
+
+WorkflowSession::WorkflowSession(QObject *parent) : QObject(parent) {}
+
+WorkflowSession::~WorkflowSession() = default;
+
+void WorkflowSession::setContext(Context context)
+{
+    const bool wasArmed = armed();
+    m_context = std::move(context);
+    m_armedForSession = false;
+    ++m_planGeneration;
+    if (wasArmed != armed())
+        Q_EMIT armedChanged(armed());
+}
+
+void WorkflowSession::plan(const Request &request)
+{
+    const quint64 generation = ++m_planGeneration;
+    const inventory::Inventory &inventory = m_context.runner.inventory;
+    const auto planWith = [this, request,
+                           generation](const QVector<WorkflowPlan::KnobEdit> &edits) {
+        if (generation != m_planGeneration)
+            return;
+        QString error;
+        auto plan = RunbookPlanner::plan(
+            m_context.runner.inventory,
+            {request.kind, request.cluster, request.service, request.knob, request.backup, edits},
+            &error);
+        if (!plan)
+            return Q_EMIT planFailed(error);
+        refreshEvidence(*plan);
+        Q_EMIT planned(*plan);
+    };
+    if (request.cluster.isEmpty())
+        return Q_EMIT planFailed(u"a workflow needs its cluster"_s);
+    if (!editsKnobs(request.kind)) {
+        if (!request.knob.isEmpty() || !request.backup.isEmpty())
+            return Q_EMIT planFailed(
+                u"%1 edits no knob: a knob and a backup belong to revert-knob and "
+                "restore-knob"_s.arg(workflowKindName(request.kind)));
+        return planWith({});
+    }
+    // The scripts are read and each edit planned first: the plan shows the diffs.
+    KnobEditPlanner::plan(inventory,
+                          {request.kind, request.cluster, request.service, request.knob,
+                           request.backup, m_context.dataDir},
+                          m_context.knobFilesFor,
+                          [this, planWith, generation](const auto &edits, const QString &error) {
+                              if (generation != m_planGeneration)
+                                  return;
+                              if (!edits)
+                                  return Q_EMIT planFailed(error);
+                              planWith(*edits);
+                          });
+}
+
+void WorkflowSession::refreshEvidence(WorkflowPlan &plan) const
+{
+    // The evidence of this data dir's history: what diagnose, verify, the
+    // watch and the window wrote there.
+    EvidenceGuard::apply(plan, m_context.runner.inventory,
+                         Evidence::read(history::HistoryStore::pathIn(m_context.dataDir),
+                                        m_context.runner.inventory, plan.cluster,
+                                        QDateTime::currentMSecsSinceEpoch()));
+}
+
+bool WorkflowSession::armed() const
+{
+    return m_context.runner.inventory.armed || m_armedForSession;
+}
+
+QString WorkflowSession::armingConfirmation() const
+{
+    return QFileInfo(m_context.runner.inventory.path).fileName();
+}
+
+void WorkflowSession::armForSession(const QString &typed)
+{
+    if (armed())
+        return Q_EMIT armedChanged(true);
+    if (m_context.runner.inventory.path.isEmpty())
+        return refuse(u"no inventory is open"_s);
+    if (typed != armingConfirmation())
+        return refuse(u"type \"%1\" to arm it for this session; you typed \"%2\""_s.arg(
+            armingConfirmation(), typed));
+    history::AuditEntry entry;
+    entry.kind = u"workflow"_s;
+    entry.host = m_context.runner.inventory.path;
+    entry.action = u"armed-for-session"_s;
+    entry.detail =
+        u"%1 armed for this session (the file says armed: false): workflows may "
+        "restart and edit its services until it is closed"_s.arg(m_context.runner.inventory.path);
+    const QString path = m_context.runner.inventory.path;
+    audit(entry, [this, path](bool ok, const QString &error) {
+        if (!ok)
+            return refuse(u"not armed: the audit entry could not be written (%1)"_s.arg(error));
+        if (m_context.runner.inventory.path != path)
+            return; // another inventory since
+        m_armedForSession = true;
+        Q_EMIT armedChanged(true);
+    });
+}
+
+QString WorkflowSession::refusal(const WorkflowPlan &plan, const Confirmation &confirmation) const
+{
+    return WorkflowGuard::refusal(plan, armed(), confirmation);
+}
+
+void WorkflowSession::audit(const history::AuditEntry &entry,
+                            std::function<void(bool, QString)> done)
+{
+    if (!m_context.runner.audit)
+        return done(false, u"no audit log"_s);
+    m_context.runner.audit(entry, std::move(done));
+}
+
+void WorkflowSession::refuse(const QString &why)
+{
+    Q_EMIT refused(why);
+}
+
+void WorkflowSession::takeLock(const QString &cluster, const QString &id,
+                               std::function<void()> then)
+{
+    QString host;
+    QString error;
+    const QString path = ClusterLock::pathFor(m_context.runner.inventory, cluster, &host, &error);
+    if (path.isEmpty()) {
+        m_starting = false;
+        return refuse(error);
+    }
+    remote::Transport *transport =
+        m_context.runner.transportFor ? m_context.runner.transportFor(host) : nullptr;
+    if (!transport) {
+        m_starting = false;
+        return refuse(u"host %1 cannot be reached to take the cluster lock"_s.arg(host));
+    }
+    m_lock = std::make_unique<ClusterLock>(transport, path);
+    const ClusterLock::Holder me{
+        history::AuditLog::currentUser(), QSysInfo::machineHostName(), {}, {}, id};
+    m_lock->take(me, m_context.lockValidity,
+                 [this, then = std::move(then)](const ClusterLock::Result &taken) {
+                     if (!taken.ok) {
+                         m_lock.reset();
+                         m_starting = false;
+                         return refuse(taken.error +
+                                       u" (nothing was run; `opsdeck-cli lock status` shows it)"_s);
+                     }
+                     then();
+                 });
+}
+
+void WorkflowSession::releaseLock(const QString &id,
+                                  std::function<void(const QString &problem)> then)
+{
+    if (!m_lock)
+        return then(QString());
+    m_lock->release(id, [this, then = std::move(then)](const ClusterLock::Result &released) {
+        m_lock.reset();
+        then(released.ok ? QString() : released.error);
+    });
+}
+
+void WorkflowSession::run(const WorkflowPlan &plan, const Confirmation &confirmation)
+{
+    if (running())
+        return refuse(u"a workflow is already running in this console"_s);
+    if (const QString refusedBy = refusal(plan, confirmation); !refusedBy.isEmpty())
+        return refuse(refusedBy);
+    m_starting = true;
+    // One workflow per cluster at a time, whoever runs it from wherever.
+    const QString id = WorkflowJournal::newId(plan.kind);
+    takeLock(plan.cluster, id, [this, plan, confirmation, id] {
+        QString error;
+        auto journal = WorkflowJournal::create(m_context.dataDir, plan, &error, id);
+        if (!journal) {
+            return releaseLock(id, [this, error](const QString &) {
+                m_starting = false;
+                refuse(error + u": nothing was run"_s);
+            });
+        }
+        start(plan, std::move(*journal), confirmation, 1);
+    });
+}
+
+void WorkflowSession::start(const WorkflowPlan &plan, WorkflowJournal journal,
+                            const Confirmation &confirmation, int from)
+{
+    m_id = journal.id();
+    WorkflowRunner::Context context = m_context.runner;
+    // The operator confirmed the whole plan, its verification's load included.
+    context.verification.batch.confirmation = plan.cluster;
+    m_runner = std::make_unique<WorkflowRunner>(context);
+    WorkflowRunner *runner = m_runner.get();
+    connect(runner, &WorkflowRunner::stepStarted, this, &WorkflowSession::stepStarted);
+    connect(runner, &WorkflowRunner::stepOutput, this, &WorkflowSession::stepOutput);
+    connect(runner, &WorkflowRunner::stepFinished, this, &WorkflowSession::stepFinished);
+    connect(runner, &WorkflowRunner::finished, this,
+            [this](WorkflowRunner::Outcome outcome, const QString &detail) {
+                const QString id = m_id;
+                releaseLock(id, [this, outcome, detail, id](const QString &problem) {
+                    // The runner goes after its last signal has been handled.
+                    if (m_runner)
+                        m_runner.release()->deleteLater();
+                    Q_EMIT finished(outcome,
+                                    problem.isEmpty()
+                                        ? detail
+                                        : detail + u"; the cluster lock was not released: "_s +
+                                              problem,
+                                    id);
+                });
+            });
+    m_starting = false;
+    Q_EMIT started(m_id, plan, from);
+    runner->run(plan, std::move(journal), confirmation, from);
+}
+
+void WorkflowSession::resume(const QString &id, const Confirmation &confirmation)
+{
+    if (running())
+        return refuse(u"a workflow is already running in this console"_s);
+    QString error;
+    const auto found = WorkflowJournal::find(m_context.dataDir, id, &error);
+    if (!found)
+        return refuse(error);
+    if (!found->resumable())
+        return refuse(
+            u"workflow %1 already ended (%2): nothing to resume"_s.arg(found->id, found->outcome));
+    const QJsonObject &was = found->plan;
+    const auto kind = workflowKindFromName(was.value(u"kind"_s).toString());
+    if (!kind)
+        return refuse(u"workflow %1 is of an unknown kind '%2'"_s.arg(
+            found->id, was.value(u"kind"_s).toString()));
+    if (editsKnobs(*kind))
+        return refuse(
+            u"workflow %1 edits a serve script: it is not resumed (its edit was planned "
+            "against the script as it was). Check the script (`opsdeck-cli knobs backups`), "
+            "abandon it, then run restart or co-restart"_s.arg(found->id));
+    const QString cluster = was.value(u"cluster"_s).toString();
+    auto plan = RunbookPlanner::plan(m_context.runner.inventory,
+                                     {*kind,
+                                      cluster,
+                                      was.value(u"service"_s).toString(),
+                                      was.value(u"knob"_s).toString(),
+                                      QString(),
+                                      {}},
+                                     &error);
+    if (!plan)
+        return refuse(error);
+    // The same steps, or the journal's step numbers mean nothing.
+    if (plan->json().value(u"steps"_s) != was.value(u"steps"_s))
+        return refuse(
+            u"%1 no longer gives the plan workflow %2 ran (the inventory changed): "
+            "abandon it and plan again"_s.arg(m_context.runner.inventory.path, found->id));
+    // Every guard again, as for a new run: the inventory, the evidence and
+    // who runs it may all have changed since.
+    refreshEvidence(*plan);
+    if (const QString refusedBy = refusal(*plan, confirmation); !refusedBy.isEmpty())
+        return refuse(refusedBy);
+    m_starting = true;
+    const WorkflowJournal::Summary summary = *found;
+    // Still ours when this workflow took it; else it must be free.
+    takeLock(cluster, summary.id, [this, summary, plan = *plan, confirmation] {
+        history::AuditEntry entry;
+        entry.kind = u"workflow"_s;
+        entry.host = plan.cluster;
+        entry.workflow = summary.id;
+        entry.action = u"resume-chosen"_s;
+        entry.detail = u"workflow %1 (%2 of %3), stopped at step %4: resumed from step %5"_s.arg(
+            summary.id, workflowKindName(plan.kind), plan.confirmationTarget(),
+            QString::number(summary.lastStarted), QString::number(summary.resumeFrom()));
+        audit(entry, [this, summary, plan, confirmation](bool ok, const QString &auditError) {
+            QString error = auditError;
+            auto journal = WorkflowJournal::reopen(summary);
+            if (!ok ||
+                !journal.append({{u"event"_s, u"resume"_s}, {u"from"_s, summary.resumeFrom()}},
+                                &error)) {
+                return releaseLock(summary.id, [this, error](const QString &) {
+                    m_starting = false;
+                    refuse(error + u": nothing was run"_s);
+                });
+            }
+            start(plan, std::move(journal), confirmation, summary.resumeFrom());
+        });
+    });
+}
+
+void WorkflowSession::abandon(const QString &id)
+{
+    if (running())
+        return refuse(u"a workflow is running in this console: cancel it first"_s);
+    QString error;
+    const auto found = WorkflowJournal::find(m_context.dataDir, id, &error);
+    if (!found)
+        return refuse(error);
+    if (!found->resumable())
+        return refuse(
+            u"workflow %1 already ended (%2): nothing to abandon"_s.arg(found->id, found->outcome));
+    const QJsonObject &was = found->plan;
+    history::AuditEntry entry;
+    entry.kind = u"workflow"_s;
+    entry.host = was.value(u"cluster"_s).toString();
+    entry.workflow = found->id;
+    entry.action = u"abandoned"_s;
+    entry.detail =
+        u"workflow %1 (%2 of %3), stopped at step %4: abandoned, nothing more is run"_s.arg(
+            found->id, was.value(u"kind"_s).toString(), was.value(u"confirm"_s).toString(),
+            QString::number(found->lastStarted));
+    const WorkflowJournal::Summary summary = *found;
+    audit(entry, [this, summary](bool ok, const QString &auditError) {
+        if (!ok)
+            return refuse(
+                u"the audit entry could not be written (%1): nothing done"_s.arg(auditError));
+        QString error;
+        auto journal = WorkflowJournal::reopen(summary);
+        if (!journal.append({{u"event"_s, u"end"_s},
+                             {u"outcome"_s, u"abandoned"_s},
+                             {u"detail"_s, u"abandoned at step %1"_s.arg(summary.lastStarted)}},
+                            &error))
+            return refuse(error);
+        // The lock a killed run left, when it names this workflow.
+        QString host;
+        const QString cluster = summary.plan.value(u"cluster"_s).toString();
+        const QString path =
+            ClusterLock::pathFor(m_context.runner.inventory, cluster, &host, &error);
+        remote::Transport *transport = path.isEmpty() || !m_context.runner.transportFor
+                                           ? nullptr
+                                           : m_context.runner.transportFor(host);
+        if (!transport)
+            return Q_EMIT abandoned(summary.id, summary.lastStarted);
+        m_lock = std::make_unique<ClusterLock>(transport, path);
+        releaseLock(summary.id, [this, summary](const QString &problem) {
+            if (!problem.isEmpty())
+                Q_EMIT refused(problem);
+            Q_EMIT abandoned(summary.id, summary.lastStarted);
+        });
+    });
+}
+
+void WorkflowSession::cancel()
+{
+    if (m_runner)
+        m_runner->cancel();
+}
+
+QVector<WorkflowJournal::Summary> WorkflowSession::unfinished() const
+{
+    QVector<WorkflowJournal::Summary> left;
+    for (const auto &journal : WorkflowJournal::list(m_context.dataDir))
+        if (!journal.finished)
+            left << journal;
+    return left;
+}
+
+} // namespace opsdeck::workflows

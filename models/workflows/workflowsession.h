@@ -1,0 +1,135 @@
+#pragma once
+
+#include "runbookplanner.h"
+#include "workflowguard.h"
+#include "workflowjournal.h"
+#include "workflowrunner.h"
+
+#include <QObject>
+#include <chrono>
+#include <memory>
+
+namespace opsdeck::knobs {
+class KnobFiles;
+}
+
+namespace opsdeck::workflows {
+
+class ClusterLock;
+
+/// One place where a workflow is planned, guarded and run, the same way in
+/// the window and in `opsdeck-cli workflow`: the plan (the knob edits read
+/// from the hosts first, then the evidence of the data dir's history), the
+/// guards (WorkflowGuard; armed is the inventory's `armed: true` or
+/// armForSession()), the cluster lock on the target host, the journal, the
+/// runner; resume and abandon of an unfinished workflow.
+///
+/// Thread: the one its transports live in (the GUI or the CLI's main thread),
+/// with an event loop; every answer is a signal emitted there. One workflow
+/// at a time per session.
+class WorkflowSession : public QObject
+{
+    Q_OBJECT
+public:
+    struct Context
+    {
+        /// Transports, the HTTP engine, the audit sink, markers, the
+        /// verification's settings (its inventory is the one given here).
+        WorkflowRunner::Context runner;
+        /// A host's KnobFiles for revert-knob / restore-knob (nullptr: unreachable).
+        std::function<knobs::KnobFiles *(const QString &host)> knobFilesFor;
+        /// Journals and the evidence's history: the data dir.
+        QString dataDir;
+        /// How long a lock taken here is valid: long enough for a co-restart
+        /// of engines that load for many minutes; older, it shows as stale.
+        std::chrono::seconds lockValidity = std::chrono::hours(4);
+    };
+    struct Request
+    {
+        WorkflowKind kind = WorkflowKind::Restart;
+        QString cluster;
+        QString service; ///< restart: the one service; revert/restore: only this one
+        QString knob;    ///< revert-knob / restore-knob: KEY or KEY=VALUE
+        QString backup;  ///< revert-knob / restore-knob: a backup's path
+    };
+
+    explicit WorkflowSession(QObject *parent = nullptr);
+    ~WorkflowSession() override;
+
+    /// A newly opened inventory and how to reach its hosts; forgets the
+    /// arming of the previous one. Not while running().
+    void setContext(Context context);
+    const Context &context() const { return m_context; }
+
+    /// Plans `request`: planned() or planFailed() (why: the cluster, the
+    /// service, the script, the knob).
+    void plan(const Request &request);
+    /// Reads the evidence into `plan` again (EvidenceGuard), as it is now.
+    void refreshEvidence(WorkflowPlan &plan) const;
+
+    /// Armed: `armed: true` in the inventory, or armed for this session.
+    bool armed() const;
+    /// What must be typed to arm: the inventory file's name ("demo.yaml").
+    QString armingConfirmation() const;
+    /// Arms the inventory for this session when `typed` is
+    /// armingConfirmation(), after the audit entry is written; armedChanged()
+    /// or refused().
+    void armForSession(const QString &typed);
+    /// Empty when `plan` may run now; else why not (WorkflowGuard's words).
+    QString refusal(const WorkflowPlan &plan, const Confirmation &confirmation) const;
+
+    /// Guards `plan` again, takes the cluster lock, starts its journal and
+    /// runs it: refused() (nothing was run) or the runner's signals, then
+    /// finished() once the lock is released.
+    void run(const WorkflowPlan &plan, const Confirmation &confirmation);
+    /// The unfinished (or failed, cancelled) workflow `id` (empty: the newest
+    /// such), planned again from this inventory, guarded as a new run, run
+    /// from the step that did not end well. A workflow that edits a serve
+    /// script is refused (its edit was planned against the script as it was).
+    void resume(const QString &id, const Confirmation &confirmation);
+    /// Ends workflow `id` as abandoned (audited, journaled) and releases the
+    /// lock it left; abandoned() or refused().
+    void abandon(const QString &id);
+    /// Cancels the running step (WorkflowRunner::cancel()).
+    void cancel();
+    bool running() const { return m_runner != nullptr || m_starting; }
+    /// The workflows of the data dir that did not end well, newest first
+    /// (what a console that died mid-workflow left).
+    QVector<WorkflowJournal::Summary> unfinished() const;
+
+Q_SIGNALS:
+    void planned(const opsdeck::workflows::WorkflowPlan &plan);
+    void planFailed(const QString &error);
+    void armedChanged(bool armed);
+    /// A guard refused or something needed before the first step failed
+    /// (the lock, the journal, the audit): nothing was run.
+    void refused(const QString &why);
+    /// The workflow `id` begins (the lock is held, the journal written).
+    void started(const QString &id, const opsdeck::workflows::WorkflowPlan &plan, int from);
+    void stepStarted(int n, const QString &title);
+    void stepOutput(int n, const QString &line);
+    void stepFinished(int n, bool ok, const QString &detail, qint64 ms);
+    /// Once per started(); the lock was released (or why not, in `detail`).
+    void finished(opsdeck::workflows::WorkflowRunner::Outcome outcome, const QString &detail,
+                  const QString &id);
+    void abandoned(const QString &id, int atStep);
+
+private:
+    void audit(const history::AuditEntry &entry, std::function<void(bool, QString)> done);
+    /// Takes the lock for `id`, then calls `then`; refused() when it cannot.
+    void takeLock(const QString &cluster, const QString &id, std::function<void()> then);
+    void start(const WorkflowPlan &plan, WorkflowJournal journal, const Confirmation &confirmation,
+               int from);
+    void releaseLock(const QString &id, std::function<void(const QString &problem)> then);
+    void refuse(const QString &why);
+
+    Context m_context;
+    bool m_armedForSession = false;
+    bool m_starting = false; ///< between run() and started() (the lock, the journal)
+    std::unique_ptr<ClusterLock> m_lock;
+    std::unique_ptr<WorkflowRunner> m_runner;
+    QString m_id;
+    quint64 m_planGeneration = 0; ///< answers of an earlier plan() are dropped
+};
+
+} // namespace opsdeck::workflows
