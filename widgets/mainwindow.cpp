@@ -1,6 +1,8 @@
 #include "mainwindow.h"
 
 #include "alertcenter.h"
+#include "audittab.h"
+#include "clusteractionsbar.h"
 #include "decodebatchpanel.h"
 #include "historyrangeloader.h"
 #include "hoststab.h"
@@ -17,6 +19,8 @@
 #include "servicespanel.h"
 #include "sshsecrets.h"
 #include "stallbanner.h"
+#include "workflowdialog.h"
+#include "workflowsession.h"
 
 #include <QCloseEvent>
 #include <QComboBox>
@@ -43,8 +47,10 @@ MainWindow::MainWindow(QWidget *parent)
       m_dashboard(new MetricsDashboard(m_session->hotWindow())),
       m_probeLabPanel(new ProbeLabPanel(m_session->probeLab(), m_session->hotWindow())),
       m_hostsTab(new HostsTab(m_session->hostConnections())),
-      m_knobsTab(new KnobsTab(m_session->knobs())), m_secretPrompt(new SecretPrompt(this)),
-      m_tabs(new QTabWidget), m_stallBanner(new StallBanner), m_dashboards(new QStackedWidget),
+      m_knobsTab(new KnobsTab(m_session->knobs())), m_auditTab(new AuditTab),
+      m_clusterBar(new ClusterActionsBar(m_session->workflows())),
+      m_secretPrompt(new SecretPrompt(this)), m_tabs(new QTabWidget),
+      m_stallBanner(new StallBanner), m_dashboards(new QStackedWidget),
       m_logDock(new LogDock(this)), m_banner(new QLabel), m_alertBanner(new QLabel),
       m_refreshLabel(new QLabel), m_historyLabel(new QLabel)
 {
@@ -86,6 +92,7 @@ MainWindow::MainWindow(QWidget *parent)
     layout->addWidget(m_stallBanner);
     layout->addWidget(buildHistoryProblemBar());
     layout->addWidget(m_secretsBanner);
+    layout->addWidget(m_clusterBar);
     layout->addWidget(m_servicesPanel);
     auto *metrics = new QWidget;
     auto *metricsLayout = new QVBoxLayout(metrics);
@@ -97,6 +104,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_tabs->addTab(m_probeLabPanel, QStringLiteral("Probe lab"));
     m_tabs->addTab(m_hostsTab, QStringLiteral("Hosts"));
     m_tabs->addTab(m_knobsTab, QStringLiteral("Knobs"));
+    m_tabs->addTab(m_auditTab, QStringLiteral("Audit"));
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
@@ -165,6 +173,42 @@ void MainWindow::connectSession()
         else
             showBanner(QStringLiteral("The demo cluster did not start: ") + detail, true);
         Q_EMIT demoStarted(ok, detail);
+    });
+    connect(m_servicesPanel, &ServicesPanel::restartRequested, this, [this](const QString &name) {
+        const auto &inventory = m_session->inventory();
+        QString cluster;
+        for (const auto &c : inventory ? inventory->clusters : QVector<inventory::Cluster>())
+            if (c.prefill.contains(name) || c.decode.contains(name) || c.router == name ||
+                c.proxy == name)
+                cluster = c.name;
+        if (cluster.isEmpty()) {
+            statusBar()->showMessage(
+                QStringLiteral("%1 belongs to no cluster of the inventory: a workflow restarts "
+                               "a cluster's member")
+                    .arg(name),
+                10000);
+            return;
+        }
+        openWorkflow(QStringLiteral("restart"), cluster, name);
+    });
+    connect(m_clusterBar, &ClusterActionsBar::workflowRequested, this,
+            [this](const QString &kind, const QString &cluster) { openWorkflow(kind, cluster); });
+    connect(m_clusterBar, &ClusterActionsBar::resumeRequested, this,
+            [this](const workflows::WorkflowJournal::Summary &unfinished) {
+                if (!m_workflowDialog)
+                    showWorkflowDialog(new WorkflowDialog(m_session->workflows(), unfinished,
+                                                          m_session->auditLogPath(), this));
+            });
+    connect(m_clusterBar, &ClusterActionsBar::abandonRequested, m_session->workflows(),
+            &workflows::WorkflowSession::abandon);
+    connect(m_session->workflows(), &workflows::WorkflowSession::refused, this,
+            [this](const QString &why) {
+                if (!m_workflowDialog)
+                    statusBar()->showMessage(why, 15000);
+            });
+    connect(m_session->workflows(), &workflows::WorkflowSession::finished, this, [this] {
+        m_auditTab->reload();
+        refreshMarkers();
     });
     // Every process the session started has exited: the window may go.
     connect(s, &session::ConsoleSession::shutdownReady, this, &QWidget::close);
@@ -384,6 +428,8 @@ void MainWindow::showWatching()
     const auto &inventory = m_session->inventory();
     if (!inventory)
         return;
+    m_clusterBar->refresh();
+    m_auditTab->setLogPath(m_session->auditLogPath());
     m_dashboard->setInventory(*inventory);
     if (m_rangeDashboard)
         m_rangeDashboard->setInventory(*inventory);
@@ -393,6 +439,31 @@ void MainWindow::showWatching()
                                  .arg(inventory->services.size()));
     // The platform appends the application's display name ("… — OpsDeck").
     setWindowTitle(inventory->path);
+}
+
+WorkflowDialog *MainWindow::openWorkflow(const QString &kind, const QString &cluster,
+                                         const QString &service)
+{
+    const auto parsed = workflows::workflowKindFromName(kind);
+    if (!parsed || m_workflowDialog)
+        return nullptr;
+    return showWorkflowDialog(new WorkflowDialog(m_session->workflows(),
+                                                 {*parsed, cluster, service, {}, {}},
+                                                 m_session->auditLogPath(), this));
+}
+
+WorkflowDialog *MainWindow::workflowDialog() const
+{
+    return m_workflowDialog;
+}
+
+WorkflowDialog *MainWindow::showWorkflowDialog(WorkflowDialog *dialog)
+{
+    m_workflowDialog = dialog;
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::finished, m_clusterBar, &ClusterActionsBar::refresh);
+    dialog->open();
+    return dialog;
 }
 
 void MainWindow::reloadInventory()

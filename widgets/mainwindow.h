@@ -3,6 +3,7 @@
 #include "consolesession.h"
 
 #include <QMainWindow>
+#include <QPointer>
 #include <memory>
 
 class QComboBox;
@@ -10,7 +11,10 @@ class QLabel;
 class QPushButton;
 class QStackedWidget;
 class QTabWidget;
+class AuditTab;
+class ClusterActionsBar;
 class DecodeBatchPanel;
+class WorkflowDialog;
 class HostsTab;
 class KnobsTab;
 class SecretPrompt;
@@ -101,6 +105,14 @@ public:
     SecretPrompt *secretPrompt() const { return m_secretPrompt; }
     HostsTab *hostsTab() const { return m_hostsTab; }
     KnobsTab *knobsTab() const { return m_knobsTab; }
+    AuditTab *auditTab() const { return m_auditTab; }
+    ClusterActionsBar *clusterActionsBar() const { return m_clusterBar; }
+    /// Opens the workflow dialog for `kind` on `cluster` (`service`: a
+    /// restart's); the dialog shown, or nullptr while another one is open.
+    WorkflowDialog *openWorkflow(const QString &kind, const QString &cluster,
+                                 const QString &service = {});
+    /// The workflow dialog open now, or nullptr.
+    WorkflowDialog *workflowDialog() const;
 
 Q_SIGNALS:
     void demoStarted(bool ok, const QString &detail);
@@ -128,6 +140,8 @@ private:
     void recoverHistory();
     void reloadInventory();
     void chooseInventory();
+    /// Shows a workflow dialog (one at a time) and keeps the bars in step.
+    WorkflowDialog *showWorkflowDialog(WorkflowDialog *dialog);
     // Past ranges (mainwindowhistory.cpp).
     void rangeLoaded(const opsdeck::history::RangeResult &result);
 
@@ -138,6 +152,9 @@ private:
     ProbeLabPanel *m_probeLabPanel;
     HostsTab *m_hostsTab;
     KnobsTab *m_knobsTab;
+    AuditTab *m_auditTab;
+    ClusterActionsBar *m_clusterBar;
+    QPointer<WorkflowDialog> m_workflowDialog;
     SecretPrompt *m_secretPrompt;
     QTabWidget *m_tabs;
     StallBanner *m_stallBanner;

@@ -3,13 +3,15 @@
 #include "servicestatusmodel.h"
 
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QToolButton>
 
 using opsdeck::probes::ServiceState;
 
 ServiceCard::ServiceCard(QWidget *parent)
     : QFrame(parent), m_name(new QLabel), m_role(new QLabel), m_address(new QLabel),
-      m_state(new QLabel), m_latency(new QLabel), m_age(new QLabel)
+      m_state(new QLabel), m_latency(new QLabel), m_age(new QLabel), m_restart(new QToolButton)
 {
     setFrameShape(QFrame::StyledPanel);
     setMinimumWidth(210);
@@ -29,7 +31,18 @@ ServiceCard::ServiceCard(QWidget *parent)
     auto *grid = new QGridLayout(this);
     grid->setContentsMargins(10, 8, 10, 8);
     grid->setVerticalSpacing(3);
-    grid->addWidget(m_name, 0, 0);
+    m_restart->setText(QStringLiteral("Restart…"));
+    m_restart->setAutoRaise(true);
+    m_restart->setToolTip(QStringLiteral("Plan a restart of this service: the plan, the evidence "
+                                         "and the guards come first, nothing runs before"));
+    connect(m_restart, &QToolButton::clicked, this,
+            [this] { Q_EMIT restartRequested(m_status.name); });
+    auto *title = new QHBoxLayout;
+    title->setSpacing(6);
+    title->addWidget(m_name);
+    title->addWidget(m_restart);
+    title->addStretch(1);
+    grid->addLayout(title, 0, 0);
     grid->addWidget(m_state, 0, 1, Qt::AlignRight);
     grid->addWidget(m_role, 1, 0);
     grid->addWidget(m_latency, 1, 1, Qt::AlignRight);

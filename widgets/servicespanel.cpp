@@ -44,6 +44,7 @@ void ServicesPanel::rebuild()
     for (int row = 0; row < m_model->rowCount(); ++row) {
         auto *card = new ServiceCard(this);
         m_grid->addWidget(card, row / columns, row % columns);
+        connect(card, &ServiceCard::restartRequested, this, &ServicesPanel::restartRequested);
         m_cards.append(card);
     }
     if (!m_cards.isEmpty())

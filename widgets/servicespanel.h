@@ -22,6 +22,10 @@ public:
     int cardCount() const { return static_cast<int>(m_cards.size()); }
     ServiceCard *card(int row) const { return m_cards.value(row); }
 
+Q_SIGNALS:
+    /// A card's Restart… was pressed.
+    void restartRequested(const QString &service);
+
 private:
     void rebuild();
     void refreshRows(int first, int last);

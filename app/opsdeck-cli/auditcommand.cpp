@@ -1,6 +1,7 @@
 #include "auditcommand.h"
 
 #include "apppaths.h"
+#include "auditexport.h"
 #include "auditkey.h"
 #include "auditlog.h"
 #include "clioutput.h"
@@ -59,25 +60,6 @@ int verify(const history::AuditLog &log, bool json)
     return result.ok() ? ExitOk : ExitFailed;
 }
 
-// --since: ISO 8601 (local time unless it says otherwise), or how long ago
-// ("30m", "2h", "1d", "90s"). Nothing when it is neither.
-std::optional<QDateTime> sinceTime(const QString &text)
-{
-    static const QRegularExpression ago(u"^([0-9]{1,6})([smhd])$"_s);
-    if (const auto match = ago.match(text.trimmed()); match.hasMatch()) {
-        const qint64 n = match.captured(1).toLongLong();
-        const qint64 unit = match.captured(2) == u"s"   ? 1
-                            : match.captured(2) == u"m" ? 60
-                            : match.captured(2) == u"h" ? 3600
-                                                        : 86400;
-        return QDateTime::currentDateTimeUtc().addSecs(-n * unit);
-    }
-    const QDateTime time = QDateTime::fromString(text.trimmed(), Qt::ISODateWithMs);
-    if (time.isValid())
-        return time;
-    return std::nullopt;
-}
-
 int list(const history::AuditLog &log, bool json, const std::optional<QDateTime> &since)
 {
     QString why;
@@ -96,24 +78,7 @@ int list(const history::AuditLog &log, bool json, const std::optional<QDateTime>
     for (const QString &problem : std::as_const(problems))
         printError(problem);
     if (json) {
-        QJsonArray array;
-        for (const history::AuditEntry &entry : entries) {
-            QJsonObject o;
-            o[u"id"_s] = entry.line;
-            o[u"time"_s] = entry.time.toUTC().toString(Qt::ISODateWithMs);
-            o[u"user"_s] = entry.user;
-            o[u"program"_s] = entry.program;
-            o[u"kind"_s] = entry.kind;
-            o[u"host"_s] = entry.host;
-            o[u"action"_s] = entry.action;
-            o[u"detail"_s] = entry.detail;
-            // A workflow's entries: which one, and the marker it wrote.
-            if (!entry.workflow.isEmpty()) {
-                o[u"workflow"_s] = entry.workflow;
-                o[u"marker_id"_s] = entry.markerId > 0 ? QJsonValue(entry.markerId) : QJsonValue();
-            }
-            array.append(o);
-        }
+        const QJsonArray array = history::AuditExport::json(entries);
         printJson(QJsonDocument(array));
         return ExitOk;
     }
@@ -154,7 +119,7 @@ int runAudit(const QStringList &arguments)
     const bool json = parser.isSet(u"json"_s);
     std::optional<QDateTime> since;
     if (parser.isSet(u"since"_s)) {
-        since = sinceTime(parser.value(u"since"_s));
+        since = history::AuditExport::sinceTime(parser.value(u"since"_s));
         if (!since) {
             printError(u"--since %1: give ISO 8601 (2026-12-03T12:00) or how long ago (30m, 2h, "
                        "1d)"_s.arg(parser.value(u"since"_s)));

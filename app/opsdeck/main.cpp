@@ -7,6 +7,7 @@
 //   --ssh-config FILE --known-hosts FILE                   SSH files for ssh hosts
 #include "apppaths.h"
 #include "auditkey.h"
+#include "audittab.h"
 #include "demosetup.h"
 #include "hoststab.h"
 #include "knobstab.h"
@@ -44,6 +45,11 @@ int main(int argc, char **argv)
         QStringLiteral("fault"),
         QStringLiteral("Demo fault: proxy-reused-stall=S or router-reused-stall=S."),
         QStringLiteral("fault"));
+    const QCommandLineOption transferBackend(
+        QStringLiteral("transfer-backend"),
+        QStringLiteral("Demo KV transfer backend: mooncake (default) or nixl (a single-side "
+                       "restart hangs until both sides restart)."),
+        QStringLiteral("backend"));
     const QCommandLineOption dataDir(
         QStringLiteral("data-dir"),
         QStringLiteral("State folder: history.sqlite and the demo folder (default "
@@ -66,7 +72,8 @@ int main(int argc, char **argv)
         QStringLiteral("seconds"));
     const QCommandLineOption tab(
         QStringLiteral("tab"),
-        QStringLiteral("Tab shown at start: metrics, probe-lab, hosts or knobs (default metrics)."),
+        QStringLiteral(
+            "Tab shown at start: metrics, probe-lab, hosts, knobs or audit (default metrics)."),
         QStringLiteral("name"));
     const QCommandLineOption sshConfig(
         QStringLiteral("ssh-config"),
@@ -78,8 +85,8 @@ int main(int argc, char **argv)
         QStringLiteral("known_hosts file for ssh hosts (default: the settings' [ssh] "
                        "known_hosts_file, else ~/.ssh/known_hosts)."),
         QStringLiteral("file"));
-    parser.addOptions({demo, inventory, dir, traffic, fault, dataDir, screenshot, after, probeLab,
-                       probeIdleGap, tab, sshConfig, knownHosts});
+    parser.addOptions({demo, inventory, dir, traffic, fault, transferBackend, dataDir, screenshot,
+                       after, probeLab, probeIdleGap, tab, sshConfig, knownHosts});
     // --help and --version answer without a display: a QCoreApplication
     // prints them (QApplication would need a platform first).
     QStringList arguments;
@@ -165,10 +172,13 @@ int main(int argc, char **argv)
             window.tabs()->setCurrentWidget(window.hostsTab());
         else if (name == QLatin1String("knobs"))
             window.tabs()->setCurrentWidget(window.knobsTab());
+        else if (name == QLatin1String("audit"))
+            window.tabs()->setCurrentWidget(window.auditTab());
         else if (name == QLatin1String("probe-lab"))
             window.showProbeLab();
         else if (name != QLatin1String("metrics")) {
-            std::fprintf(stderr, "opsdeck: bad --tab '%s': metrics, probe-lab, hosts or knobs\n",
+            std::fprintf(stderr,
+                         "opsdeck: bad --tab '%s': metrics, probe-lab, hosts, knobs or audit\n",
                          qPrintable(name));
             return 2;
         }
@@ -187,7 +197,7 @@ int main(int argc, char **argv)
         };
         QString error;
         const auto options = opsdeck::demo::DemoOptions::fromFlags(
-            {flag(dir), flag(dataDir), flag(traffic), flag(fault), std::nullopt}, &error);
+            {flag(dir), flag(dataDir), flag(traffic), flag(fault), flag(transferBackend)}, &error);
         if (!options) {
             std::fprintf(stderr, "opsdeck: %s\n", qPrintable(error));
             return 2;

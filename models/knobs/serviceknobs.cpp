@@ -52,6 +52,11 @@ QString ServiceKnobs::confirmationNeeded() const
     return service && service->isProduction() ? service->name : QString();
 }
 
+remote::RemoteFiles *ServiceKnobs::remoteFilesOf(const QString &host)
+{
+    return filesOf(host) ? m_hosts.value(host)->files.get() : nullptr;
+}
+
 KnobFiles *ServiceKnobs::filesOf(const QString &host)
 {
     if (const auto known = m_hosts.constFind(host); known != m_hosts.cend())

@@ -72,6 +72,12 @@ public:
     /// (ChangedSince::dateSpec forms).
     void changedSince(const QString &time);
 
+    /// The KnobFiles and the files of `host` (made on first use over its
+    /// transport); nullptr when it has no transport. Valid until the next
+    /// setInventory(). Workflows edit serve scripts through the same ones.
+    KnobFiles *filesOf(const QString &host);
+    remote::RemoteFiles *remoteFilesOf(const QString &host);
+
 Q_SIGNALS:
     /// setInventory() was called: the services may have changed.
     void inventoryChanged();
@@ -85,7 +91,6 @@ Q_SIGNALS:
     void problem(const QString &text);
 
 private:
-    KnobFiles *filesOf(const QString &host);
     void readDrift(const ServeScript &script);
 
     inventory::Inventory m_inventory;

@@ -3,6 +3,7 @@
 #include "alertcenter.h"
 #include "alertthread.h"
 #include "apppaths.h"
+#include "auditlog.h"
 #include "checkjson.h"
 #include "democluster.h"
 #include "desktopnotifier.h"
@@ -15,9 +16,12 @@
 #include "keepalivewatch.h"
 #include "loadhistory.h"
 #include "pollerthread.h"
+#include "probeengine.h"
 #include "probelab.h"
+#include "secretstore.h"
 #include "serviceknobs.h"
 #include "servicestatusmodel.h"
+#include "workflowsession.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -50,7 +54,8 @@ ConsoleSession::ConsoleSession(Options options, QObject *parent)
       m_alertCenter(new alerts::AlertCenter(this)),
       m_probeLab(new probes::ProbeLab(m_hotWindow, this)),
       m_hosts(new hosts::HostConnections({}, this)), m_knobs(new knobs::ServiceKnobs(this)),
-      m_watch(new probes::KeepAliveWatch(this))
+      m_workflowEngine(std::make_unique<probes::ProbeEngine>()),
+      m_workflows(new workflows::WorkflowSession(this)), m_watch(new probes::KeepAliveWatch(this))
 {
     probes::ServicePoller *poller = m_poller->poller();
     if (m_options.pollIntervalMs > 0) {
@@ -140,6 +145,18 @@ void ConsoleSession::takeAnswers(const probes::PollAnswers &answers)
 
 inventory::LoadResult ConsoleSession::openInventory(const QString &path)
 {
+    // A running workflow's transports and files are this inventory's: they
+    // stay until it has ended.
+    if (m_workflows->running()) {
+        inventory::LoadResult refused;
+        refused.errors.append({path,
+                               0,
+                               0,
+                               {},
+                               QStringLiteral("not opened: a workflow is running on the open "
+                                              "inventory; cancel it or let it end first")});
+        return refused;
+    }
     inventory::LoadResult loaded = inventory::loadInventory(path);
     if (!loaded.inventory || !m_poller)
         return loaded;
@@ -163,8 +180,39 @@ inventory::LoadResult ConsoleSession::openInventory(const QString &path)
             if (!history::HistoryStore::addMarkerTo(markers, marker, &error))
                 spdlog::warn("knob marker not added to history: {}", error.toStdString());
         });
+    m_auditor = auditor;
+    setWorkflowContext(*loaded.inventory);
     watchRouted(m_hosts->routed());
     return loaded;
+}
+
+void ConsoleSession::setWorkflowContext(const inventory::Inventory &inventory)
+{
+    workflows::WorkflowSession::Context context;
+    context.runner.inventory = inventory;
+    context.runner.transportFor = [this](const QString &host) { return m_hosts->transport(host); };
+    context.runner.filesFor = [this](const QString &host) { return m_knobs->remoteFilesOf(host); };
+    context.knobFilesFor = [this](const QString &host) { return m_knobs->filesOf(host); };
+    context.runner.engine = m_workflowEngine.get();
+    context.runner.store = &secrets::SecretStore::shared();
+    context.dataDir = historyDir();
+    const QString database = history::HistoryStore::pathIn(context.dataDir);
+    context.runner.marker = [database](const history::Marker &marker, QString *error) {
+        return history::HistoryStore::addMarkerTo(database, marker, error);
+    };
+    std::shared_ptr<hosts::HostKeyAuditor> auditor = m_auditor;
+    context.runner.audit = [this, auditor](const history::AuditEntry &entry,
+                                           std::function<void(bool, QString)> done) {
+        auditor->appendEntry(entry, this, [done = std::move(done)](bool ok, const QString &error) {
+            done(ok, error);
+        });
+    };
+    m_workflows->setContext(std::move(context));
+}
+
+QString ConsoleSession::auditLogPath() const
+{
+    return m_auditor && m_auditor->log() ? m_auditor->log()->path() : QString();
 }
 
 void ConsoleSession::watchRouted(const inventory::Inventory &routed)

@@ -36,9 +36,18 @@ class ServiceStatusModel;
 namespace opsdeck::demo {
 class DemoCluster;
 }
+namespace opsdeck::hosts {
+class HostKeyAuditor;
+}
 
 namespace opsdeck::knobs {
 class ServiceKnobs;
+}
+namespace opsdeck::probes {
+class ProbeEngine;
+}
+namespace opsdeck::workflows {
+class WorkflowSession;
 }
 
 namespace opsdeck::session {
@@ -122,6 +131,15 @@ public:
     /// The Knobs tab's model: serve scripts of the open inventory's services,
     /// edits audited by the host-key auditor's thread, markers in history.
     knobs::ServiceKnobs *knobs() const { return m_knobs; }
+    /// Restart, co-restart, restart-proxy, revert-knob and restore-knob on
+    /// the open inventory: planned, guarded and run as `opsdeck-cli
+    /// workflow` does, over this session's host transports and files,
+    /// audited by the host-key auditor's log, journals and evidence in the
+    /// history's folder (the demo's own in demo mode).
+    workflows::WorkflowSession *workflows() const { return m_workflows; }
+    /// The audit log this session writes (the data dir's audit.jsonl);
+    /// empty before an inventory is open.
+    QString auditLogPath() const;
     /// The poller's thread; null once stopped.
     probes::PollerThread *pollerThread() const { return m_poller.get(); }
     /// The writer of the open database; null before an inventory is open.
@@ -189,6 +207,8 @@ Q_SIGNALS:
 
 private:
     QString historyDir() const;
+    /// The workflows' hosts, files, audit, markers and data dir for `inventory`.
+    void setWorkflowContext(const inventory::Inventory &inventory);
     void openHistory(const QString &databasePath, bool reopen = false);
     void tryRecording();
     void setHistoryStatus(const QString &status, const QString &detail);
@@ -216,6 +236,9 @@ private:
     probes::ProbeLab *m_probeLab;
     hosts::HostConnections *m_hosts;
     knobs::ServiceKnobs *m_knobs;
+    std::unique_ptr<probes::ProbeEngine> m_workflowEngine; ///< the workflows' HTTP checks
+    workflows::WorkflowSession *m_workflows;
+    std::shared_ptr<hosts::HostKeyAuditor> m_auditor; ///< the open inventory's
     probes::KeepAliveWatch *m_watch;
     QTimer m_tick; ///< every 5 s: take the writer lock if free, read markers
     std::optional<inventory::Inventory> m_inventory;
