@@ -158,6 +158,10 @@ struct Cluster
     /// workflow takes the cluster's lock; empty: the folder of that
     /// service's serve script (workflows::ClusterLock).
     QString lockDir;
+    /// `audit_log`: the file on the host of the first prefill where a copy of
+    /// every workflow's audit entries is appended for teammates; empty:
+    /// `opsdeck-audit.log` next to the lock (workflows::HostAuditLog).
+    QString auditLog;
 };
 
 /// The inventory's `watch:` section: the background keep-alive watch that

@@ -47,8 +47,8 @@ QStringList httpKeys()
 
 QStringList clusterKeys()
 {
-    return {u"name"_s,  u"prefill"_s,          u"decode"_s,  u"router"_s,
-            u"proxy"_s, u"transfer_backend"_s, u"lock_dir"_s};
+    return {u"name"_s,  u"prefill"_s,          u"decode"_s,   u"router"_s,
+            u"proxy"_s, u"transfer_backend"_s, u"lock_dir"_s, u"audit_log"_s};
 }
 
 QStringList roleNames()
@@ -278,6 +278,7 @@ Cluster InventoryReader::readCluster(YamlMapping &fields)
     cluster.router = fields.text(u"router"_s).value_or(QString());
     cluster.proxy = fields.text(u"proxy"_s).value_or(QString());
     cluster.lockDir = fields.text(u"lock_dir"_s).value_or(QString());
+    cluster.auditLog = fields.text(u"audit_log"_s).value_or(QString());
     const QString backend = fields.text(u"transfer_backend"_s).value_or(QString());
     if (backend.isEmpty() || transferBackends().contains(backend))
         cluster.transferBackend = backend;

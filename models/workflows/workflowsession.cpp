@@ -5,7 +5,9 @@
 #include "evidence.h"
 #include "evidenceguard.h"
 #include "historystore.h"
+#include "hostauditlog.h"
 #include "knobeditplanner.h"
+#include "transport.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -216,6 +218,32 @@ void WorkflowSession::start(const WorkflowPlan &plan, WorkflowJournal journal,
     WorkflowRunner::Context context = m_context.runner;
     // The operator confirmed the whole plan, its verification's load included.
     context.verification.batch.confirmation = plan.cluster;
+    // Every entry written here also goes to the copy on the cluster's host,
+    // once it is in the local log (the record OpsDeck verifies).
+    m_hostAudit.reset();
+    m_hostAuditProblem.clear();
+    QString host;
+    QString error;
+    const QString copy =
+        HostAuditLog::pathFor(m_context.runner.inventory, plan.cluster, &host, &error);
+    if (remote::Transport *transport = copy.isEmpty() || !m_context.runner.transportFor
+                                           ? nullptr
+                                           : m_context.runner.transportFor(host))
+        m_hostAudit = std::make_unique<HostAuditLog>(transport, copy);
+    else
+        m_hostAuditProblem = u"no audit copy on the cluster's host: "_s +
+                             (error.isEmpty() ? u"host %1 cannot be reached"_s.arg(host) : error);
+    context.audit = [this, local = m_context.runner.audit](
+                        const history::AuditEntry &entry, std::function<void(bool, QString)> done) {
+        local(entry, [this, entry, done = std::move(done)](bool ok, const QString &why) {
+            if (ok && m_hostAudit)
+                m_hostAudit->append(entry, [this](const QString &problem) {
+                    if (m_hostAuditProblem.isEmpty())
+                        m_hostAuditProblem = problem;
+                });
+            done(ok, why);
+        });
+    };
     m_runner = std::make_unique<WorkflowRunner>(context);
     WorkflowRunner *runner = m_runner.get();
     connect(runner, &WorkflowRunner::stepStarted, this, &WorkflowSession::stepStarted);
@@ -223,22 +251,31 @@ void WorkflowSession::start(const WorkflowPlan &plan, WorkflowJournal journal,
     connect(runner, &WorkflowRunner::stepFinished, this, &WorkflowSession::stepFinished);
     connect(runner, &WorkflowRunner::finished, this,
             [this](WorkflowRunner::Outcome outcome, const QString &detail) {
-                const QString id = m_id;
-                releaseLock(id, [this, outcome, detail, id](const QString &problem) {
-                    // The runner goes after its last signal has been handled.
-                    if (m_runner)
-                        m_runner.release()->deleteLater();
-                    Q_EMIT finished(outcome,
-                                    problem.isEmpty()
-                                        ? detail
-                                        : detail + u"; the cluster lock was not released: "_s +
-                                              problem,
-                                    id);
-                });
+                // The copy on the host holds the last entry before the lock goes.
+                if (m_hostAudit)
+                    m_hostAudit->whenIdle([this, outcome, detail] { end(outcome, detail); });
+                else
+                    end(outcome, detail);
             });
     m_starting = false;
     Q_EMIT started(m_id, plan, from);
     runner->run(plan, std::move(journal), confirmation, from);
+}
+
+void WorkflowSession::end(WorkflowRunner::Outcome outcome, const QString &detail)
+{
+    const QString id = m_id;
+    releaseLock(id, [this, outcome, detail, id](const QString &problem) {
+        // The runner goes after its last signal has been handled.
+        if (m_runner)
+            m_runner.release()->deleteLater();
+        QString said = detail;
+        if (!problem.isEmpty())
+            said += u"; the cluster lock was not released: "_s + problem;
+        if (!m_hostAuditProblem.isEmpty())
+            said += u"; "_s + m_hostAuditProblem;
+        Q_EMIT finished(outcome, said, id);
+    });
 }
 
 void WorkflowSession::resume(const QString &id, const Confirmation &confirmation)

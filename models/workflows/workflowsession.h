@@ -16,6 +16,7 @@ class KnobFiles;
 namespace opsdeck::workflows {
 
 class ClusterLock;
+class HostAuditLog;
 
 /// One place where a workflow is planned, guarded and run, the same way in
 /// the window and in `opsdeck-cli workflow`: the plan (the knob edits read
@@ -121,6 +122,8 @@ private:
     void start(const WorkflowPlan &plan, WorkflowJournal journal, const Confirmation &confirmation,
                int from);
     void releaseLock(const QString &id, std::function<void(const QString &problem)> then);
+    /// The runner ended: the lock released, then finished().
+    void end(WorkflowRunner::Outcome outcome, const QString &detail);
     void refuse(const QString &why);
 
     Context m_context;
@@ -128,6 +131,9 @@ private:
     bool m_starting = false; ///< between run() and started() (the lock, the journal)
     std::unique_ptr<ClusterLock> m_lock;
     std::unique_ptr<WorkflowRunner> m_runner;
+    /// The run's copy of its audit entries on the cluster's host.
+    std::unique_ptr<HostAuditLog> m_hostAudit;
+    QString m_hostAuditProblem; ///< the first append that failed, said at the end
     QString m_id;
     quint64 m_planGeneration = 0; ///< answers of an earlier plan() are dropped
 };

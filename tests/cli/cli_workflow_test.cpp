@@ -9,6 +9,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QProcess>
@@ -151,6 +152,22 @@ TEST_F(CliWorkflow, CoRestartRunsInTheDocumentedOrderAndWaitsForTheOldProcesses)
     EXPECT_EQ(actions.last(), u"succeeded"_qs);
     const auto verify = runCli({u"audit"_qs, u"--verify"_qs, u"--data-dir"_qs, dataDir()});
     EXPECT_EQ(verify.exitCode, 0) << verify.standardOutput.toStdString();
+    // The copy for teammates on the cluster's host, next to the serve
+    // scripts: the same entries, in order, one JSON object per line.
+    QFile copy(demoDir() + u"/opsdeck-audit.log"_qs);
+    ASSERT_TRUE(copy.open(QIODevice::ReadOnly)) << copy.fileName().toStdString();
+    QStringList copied;
+    for (const QByteArray &line : copy.readAll().split('\n')) {
+        if (line.isEmpty())
+            continue;
+        const QJsonObject entry = QJsonDocument::fromJson(line).object();
+        EXPECT_EQ(entry.value(u"workflow"_qs).toString(), out.value(u"id"_qs).toString());
+        EXPECT_FALSE(entry.value(u"from"_qs).toString().isEmpty());
+        copied << entry.value(u"action"_qs).toString();
+    }
+    EXPECT_EQ(copied, actions);
+    EXPECT_EQ(QFileInfo(copy).permissions() & QFileDevice::ReadOther, QFileDevice::ReadOther)
+        << "teammates read it";
 
     const auto listed = workflow({u"list"_qs, u"--json"_qs});
     ASSERT_EQ(listed.json().array().size(), 1);

@@ -1,0 +1,93 @@
+#include "hostauditlog.h"
+
+#include "auditexport.h"
+#include "auditlog.h"
+#include "clusterlock.h"
+#include "shellquote.h"
+#include "transport.h"
+
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QSysInfo>
+
+using namespace Qt::StringLiterals;
+
+namespace opsdeck::workflows {
+
+QString HostAuditLog::pathFor(const inventory::Inventory &inventory, const QString &cluster,
+                              QString *host, QString *error)
+{
+    const inventory::Cluster *members = inventory.cluster(cluster);
+    if (members && !members->auditLog.isEmpty()) {
+        const inventory::Service *first =
+            members->prefill.isEmpty() ? nullptr : inventory.service(members->prefill.first());
+        *host = first ? first->host : QString();
+        return members->auditLog;
+    }
+    // Next to the lock: the folder teammates already look in.
+    const QString lock = ClusterLock::pathFor(inventory, cluster, host, error);
+    return lock.isEmpty() ? QString() : QFileInfo(lock).path() + u"/opsdeck-audit.log"_s;
+}
+
+QByteArray HostAuditLog::line(const history::AuditEntry &entry, const QString &fromMachine)
+{
+    history::AuditEntry shown = entry;
+    if (!shown.time.isValid())
+        shown.time = QDateTime::currentDateTimeUtc();
+    if (shown.user.isEmpty())
+        shown.user = history::AuditLog::currentUser();
+    QJsonObject o = history::AuditExport::json(shown);
+    o.remove(u"id"_s); // the local log's line number means nothing here
+    o[u"from"_s] = fromMachine;
+    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
+
+HostAuditLog::HostAuditLog(remote::Transport *transport, QString path, QObject *parent)
+    : QObject(parent), m_transport(transport), m_path(std::move(path))
+{
+    connect(m_transport, &remote::Transport::commandFinished, this,
+            [this](quint64 id, const remote::CommandResult &result) {
+                if (id != m_running || m_queue.isEmpty())
+                    return;
+                m_running = 0;
+                const Pending done = m_queue.dequeue();
+                done.done(result.succeeded()
+                              ? QString()
+                              : u"the audit copy %1 on %2 was not appended: %3"_s.arg(
+                                    m_path, m_transport->hostName(), result.describe()));
+                next();
+            });
+}
+
+void HostAuditLog::append(const history::AuditEntry &entry,
+                          std::function<void(const QString &problem)> done)
+{
+    m_queue.enqueue({line(entry, QSysInfo::machineHostName()), std::move(done)});
+    if (!m_running)
+        next();
+}
+
+void HostAuditLog::whenIdle(std::function<void()> then)
+{
+    if (m_queue.isEmpty())
+        return then();
+    m_idle.append(std::move(then));
+}
+
+void HostAuditLog::next()
+{
+    if (m_queue.isEmpty()) {
+        const auto idle = std::exchange(m_idle, {});
+        for (const auto &then : idle)
+            then();
+        return;
+    }
+    // One line per entry, appended: readable by teammates (0644), never rewritten.
+    remote::CommandRequest request;
+    request.script = u"umask 022\nprintf '%s\\n' %1 >> %2\n"_s.arg(
+        shell::singleQuoted(QString::fromUtf8(m_queue.head().line)), shell::singleQuoted(m_path));
+    request.deadline = std::chrono::seconds(20);
+    m_running = m_transport->run(request);
+}
+
+} // namespace opsdeck::workflows
