@@ -1,6 +1,7 @@
 #include "bootstrapserver.h"
 
 #include "kvregistry.h"
+#include "peeragents.h"
 #include "simjson.h"
 
 #include <algorithm>
@@ -19,10 +20,12 @@ bool roomParam(const httplib::Request &req, std::uint64_t &room)
 
 } // namespace
 
-BootstrapServer::BootstrapServer(KvRegistry &registry, HttpServer::Settings settings,
-                                 std::string transferBackend, int dpSize)
-    : m_registry(registry), m_server(std::move(settings)),
-      m_transferBackend(std::move(transferBackend)), m_dpSize(dpSize)
+BootstrapServer::BootstrapServer(KvRegistry &registry, PeerAgents &decodes,
+                                 HttpServer::Settings settings, std::string transferBackend,
+                                 int dpSize, std::string instanceId)
+    : m_registry(registry), m_decodes(decodes), m_server(std::move(settings)),
+      m_transferBackend(std::move(transferBackend)), m_dpSize(dpSize),
+      m_instanceId(std::move(instanceId))
 {
     m_server.Get("/health", [](const httplib::Request &, httplib::Response &res) {
         res.set_content("OK", "text/plain");
@@ -31,10 +34,16 @@ BootstrapServer::BootstrapServer(KvRegistry &registry, HttpServer::Settings sett
         std::uint64_t room = 0;
         const bool hasRoom = roomParam(req, room);
         const bool known = hasRoom && m_registry.handshake(room);
+        const std::string decodeAddr = req.get_param_value("decode_addr");
+        if (hasRoom && !decodeAddr.empty() &&
+            m_decodes.check(decodeAddr, req.get_param_value("decode_instance")) ==
+                PeerAgents::Verdict::Stale)
+            m_registry.markStale(room);
         const Json route{{"rank_ip", m_host},
                          {"rank_port", m_server.boundPort()},
                          {"transfer_backend", m_transferBackend},
                          {"dp_size", m_dpSize},
+                         {"instance_id", m_instanceId},
                          {"room_known", known}};
         res.set_content(dumped(route), "application/json");
     });
@@ -53,6 +62,8 @@ BootstrapServer::BootstrapServer(KvRegistry &registry, HttpServer::Settings sett
         Json answer{{"bootstrap_room", std::to_string(room)}};
         switch (status) {
         case KvRegistry::Status::Ready:
+            if (const std::string addr = req.get_param_value("decode_addr"); !addr.empty())
+                m_decodes.remember(addr, req.get_param_value("decode_instance"));
             answer["status"] = "ready";
             answer["prompt_tokens"] = promptTokens;
             res.status = 200;

@@ -55,10 +55,12 @@ bool holdFirstToken(std::chrono::steady_clock::time_point until)
 
 ChatHandler::ChatHandler(const SimOptions &options,
                          std::vector<std::unique_ptr<Scheduler>> &schedulers, KvRegistry *registry,
-                         PdCounters &pd, std::function<bool()> ready)
+                         PdCounters &pd, std::function<bool()> ready, PeerAgents *prefills,
+                         std::string instanceId)
     : m_options(options), m_schedulers(schedulers), m_registry(registry), m_pd(pd),
       m_ready(std::move(ready)),
-      m_receiver(std::chrono::milliseconds(static_cast<long>(options.kvTransferTimeoutS * 1000)))
+      m_receiver(std::chrono::milliseconds(static_cast<long>(options.kvTransferTimeoutS * 1000)),
+                 prefills, std::move(instanceId))
 {
 }
 

@@ -14,6 +14,7 @@ namespace opsdeck::sim {
 class ChatRequest;
 class KvRegistry;
 class PdCounters;
+class PeerAgents;
 class Scheduler;
 class SimRequest;
 
@@ -31,8 +32,13 @@ class SimRequest;
 class ChatHandler
 {
 public:
+    /// `prefills` (a decode's memory of prefills, else nullptr) and
+    /// `instanceId` go to its KvReceiver.
     ChatHandler(const SimOptions &options, std::vector<std::unique_ptr<Scheduler>> &schedulers,
-                KvRegistry *registry, PdCounters &pd, std::function<bool()> ready);
+                KvRegistry *registry, PdCounters &pd, std::function<bool()> ready,
+                PeerAgents *prefills, std::string instanceId);
+    /// The engine's listen address (HOST:PORT) for the KV handshake; set before serving.
+    void setAddress(std::string address) { m_receiver.setAddress(std::move(address)); }
 
     void handle(const httplib::Request &req, httplib::Response &res);
 

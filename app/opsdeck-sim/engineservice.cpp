@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <random>
 #include <string_view>
 #include <unistd.h>
 
@@ -33,19 +34,31 @@ StepModel::Constants constantsOf(const SimOptions &o)
     return c;
 }
 
+/// 8 hex digits, new for every process: a restarted engine is another agent.
+std::string newInstanceId()
+{
+    std::random_device device;
+    char text[9];
+    std::snprintf(text, sizeof text, "%08x", static_cast<unsigned>(device()));
+    return text;
+}
+
 } // namespace
 
 EngineService::EngineService(const SimOptions &options)
-    : m_options(options), m_model(StepModel::fromEnvironment(constantsOf(options))),
+    : m_options(options), m_instanceId(newInstanceId()),
+      m_model(StepModel::fromEnvironment(constantsOf(options))),
       m_metrics(options.servedModelName, engineType()), m_pd(options.dp),
+      m_peers(options.transferBackend,
+              options.role == SimOptions::Role::Prefill ? "decode" : "prefill"),
       m_server(serverSettings(options, "main", engineThreads(options)))
 {
     if (m_options.role == SimOptions::Role::Prefill) {
         m_registry = std::make_unique<KvRegistry>(m_options.dp);
         HttpServer::Settings settings =
             serverSettings(m_options, "bootstrap", engineThreads(m_options));
-        m_bootstrap = std::make_unique<BootstrapServer>(*m_registry, settings,
-                                                        m_options.transferBackend, m_options.dp);
+        m_bootstrap = std::make_unique<BootstrapServer>(
+            *m_registry, m_peers, settings, m_options.transferBackend, m_options.dp, m_instanceId);
     }
     Scheduler::Limits limits;
     limits.maxRunning = m_options.maxRunningRequests;
@@ -60,8 +73,9 @@ EngineService::EngineService(const SimOptions &options)
         // The PD queue gauges are written with the scheduler's (same log call in SGLang).
         m_schedulers.back()->setGaugeHook([this](RankStats &stats) { addPdQueues(stats); });
     }
-    m_chat = std::make_unique<ChatHandler>(m_options, m_schedulers, m_registry.get(), m_pd,
-                                           [this] { return ready(); });
+    m_chat = std::make_unique<ChatHandler>(
+        m_options, m_schedulers, m_registry.get(), m_pd, [this] { return ready(); },
+        m_options.role == SimOptions::Role::Decode ? &m_peers : nullptr, m_instanceId);
     addRoutes();
 }
 
@@ -103,6 +117,7 @@ bool EngineService::start(std::string &error)
         return false;
     if (m_bootstrap && !m_bootstrap->start(m_options.host, m_options.bootstrapPort, error))
         return false;
+    m_chat->setAddress(m_options.host + ":" + std::to_string(m_server.boundPort()));
     for (const auto &scheduler : m_schedulers)
         scheduler->start();
     m_server.start();
@@ -113,6 +128,9 @@ bool EngineService::start(std::string &error)
         Logger::info("disaggregation bootstrap server on http://" + m_options.host + ":" +
                      std::to_string(m_bootstrap->port()) + " (transfer backend " +
                      m_options.transferBackend + ")");
+    if (m_options.role == SimOptions::Role::Prefill || m_options.role == SimOptions::Role::Decode)
+        Logger::info("KV transfer agent: " + m_options.transferBackend + " instance " +
+                     m_instanceId);
     Logger::info("role " + SimOptions::roleName(m_options.role) + ", served model " +
                  m_options.servedModelName + ", dp " + std::to_string(m_options.dp) +
                  ", max-running-requests " + std::to_string(m_options.maxRunningRequests) +

@@ -6,6 +6,7 @@
 #include "httpserver.h"
 #include "kvregistry.h"
 #include "pdcounters.h"
+#include "peeragents.h"
 #include "rankstats.h"
 #include "scheduler.h"
 #include "service.h"
@@ -25,7 +26,10 @@ namespace opsdeck::sim {
 /// passed, then 200), /server_info and /get_server_info, /v1/models,
 /// /v1/loads, /metrics; POST /v1/chat/completions (ChatHandler). A prefill
 /// also runs the bootstrap server (BootstrapServer). One Scheduler thread
-/// per dp rank. Threads: start/stop on main; handlers on the HTTP pool.
+/// per dp rank. Each process draws a random instance id at start, its KV
+/// transfer agent's, which its PD peers remember (PeerAgents: why a nixl
+/// single-side restart hangs). Threads: start/stop on main; handlers on the
+/// HTTP pool.
 class EngineService : public Service
 {
 public:
@@ -51,9 +55,11 @@ private:
     std::string disaggregationMode() const;
 
     const SimOptions m_options;
+    const std::string m_instanceId;
     const StepModel m_model;
     EngineMetrics m_metrics;
     PdCounters m_pd;
+    PeerAgents m_peers;                           ///< a prefill's decodes, a decode's prefills
     std::unique_ptr<KvRegistry> m_registry;       ///< prefill only
     std::unique_ptr<BootstrapServer> m_bootstrap; ///< prefill only
     std::vector<std::unique_ptr<Scheduler>> m_schedulers;

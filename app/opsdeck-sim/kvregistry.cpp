@@ -68,6 +68,15 @@ void KvRegistry::markFailed(std::uint64_t room)
     m_cv.notify_all();
 }
 
+void KvRegistry::markStale(std::uint64_t room)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        entry(room).stale = true;
+    }
+    m_cv.notify_all();
+}
+
 bool KvRegistry::handshake(std::uint64_t room)
 {
     std::lock_guard lock(m_mutex);
@@ -86,6 +95,13 @@ KvRegistry::Status KvRegistry::waitFor(std::uint64_t room, std::chrono::millisec
         const auto now = Clock::now();
         if (it != m_rooms.end()) {
             Room &r = it->second;
+            if (r.stale) {
+                // Nothing reaches the decode: wait out the poll, report pending.
+                if (m_stopping || now >= deadline)
+                    return Status::Pending;
+                m_cv.wait_until(lock, deadline);
+                continue;
+            }
             if (r.failed)
                 return Status::Failed;
             if (r.prefilled && now >= r.readyAt) {

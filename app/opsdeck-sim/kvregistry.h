@@ -36,6 +36,10 @@ public:
     void markPrefilled(std::uint64_t room, int promptTokens);
     /// The prefill request was aborted: the decode must fail its transfer.
     void markFailed(std::uint64_t room);
+    /// The decode that handshook for `room` is unknown to this prefill's nixl
+    /// agent (PeerAgents said Stale): its KV goes to the stale agent, so the
+    /// room is never ready for that decode (and never reported failed either).
+    void markStale(std::uint64_t room);
     /// The decode contacted the bootstrap server about `room`. Returns true
     /// when the prefill already knows the room.
     bool handshake(std::uint64_t room);
@@ -55,6 +59,7 @@ private:
         bool prefilled = false;
         bool failed = false;
         bool collected = false;
+        bool stale = false;
         int dpRank = 0;
         int promptTokens = 0;
         Clock::time_point createdAt;

@@ -29,7 +29,7 @@ int routerThreads(const SimOptions &o)
 } // namespace
 
 RouterService::RouterService(const SimOptions &options)
-    : m_options(options), m_workers(options, upstreamSettings(options)),
+    : m_options(options), m_workers(options, upstreamSettings(options)), m_workerApi(m_workers),
       m_router(m_workers, m_metrics), m_fault(options.faultStallS, options.faultAfter),
       m_server(serverSettings(options, "main", routerThreads(options))),
       m_metricsServer(serverSettings(options, "metrics", 16))
@@ -99,15 +99,21 @@ void RouterService::addRoutes()
                        {"total_workers", static_cast<std::int64_t>(m_workers.workers().size())},
                        {"healthy_prefill_workers", prefills},
                        {"healthy_decode_workers", decodes}};
-        if (!ready)
-            readiness["reason"] =
-                prefills == 0 ? "no healthy prefill worker" : "no healthy decode worker";
+        if (!ready) {
+            const auto missing =
+                prefills == 0 ? WorkerPool::Type::Prefill : WorkerPool::Type::Decode;
+            std::string reason =
+                std::string("no healthy ") + WorkerPool::typeName(missing) + " worker";
+            // A failed worker stays out even when it answers again: say how it comes back.
+            if (const int failed = m_workers.failedCount(missing); failed > 0)
+                reason += " (" + std::to_string(failed) +
+                          " failed for good: remove and add it again through /workers)";
+            readiness["reason"] = reason;
+        }
         res.status = ready ? 200 : 503;
         res.set_content(dumped(readiness), "application/json");
     });
-    m_server.Get("/workers", [this](const httplib::Request &, httplib::Response &res) {
-        res.set_content(workersJson(), "application/json");
-    });
+    m_workerApi.addRoutes(m_server);
     m_server.Get("/v1/models", [this](const httplib::Request &, httplib::Response &res) {
         const std::string models = modelsJson();
         if (models.empty()) {
@@ -125,41 +131,6 @@ void RouterService::addRoutes()
     m_metricsServer.Get("/metrics", [this](const httplib::Request &, httplib::Response &res) {
         res.set_content(m_metrics.render(m_workers), "text/plain; version=0.0.4");
     });
-}
-
-std::string RouterService::workersJson() const
-{
-    // Shape of the SGLang model gateway's GET /workers (WorkerListResponse).
-    Json workers = Json::array();
-    int healthy = 0, prefills = 0, decodes = 0, load = 0;
-    std::set<std::string> models;
-    for (const auto &worker : m_workers.workers()) {
-        const bool isPrefill = worker->type == WorkerPool::Type::Prefill;
-        workers.push_back({{"id", worker->url},
-                           {"url", worker->url},
-                           {"model_id", worker->modelId()},
-                           {"priority", 50},
-                           {"cost", 1.0},
-                           {"worker_type", WorkerPool::typeName(worker->type)},
-                           {"is_healthy", worker->healthy.load()},
-                           {"load", worker->running.load()},
-                           {"connection_mode", "Http"},
-                           {"bootstrap_port", isPrefill && worker->bootstrapPort > 0
-                                                  ? Json(worker->bootstrapPort.load())
-                                                  : Json(nullptr)},
-                           {"processed_requests", worker->processed.load()}});
-        healthy += worker->healthy ? 1 : 0;
-        (isPrefill ? prefills : decodes) += 1;
-        load += worker->running;
-        models.insert(worker->modelId());
-    }
-    const auto total = static_cast<std::int64_t>(m_workers.workers().size());
-    const Json stats{{"total_workers", total},
-                     {"healthy_workers", healthy},
-                     {"total_models", static_cast<std::int64_t>(models.size())},
-                     {"total_load", load},
-                     {"by_type", {{"regular", 0}, {"prefill", prefills}, {"decode", decodes}}}};
-    return dumped(Json{{"workers", workers}, {"total", total}, {"stats", stats}});
 }
 
 std::string RouterService::modelsJson() const

@@ -6,6 +6,7 @@
 #include "service.h"
 #include "simoptions.h"
 #include "stallfault.h"
+#include "workerapi.h"
 #include "workerpool.h"
 
 namespace opsdeck::sim {
@@ -13,9 +14,10 @@ namespace opsdeck::sim {
 /// The SGLang PD router (--role router).
 ///
 /// Main port: GET /health (liveness, 200 once up), /readiness (200 only when
-/// at least one prefill and one decode are healthy, else 503), /workers (the
-/// gateway's worker list: url, worker_type, is_healthy, bootstrap_port, ...),
-/// /v1/models; POST /v1/chat/completions (PdRouter). --metrics-port: GET
+/// at least one prefill and one decode are healthy, else 503; a worker failed
+/// for good is not healthy), the gateway's worker API (WorkerApi: GET, POST
+/// /workers, GET, DELETE /workers/ID), /v1/models; POST /v1/chat/completions
+/// (PdRouter). --metrics-port: GET
 /// /metrics with the sgl_router_* families. Takes the --fault flags
 /// (StallFault), applied before any route.
 /// Threads: start/stop on main, handlers on the HTTP pools, one health poller.
@@ -30,11 +32,11 @@ public:
 
 private:
     void addRoutes();
-    std::string workersJson() const;
     std::string modelsJson() const;
 
     const SimOptions m_options;
     WorkerPool m_workers;
+    WorkerApi m_workerApi;
     RouterMetrics m_metrics;
     PdRouter m_router;
     StallFault m_fault;

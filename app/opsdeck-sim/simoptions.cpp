@@ -72,10 +72,22 @@ ENGINES
     from the prefill's bootstrap server (GET /route handshake, GET /kv?bootstrap_room=R long poll),
     then decodes. Unreachable bootstrap server -> sglang:num_bootstrap_failed_reqs_total, room not
     ready within --kv-transfer-timeout -> sglang:num_transfer_failed_reqs_total; both answer 500.
+  Restarts: each prefill/decode process has a random KV transfer agent instance (logged as
+    "KV transfer agent: BACKEND instance ID"); each side remembers its peer's instance from the
+    first completed transfer. When only one side restarts, nixl keeps the stale one and logs once
+    "nixl: stale agent metadata for prefill|decode HOST:PORT (instance A, now B): transfers hang
+    until both sides restart": /health stays 200, every transfer hangs to --kv-transfer-timeout
+    (a transfer failure) until the other side restarts too. mooncake logs "mooncake: prefill|decode
+    HOST:PORT restarted (instance A, now B): re-registered its transfer metadata" and recovers.
 
 ROUTER
   Endpoints: GET /health (200 once up), /readiness (200 when >= 1 prefill and >= 1 decode are
-    healthy, else 503), /workers (SGLang gateway shape), /v1/models; POST /v1/chat/completions:
+    healthy, else 503), /workers (SGLang gateway shape; "status" pending|ready|not_ready|failed),
+    /workers/ID (one worker; ID = its URL, percent-encoded), /v1/models;
+    POST /workers {"url": URL, "worker_type": "prefill"|"decode", "bootstrap_port": N (prefill,
+    optional)}: 202 {"status":"accepted","worker_id",...}, 400 naming the bad field, 409 when
+    registered; DELETE /workers/ID: 202, 404 unknown (errors {"error","code"}); both take effect
+    before the answer. POST /v1/chat/completions:
     picks a prefill and a decode (round-robin over healthy workers), adds bootstrap_host,
     bootstrap_port and a random 63-bit bootstrap_room, sends to both at once and returns the
     decode answer (SSE passes through as it arrives). GET /metrics on --metrics-port.
@@ -264,8 +276,13 @@ void define(CLI::App &app, SimOptions &o, Seen &seen)
         ->check(CLI::Range(1, 1 << 30))
         ->capture_default_str()
         ->group(engines);
-    app.add_option("--transfer-backend,--disaggregation-transfer-backend", o.transferBackend,
-                   "reported in /server_info")
+    app.add_option(
+           "--transfer-backend,--disaggregation-transfer-backend", o.transferBackend,
+           "KV transfer backend, reported in /server_info. After a restart of only one side "
+           "of a PD pair, nixl keeps the gone peer's agent metadata: /health stays 200 but "
+           "every transfer hangs (a transfer failure after --kv-transfer-timeout) until "
+           "both sides have been restarted; mooncake re-registers the new peer and "
+           "recovers")
         ->check(CLI::IsMember({"mooncake", "nixl"}))
         ->capture_default_str()
         ->group(engines);
@@ -277,7 +294,8 @@ void define(CLI::App &app, SimOptions &o, Seen &seen)
         ->each([&seen](const std::string &) { seen.bootstrapPort = true; })
         ->group(engines);
     app.add_option("--kv-transfer-timeout", o.kvTransferTimeoutS,
-                   "decode gives up waiting for a room's KV after this many seconds")
+                   "decode gives up waiting for a room's KV after this many seconds (a transfer "
+                   "failure), also a nixl transfer hung on stale agent metadata")
         ->check(atLeast(0.1))
         ->capture_default_str()
         ->group(engines);
@@ -354,6 +372,14 @@ void define(CLI::App &app, SimOptions &o, Seen &seen)
                    "worker /health poll period, s; a worker turns healthy after one 200 and "
                    "unhealthy after two failures")
         ->check(atLeast(0.05))
+        ->capture_default_str()
+        ->group(router);
+    app.add_option("--worker-failed-after", o.workerFailedAfter,
+                   "a worker that was healthy and then fails N health checks in a row is marked "
+                   "failed for good (status \"failed\", is_healthy false) even when its /health "
+                   "answers again, until it is removed and added again (DELETE then POST "
+                   "/workers); 0 = never")
+        ->check(CLI::Range(0, 1000000))
         ->capture_default_str()
         ->group(router);
 

@@ -79,6 +79,8 @@ struct SimOptions
     int maxTotalTokens = 262144;   ///< KV pool size in tokens (token_usage denominator)
     std::string transferBackend = "mooncake";
     int bootstrapPort = 8998; ///< prefill's bootstrap server; 0 = free port
+    /// Decode: seconds a PD request waits for its room's KV (also how long a
+    /// nixl transfer with stale agent metadata hangs) before a transfer failure.
     double kvTransferTimeoutS = 30.0;
     double decodeStepBaseMs = 10.0;      ///< a in step_ms = a + b x batch
     double decodeStepPerReqMs = 0.4;     ///< b
@@ -99,6 +101,9 @@ struct SimOptions
     std::vector<std::string> decodes;
     int metricsPort = 29000; ///< 0 = free port
     double healthCheckIntervalS = 1.0;
+    /// --worker-failed-after: a worker that was healthy and then fails N health
+    /// checks in a row is failed for good (until removed and added again); 0 = never.
+    int workerFailedAfter = 0;
 
     // --- proxy
     std::string upstream;

@@ -3,6 +3,8 @@
 #include "logger.h"
 #include "simjson.h"
 
+#include <algorithm>
+
 namespace opsdeck::sim {
 
 std::string WorkerPool::Worker::modelId() const
@@ -17,29 +19,30 @@ void WorkerPool::Worker::setModelId(const std::string &id)
     m_modelId = id;
 }
 
-WorkerPool::WorkerPool(const SimOptions &options, UpstreamPool::Settings upstream)
-    : m_intervalS(options.healthCheckIntervalS)
+const char *WorkerPool::Worker::status() const
 {
-    auto add = [&](const std::string &url, Type type, int bootstrapPort) {
-        const auto address = Url::parse(url);
-        if (!address) {
+    if (failed)
+        return "failed";
+    if (healthy)
+        return "ready";
+    return everHealthy ? "not_ready" : "pending";
+}
+
+WorkerPool::WorkerPool(const SimOptions &options, UpstreamPool::Settings upstream)
+    : m_upstream(upstream), m_intervalS(options.healthCheckIntervalS),
+      m_failedAfter(options.workerFailedAfter)
+{
+    auto addGiven = [this](const std::string &url, Type type, int bootstrapPort) {
+        const AddResult result = add(url, type, bootstrapPort);
+        if (result == AddResult::InvalidUrl)
             m_invalid = url;
-            return;
-        }
-        auto worker = std::make_unique<Worker>();
-        worker->url = url;
-        while (!worker->url.empty() && worker->url.back() == '/')
-            worker->url.pop_back();
-        worker->address = *address;
-        worker->type = type;
-        worker->bootstrapPort = bootstrapPort;
-        worker->pool = std::make_unique<UpstreamPool>(*address, upstream);
-        m_workers.push_back(std::move(worker));
+        else if (result == AddResult::Duplicate)
+            Logger::warn("worker " + idOf(url) + " given twice: registered once");
     };
     for (const auto &prefill : options.prefills)
-        add(prefill.url, Type::Prefill, prefill.bootstrapPort);
+        addGiven(prefill.url, Type::Prefill, prefill.bootstrapPort);
     for (const auto &decode : options.decodes)
-        add(decode, Type::Decode, -1);
+        addGiven(decode, Type::Decode, -1);
 }
 
 WorkerPool::~WorkerPool()
@@ -58,6 +61,72 @@ bool WorkerPool::valid(std::string &error) const
 const char *WorkerPool::typeName(Type type)
 {
     return type == Type::Prefill ? "prefill" : "decode";
+}
+
+std::string WorkerPool::idOf(std::string url)
+{
+    while (!url.empty() && url.back() == '/')
+        url.pop_back();
+    return url;
+}
+
+WorkerPool::AddResult WorkerPool::add(const std::string &url, Type type, int bootstrapPort)
+{
+    const auto address = Url::parse(url);
+    if (!address)
+        return AddResult::InvalidUrl;
+    auto worker = std::make_unique<Worker>();
+    worker->url = idOf(url);
+    worker->address = *address;
+    worker->type = type;
+    worker->bootstrapPort = bootstrapPort;
+    worker->pool = std::make_unique<UpstreamPool>(*address, m_upstream);
+    // One kept-alive client per worker: the poller is a long-lived client,
+    // as the real router's health checker is.
+    worker->healthClient = std::make_unique<httplib::Client>(address->host(), address->port());
+    worker->healthClient->set_keep_alive(true);
+    worker->healthClient->set_tcp_nodelay(true);
+    worker->healthClient->set_connection_timeout(std::chrono::seconds(1));
+    worker->healthClient->set_read_timeout(std::chrono::seconds(1));
+    std::lock_guard lock(m_workersMutex);
+    for (const auto &existing : m_workers) {
+        if (existing->url == worker->url)
+            return AddResult::Duplicate;
+    }
+    m_workers.push_back(std::move(worker));
+    return AddResult::Added;
+}
+
+bool WorkerPool::remove(const std::string &id)
+{
+    std::lock_guard lock(m_workersMutex);
+    const auto it = std::find_if(m_workers.begin(), m_workers.end(),
+                                 [&](const auto &worker) { return worker->url == idOf(id); });
+    if (it == m_workers.end())
+        return false;
+    (*it)->healthy = false;
+    m_retired.push_back(std::move(*it));
+    m_workers.erase(it);
+    return true;
+}
+
+WorkerPool::Worker *WorkerPool::find(const std::string &id) const
+{
+    std::lock_guard lock(m_workersMutex);
+    for (const auto &worker : m_workers) {
+        if (worker->url == idOf(id))
+            return worker.get();
+    }
+    return nullptr;
+}
+
+std::vector<WorkerPool::Worker *> WorkerPool::workers() const
+{
+    std::lock_guard lock(m_workersMutex);
+    std::vector<Worker *> all;
+    for (const auto &worker : m_workers)
+        all.push_back(worker.get());
+    return all;
 }
 
 void WorkerPool::start()
@@ -79,9 +148,9 @@ void WorkerPool::stop()
 WorkerPool::Worker *WorkerPool::pick(Type type)
 {
     std::vector<Worker *> healthy;
-    for (const auto &worker : m_workers) {
+    for (Worker *worker : workers()) {
         if (worker->type == type && worker->healthy)
-            healthy.push_back(worker.get());
+            healthy.push_back(worker);
     }
     if (healthy.empty())
         return nullptr;
@@ -92,39 +161,52 @@ WorkerPool::Worker *WorkerPool::pick(Type type)
 int WorkerPool::healthyCount(Type type) const
 {
     int count = 0;
-    for (const auto &worker : m_workers)
+    for (const Worker *worker : workers())
         count += worker->type == type && worker->healthy ? 1 : 0;
+    return count;
+}
+
+int WorkerPool::failedCount(Type type) const
+{
+    int count = 0;
+    for (const Worker *worker : workers())
+        count += worker->type == type && worker->failed ? 1 : 0;
     return count;
 }
 
 void WorkerPool::pollLoop()
 {
-    // One kept-alive client per worker: the poller is a long-lived client,
-    // as the real router's health checker is.
-    std::vector<std::unique_ptr<httplib::Client>> clients;
-    for (const auto &worker : m_workers) {
-        auto client =
-            std::make_unique<httplib::Client>(worker->address.host(), worker->address.port());
-        client->set_keep_alive(true);
-        client->set_tcp_nodelay(true);
-        client->set_connection_timeout(std::chrono::seconds(1));
-        client->set_read_timeout(std::chrono::seconds(1));
-        clients.push_back(std::move(client));
-    }
     const auto interval = std::chrono::milliseconds(static_cast<long>(m_intervalS * 1000));
     while (!m_stopping) {
-        for (size_t i = 0; i < m_workers.size() && !m_stopping; ++i)
-            poll(*m_workers[i], *clients[i]);
+        // A copy: workers added or removed meanwhile count from the next round.
+        for (Worker *worker : workers()) {
+            if (m_stopping)
+                break;
+            poll(*worker);
+        }
         std::unique_lock lock(m_waitMutex);
         m_waitCv.wait_for(lock, interval, [&] { return m_stopping.load(); });
     }
 }
 
-void WorkerPool::poll(Worker &worker, httplib::Client &client)
+void WorkerPool::poll(Worker &worker)
 {
+    if (worker.failed)
+        return; // for good: only removing and adding it again brings it back
+    httplib::Client &client = *worker.healthClient;
     const auto res = client.Get(worker.address.path() + "/health");
     const bool ok = res && res->status == 200;
     worker.failures = ok ? 0 : worker.failures + 1;
+    // A worker still starting (never healthy yet) is pending, not failed.
+    if (m_failedAfter > 0 && worker.everHealthy && worker.failures >= m_failedAfter) {
+        worker.failed = true;
+        worker.healthy = false;
+        Logger::warn(std::string(typeName(worker.type)) + " worker " + worker.url + " failed " +
+                     std::to_string(worker.failures) +
+                     " health checks in a row: marked failed until it is removed and added "
+                     "again (DELETE and POST /workers)");
+        return;
+    }
     const bool healthy = ok || (worker.healthy && worker.failures < 2);
     if (healthy && !worker.infoKnown) {
         if (const auto info = client.Get(worker.address.path() + "/server_info");
@@ -140,6 +222,8 @@ void WorkerPool::poll(Worker &worker, httplib::Client &client)
             }
         }
     }
+    if (healthy)
+        worker.everHealthy = true;
     if (healthy != worker.healthy) {
         worker.healthy = healthy;
         Logger::info(std::string(typeName(worker.type)) + " worker " + worker.url + " is " +

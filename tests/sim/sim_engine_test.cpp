@@ -414,8 +414,9 @@ TEST(simOptions, BadFlagsExitTwoNamingTheFlagAndTheHelpListsEachFlagOnce)
     }
     const auto [code, help, err] = run({QStringLiteral("--help")});
     EXPECT_EQ(code, 0);
-    for (const char *flag : {"--role", "--fault", "--max-running-requests", "--prefill",
-                             "--upstream", "--clients", "--first-token-delay-ms"})
+    for (const char *flag :
+         {"--role", "--fault", "--max-running-requests", "--prefill", "--upstream", "--clients",
+          "--first-token-delay-ms", "--kv-transfer-timeout", "--worker-failed-after"})
         EXPECT_EQ(help.count(QStringLiteral("  %1 ").arg(QLatin1String(flag))), 1) << flag;
     for (const char *group : {"ALL ROLES", "ENGINES", "ROUTER", "PROXY", "TRAFFIC"})
         EXPECT_TRUE(help.contains(QLatin1String(group))) << group;

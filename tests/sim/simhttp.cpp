@@ -58,6 +58,12 @@ HttpReply httpPost(int port, const std::string &path, const std::string &body, i
     return toReply(client(port, timeoutS)->Post(path, body, "application/json"), start);
 }
 
+HttpReply httpDelete(int port, const std::string &path, int timeoutS)
+{
+    const auto start = Clock::now();
+    return toReply(client(port, timeoutS)->Delete(path), start);
+}
+
 std::string chatBody(int maxTokens, bool stream, const std::string &content, bool includeUsage)
 {
     std::string body = R"({"model":"test-model","messages":[{"role":"user","content":")" + content +

@@ -19,6 +19,7 @@ struct HttpReply
 
 HttpReply httpGet(int port, const std::string &path, int timeoutS = 10);
 HttpReply httpPost(int port, const std::string &path, const std::string &body, int timeoutS = 120);
+HttpReply httpDelete(int port, const std::string &path, int timeoutS = 10);
 
 /// A chat completion request body with one user message.
 std::string chatBody(int maxTokens, bool stream = false, const std::string &content = "hi",
