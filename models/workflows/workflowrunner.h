@@ -77,8 +77,10 @@ public:
         std::function<remote::RemoteFiles *(const QString &host)> filesFor;
         /// Adds a history marker; its id, or nothing and why not.
         std::function<std::optional<qint64>(const history::Marker &marker, QString *error)> marker;
-        /// How often waits poll, ms (ports, health, readiness).
-        int pollIntervalMs = 250;
+        /// How often waits poll, ms (ports, health, readiness): as often as a
+        /// person's `curl` loop, so that OpsDeck adds no more wait than they
+        /// would (bench_corestart).
+        int pollIntervalMs = 100;
     };
 
     explicit WorkflowRunner(Context context, QObject *parent = nullptr);
