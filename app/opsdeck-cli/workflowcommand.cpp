@@ -55,6 +55,10 @@ void addPlanOptions(QCommandLineParser &parser)
                       u"run / resume: seconds the verification's keep-alive stage idles (default "
                       "10, 0..600)."_s,
                       u"s"_s});
+    parser.addOption({u"failure-watch"_s,
+                      u"co-restart: seconds the engines' bootstrap and transfer failure counters "
+                      "are watched after it (default 30, 0..600; 0: not watched)."_s,
+                      u"s"_s});
     addTunnelOptions(parser); // --ssh-config, --known-hosts: for ssh hosts
     parser.addOption(jsonOption());
     parser.addOption(dataDirOption());
@@ -146,6 +150,9 @@ struct Workflows
             secondsOption(parser, u"idle-gap"_s, 0, 600,
                           context.runner.verification.keepAliveIdleGapS)
                 .value_or(context.runner.verification.keepAliveIdleGapS);
+        context.timings.failureWatchS = static_cast<int>(
+            secondsOption(parser, u"failure-watch"_s, 0, 600, context.timings.failureWatchS)
+                .value_or(context.timings.failureWatchS));
         const auto log = history::AuditKey::inDataDir(parser.value(u"data-dir"_s));
         context.runner.audit = [log](const history::AuditEntry &entry,
                                      std::function<void(bool, QString)> done) {
@@ -460,7 +467,8 @@ int runWorkflow(const QStringList &arguments)
     if (!parseArguments(parser, arguments))
         return ExitBadInput;
     // Checked before any journal is begun.
-    if (!secondsOption(parser, u"idle-gap"_s, 0, 600, 10))
+    if (!secondsOption(parser, u"idle-gap"_s, 0, 600, 10) ||
+        !secondsOption(parser, u"failure-watch"_s, 0, 600, 30))
         return ExitBadInput;
     // A name typed twice is not a confirmation of either.
     for (const QString &once : {u"confirm"_s, u"reason"_s, u"cluster"_s, u"service"_s, u"knob"_s,

@@ -129,6 +129,22 @@ struct Builder
         step.deadlineS = t.verifyS;
         return step;
     }
+    WorkflowStep watchFailures() const
+    {
+        WorkflowStep step;
+        step.action = Action::WatchFailures;
+        step.title = QStringLiteral("watch the bootstrap and transfer failure counters for %1 s")
+                         .arg(t.failureWatchS);
+        for (const QString &name : cluster.prefill + cluster.decode)
+            step.commands << QStringLiteral(
+                                 "GET %1: sglang:num_bootstrap_failed_reqs_total, "
+                                 "sglang:num_transfer_failed_reqs_total, now and in %2 s")
+                                 .arg(urlText(service(name).metricsUrl()))
+                                 .arg(t.failureWatchS);
+        step.watchS = t.failureWatchS;
+        step.deadlineS = t.failureWatchS + 2 * t.checkS;
+        return step;
+    }
     WorkflowStep edit(const WorkflowPlan::KnobEdit &e) const
     {
         const Service &s = service(e.service);
@@ -283,8 +299,11 @@ std::optional<WorkflowPlan> RunbookPlanner::plan(const inventory::Inventory &inv
             return fail(QStringLiteral("co-restart restarts the whole PD cluster: give --cluster "
                                        "alone (restart --service restarts one service)"));
         targets << cluster->decode << cluster->prefill;
-        plan.root = WorkflowStep::sequence(QStringLiteral("co-restart %1").arg(cluster->name),
-                                           b.coRestart() << b.verify());
+        QVector<WorkflowStep> steps = b.coRestart() << b.verify();
+        if (timings.failureWatchS > 0)
+            steps << b.watchFailures();
+        plan.root =
+            WorkflowStep::sequence(QStringLiteral("co-restart %1").arg(cluster->name), steps);
         break;
     }
     case WorkflowKind::RestartProxy: {
@@ -332,8 +351,10 @@ std::optional<WorkflowPlan> RunbookPlanner::plan(const inventory::Inventory &inv
             steps << b.restartOf(b.service(name));
             targets << name;
         }
-        steps << b.verify()
-              << b.marker(QStringLiteral("after"), what.arg(edited.join(QStringLiteral(", "))));
+        steps << b.verify();
+        if (pd && timings.failureWatchS > 0)
+            steps << b.watchFailures();
+        steps << b.marker(QStringLiteral("after"), what.arg(edited.join(QStringLiteral(", "))));
         plan.root = WorkflowStep::sequence(what.arg(edited.join(QStringLiteral(", "))), steps);
         plan.knobEdits = request.edits;
         break;

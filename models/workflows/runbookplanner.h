@@ -21,7 +21,9 @@ namespace opsdeck::workflows {
 ///   against prefill's /server_info; every decode stopped (at once), then
 ///   every prefill; all exited; every prefill started and healthy with its
 ///   bootstrap port before any decode starts; the decodes started and healthy;
-///   the router ready with every worker healthy; the staged verification.
+///   the router ready with every worker healthy; the staged verification;
+///   the engines' bootstrap and transfer failure counters watched for
+///   Timings::failureWatchS (any rise fails it).
 /// - restart-proxy (--cluster C): the proxy stopped, exited, started, healthy,
 ///   then the staged verification, whose keep-alive stage probes a reused
 ///   connection through the proxy and says whether a stall persists.
@@ -47,6 +49,9 @@ public:
         int serviceHealthyS = 60; ///< a router's or proxy's
         int routerReadyS = 120;   ///< the router sees every worker healthy
         int verifyS = 600;        ///< the staged verification
+        /// After a co-restart: the engines' bootstrap and transfer failure
+        /// counters are watched this long (0: not at all), s.
+        int failureWatchS = 30;
     };
 
     struct Request

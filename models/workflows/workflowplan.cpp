@@ -59,6 +59,8 @@ QString actionName(WorkflowStep::Action action)
         return QStringLiteral("router-ready");
     case WorkflowStep::Action::Verify:
         return QStringLiteral("verify");
+    case WorkflowStep::Action::WatchFailures:
+        return QStringLiteral("watch-failures");
     case WorkflowStep::Action::EditKnob:
         return QStringLiteral("edit-knob");
     case WorkflowStep::Action::Marker:
@@ -144,6 +146,8 @@ QJsonObject WorkflowPlan::json() const
                            {QStringLiteral("action"), actionName(step->action)}};
         if (!step->diff.isEmpty())
             object.insert(QStringLiteral("diff"), step->diff);
+        if (step->action == WorkflowStep::Action::WatchFailures)
+            object.insert(QStringLiteral("watch_s"), step->watchS);
         if (!group.isEmpty())
             object.insert(QStringLiteral("parallel"), group);
         steps.append(object);

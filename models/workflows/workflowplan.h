@@ -64,7 +64,8 @@ struct WorkflowPlan
     /// `{"kind","cluster","steps":[{"n","title","host","commands":[...],
     /// "deadline_s","rollback"}],"evidence":{...},"warnings":[...]}` (the
     /// CLI's contract), plus "service", "refusal", "confirm" and per step
-    /// "service", "action" and "parallel" (the title of its parallel group).
+    /// "service", "action", "parallel" (the title of its parallel group) and,
+    /// on the failure watch, "watch_s".
     QJsonObject json() const;
 };
 

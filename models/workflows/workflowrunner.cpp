@@ -190,7 +190,8 @@ void WorkflowRunner::act(const std::shared_ptr<Leaf> &leaf)
     using Action = WorkflowStep::Action;
     const Action action = leaf->step->action;
     if (action != Action::CheckBootstrap && action != Action::RouterReady &&
-        action != Action::Verify && action != Action::Marker && !leaf->service)
+        action != Action::Verify && action != Action::Marker && action != Action::WatchFailures &&
+        !leaf->service)
         return endLeaf(
             leaf, false,
             QStringLiteral("service %1 is not in the inventory").arg(leaf->step->service));
@@ -213,6 +214,8 @@ void WorkflowRunner::act(const std::shared_ptr<Leaf> &leaf)
         return waitRouterReady(leaf);
     case Action::Verify:
         return verify(leaf);
+    case Action::WatchFailures:
+        return watchFailures(leaf);
     case Action::EditKnob:
         return editKnob(leaf);
     case Action::Marker:

@@ -127,6 +127,7 @@ private:
     void checkBootstrap(const std::shared_ptr<Leaf> &leaf, bool waitForHealth);
     void waitRouterReady(const std::shared_ptr<Leaf> &leaf);
     void verify(const std::shared_ptr<Leaf> &leaf);
+    void watchFailures(const std::shared_ptr<Leaf> &leaf); ///< workflowrunnerwatch.cpp
     void editKnob(const std::shared_ptr<Leaf> &leaf);
     void addMarker(const std::shared_ptr<Leaf> &leaf);
     /// restart-proxy: whether the keep-alive stage says the stall is gone or

@@ -53,7 +53,7 @@ void WorkflowSession::plan(const Request &request)
         auto plan = RunbookPlanner::plan(
             m_context.runner.inventory,
             {request.kind, request.cluster, request.service, request.knob, request.backup, edits},
-            &error);
+            &error, m_context.timings);
         if (!plan)
             return Q_EMIT planFailed(error);
         refreshEvidence(*plan);
@@ -300,6 +300,11 @@ void WorkflowSession::resume(const QString &id, const Confirmation &confirmation
             "against the script as it was). Check the script (`opsdeck-cli knobs backups`), "
             "abandon it, then run restart or co-restart"_s.arg(found->id));
     const QString cluster = was.value(u"cluster"_s).toString();
+    // Planned again as it was run: its failure watch as long as it was.
+    RunbookPlanner::Timings timings = m_context.timings;
+    for (const QJsonValue &step : was.value(u"steps"_s).toArray())
+        if (step.toObject().value(u"action"_s).toString() == u"watch-failures")
+            timings.failureWatchS = step.toObject().value(u"watch_s"_s).toInt();
     auto plan = RunbookPlanner::plan(m_context.runner.inventory,
                                      {*kind,
                                       cluster,
@@ -307,7 +312,7 @@ void WorkflowSession::resume(const QString &id, const Confirmation &confirmation
                                       was.value(u"knob"_s).toString(),
                                       QString(),
                                       {}},
-                                     &error);
+                                     &error, timings);
     if (!plan)
         return refuse(error);
     // The same steps, or the journal's step numbers mean nothing.

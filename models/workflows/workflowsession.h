@@ -39,6 +39,8 @@ public:
         WorkflowRunner::Context runner;
         /// A host's KnobFiles for revert-knob / restore-knob (nullptr: unreachable).
         std::function<knobs::KnobFiles *(const QString &host)> knobFilesFor;
+        /// The runbooks' deadlines and the failure watch after a co-restart.
+        RunbookPlanner::Timings timings;
         /// Journals and the evidence's history: the data dir.
         QString dataDir;
         /// How long a lock taken here is valid: long enough for a co-restart

@@ -30,8 +30,11 @@ struct WorkflowStep
         WaitBootstrap,  ///< prefill healthy, with the expected bootstrap port in /server_info
         RouterReady,    ///< router /readiness 200 and /workers lists every worker healthy
         Verify,         ///< the staged verification of the cluster
-        EditKnob,       ///< a serve script's knob: hash check, verified backup, atomic write
-        Marker          ///< a history marker ("before" / "after" the change)
+        /// the engines' bootstrap and transfer failure counters read, then
+        /// again `watchS` later: any rise fails the step
+        WatchFailures,
+        EditKnob, ///< a serve script's knob: hash check, verified backup, atomic write
+        Marker    ///< a history marker ("before" / "after" the change)
     };
     enum class OnError
     {
@@ -52,6 +55,7 @@ struct WorkflowStep
     QStringList commands;
     int deadlineS = 0;  ///< the step fails when not done within this, s
     int killAfterS = 0; ///< Stop: SIGKILL when SIGTERM has not ended it within this, s
+    int watchS = 0;     ///< WatchFailures: how long the counters are watched, s
     QString rollback;   ///< what undoes it, in words ("" when nothing does)
     QString diff;       ///< EditKnob: the script's unified diff, shown under the step
     QVector<WorkflowStep> children;

@@ -65,11 +65,13 @@ protected:
     {
         return demoDir() + u"/logs/%1.log"_qs.arg(QLatin1String(service));
     }
-    // workflow run KIND ... --data-dir, with a short keep-alive idle gap.
+    // workflow run KIND ... --data-dir, with a short keep-alive idle gap and
+    // failure watch.
     test::CliRun workflow(const QStringList &arguments)
     {
         return runCli(QStringList{u"workflow"_qs} + arguments +
-                          QStringList{u"--data-dir"_qs, dataDir(), u"--idle-gap"_qs, u"1"_qs},
+                          QStringList{u"--data-dir"_qs, dataDir(), u"--idle-gap"_qs, u"1"_qs,
+                                      u"--failure-watch"_qs, u"1"_qs},
                       m_home.path(), std::chrono::seconds(180));
     }
     // lock ACTION ... --data-dir.
@@ -86,7 +88,7 @@ protected:
         test::startCli(cli,
                        {u"workflow"_qs, u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
                         u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs, u"--data-dir"_qs,
-                        dataDir(), u"--idle-gap"_qs, u"1"_qs},
+                        dataDir(), u"--idle-gap"_qs, u"1"_qs, u"--failure-watch"_qs, u"1"_qs},
                        m_home.path());
         return test::waitUntil(
             [&] {
@@ -124,7 +126,15 @@ TEST_F(CliWorkflow, CoRestartRunsInTheDocumentedOrderAndWaitsForTheOldProcesses)
                                << run.standardError.toStdString();
     const QJsonObject out = run.json().object();
     EXPECT_EQ(out.value(u"outcome"_qs).toString(), u"succeeded"_qs);
-    EXPECT_EQ(out.value(u"steps"_qs).toArray().size(), 11);
+    EXPECT_EQ(out.value(u"steps"_qs).toArray().size(), 12);
+    EXPECT_TRUE(out.value(u"steps"_qs)
+                    .toArray()
+                    .last()
+                    .toObject()
+                    .value(u"detail"_qs)
+                    .toString()
+                    .startsWith(u"no bootstrap or transfer failure in 1 s"_qs))
+        << run.standardOutput.toStdString();
 
     // From the sims' own logs: decode told to stop first, both gone before
     // prefill starts again, prefill up before decode starts.
@@ -147,8 +157,8 @@ TEST_F(CliWorkflow, CoRestartRunsInTheDocumentedOrderAndWaitsForTheOldProcesses)
     // Every step audited before and after, and the chain intact.
     const QStringList actions = actionsOf(audit());
     EXPECT_EQ(actions.first(), u"run"_qs);
-    EXPECT_EQ(actions.count(u"step-start"_qs), 11);
-    EXPECT_EQ(actions.count(u"step-done"_qs), 11);
+    EXPECT_EQ(actions.count(u"step-start"_qs), 12);
+    EXPECT_EQ(actions.count(u"step-done"_qs), 12);
     EXPECT_EQ(actions.last(), u"succeeded"_qs);
     const auto verify = runCli({u"audit"_qs, u"--verify"_qs, u"--data-dir"_qs, dataDir()});
     EXPECT_EQ(verify.exitCode, 0) << verify.standardOutput.toStdString();
@@ -558,4 +568,51 @@ TEST_F(CliWorkflow, AKnobSharedByTheImplicatedHopAndAnEngineStillNeedsTheAcknowl
     ASSERT_EQ(plan.exitCode, 0) << plan.standardError.toStdString();
     EXPECT_TRUE(plan.json().object().value(u"needs_evidence_acknowledgement"_qs).toBool())
         << plan.standardOutput.toStdString();
+}
+
+// Why co-restart matters: with transfer backend nixl, a prefill restarted
+// alone (here by an inventory that calls the pair mooncake, as a person who
+// skipped the guard would) comes back healthy on both sides, yet requests
+// through the router fail until both sides restart; the co-restart clears
+// it, and its failure watch sees no new bootstrap or transfer failure.
+TEST_F(CliWorkflow, ANixlPairHangsAfterOneSideRestartsAndTheCoRestartClearsIt)
+{
+    const QString inventory = up({u"--transfer-backend"_qs, u"nixl"_qs});
+    QFile file(inventory);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    QByteArray yaml = file.readAll();
+    file.close();
+    ASSERT_TRUE(yaml.contains("transfer_backend: nixl"));
+    const QString unguarded = m_home.path() + u"/unguarded.yaml"_qs;
+    yaml.replace("transfer_backend: nixl", "transfer_backend: mooncake");
+    ASSERT_TRUE(test::writeFile(unguarded, yaml));
+
+    // Refused on the real inventory: one side of a nixl pair.
+    const auto refused =
+        workflow({u"run"_qs, u"restart"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                  u"demo"_qs, u"--service"_qs, u"prefill"_qs, u"--confirm"_qs, u"prefill"_qs});
+    EXPECT_EQ(refused.exitCode, 2);
+    EXPECT_TRUE(refused.standardError.contains("transfers KV with nixl"))
+        << refused.standardError.toStdString();
+
+    const auto alone =
+        workflow({u"run"_qs, u"restart"_qs, u"--inventory"_qs, unguarded, u"--cluster"_qs,
+                  u"demo"_qs, u"--service"_qs, u"prefill"_qs, u"--confirm"_qs, u"prefill"_qs});
+    EXPECT_EQ(alone.exitCode, 1) << alone.standardOutput.toStdString();
+    // Both sides healthy, the router ready, the requests through it failing.
+    EXPECT_TRUE(alone.standardOutput.contains("health: passed"))
+        << alone.standardOutput.toStdString();
+    EXPECT_TRUE(alone.standardOutput.contains("router ready, 2 workers healthy"));
+    EXPECT_TRUE(alone.standardOutput.contains("end-to-end: FAILED"))
+        << alone.standardOutput.toStdString();
+    QFile decodeLog(log("decode"));
+    ASSERT_TRUE(decodeLog.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(decodeLog.readAll().contains("nixl: stale agent metadata for prefill"));
+
+    const auto both = workflow({u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
+                                u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs});
+    ASSERT_EQ(both.exitCode, 0) << both.standardOutput.toStdString();
+    EXPECT_TRUE(both.standardOutput.contains("end-to-end: passed"))
+        << both.standardOutput.toStdString();
+    EXPECT_TRUE(both.standardOutput.contains("no bootstrap or transfer failure in 1 s"));
 }

@@ -79,8 +79,13 @@ TEST(RunbookPlanner, CoRestartStopsEveryDecodeBeforeAnyPrefillAndStartsThemTheOt
 {
     const WorkflowPlan p = plan(load(inventoryText()), WorkflowKind::CoRestart);
     const QStringList s = shape(p);
-    ASSERT_EQ(s.size(), 19) << s.join(u' ').toStdString();
+    ASSERT_EQ(s.size(), 20) << s.join(u' ').toStdString();
     EXPECT_EQ(s.first(), QStringLiteral("check-bootstrap:router"));
+    // Verified, then the failure counters watched for the default 30 s.
+    EXPECT_EQ(s.at(18), QStringLiteral("verify:"));
+    EXPECT_EQ(s.last(), QStringLiteral("watch-failures:"));
+    EXPECT_EQ(p.leaves().last()->watchS, 30);
+    EXPECT_EQ(p.leaves().last()->commands.size(), 4) << "each engine's /metrics";
     // Every decode stops before any prefill; both exit before anything starts.
     for (const char *decode : {"stop:d1", "stop:d2"})
         for (const char *prefill : {"stop:p1", "stop:p2"})
@@ -94,8 +99,7 @@ TEST(RunbookPlanner, CoRestartStopsEveryDecodeBeforeAnyPrefillAndStartsThemTheOt
     for (const char *prefill : {"wait-bootstrap:p1", "wait-bootstrap:p2"})
         for (const char *decode : {"start:d1", "start:d2"})
             EXPECT_LT(indexOf(s, prefill), indexOf(s, decode));
-    EXPECT_EQ(s.at(s.size() - 2), QStringLiteral("router-ready:router"));
-    EXPECT_EQ(s.last(), QStringLiteral("verify:"));
+    EXPECT_EQ(s.at(s.size() - 3), QStringLiteral("router-ready:router"));
     // Numbered 1..N in that order; the decodes' stops run at once.
     const QVector<const WorkflowStep *> leaves = p.leaves();
     for (int i = 0; i < leaves.size(); ++i)
