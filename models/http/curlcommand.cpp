@@ -50,7 +50,9 @@ QString curlCommandFor(const ProbeRequest &request)
     if (!request.apiKey.isEmpty())
         words << QStringLiteral("-H")
               << QStringLiteral("\"Authorization: Bearer $OPSDECK_API_KEY\"");
-    if (request.kind != ProbeKind::Get) {
+    if (request.kind == ProbeKind::Delete)
+        words << QStringLiteral("-X") << QStringLiteral("DELETE");
+    else if (request.kind != ProbeKind::Get) {
         words << QStringLiteral("-H")
               << shell::singleQuoted(QStringLiteral("Content-Type: application/json"))
               << QStringLiteral("--data-raw")

@@ -90,7 +90,9 @@ bool CurlTransfer::setUp(double maxIdleS, QString &error)
         m_authorization = "Authorization: Bearer " + m_request.apiKey;
         m_headers = curl_slist_append(m_headers, m_authorization.constData());
     }
-    if (m_request.kind != ProbeKind::Get) {
+    const bool withBody =
+        m_request.kind == ProbeKind::Chat || m_request.kind == ProbeKind::ChatStream;
+    if (withBody) {
         m_headers = curl_slist_append(m_headers, "Content-Type: application/json");
         // No 100-continue round trip: it would add a second of waiting to large bodies.
         m_headers = curl_slist_append(m_headers, "Expect:");
@@ -131,10 +133,12 @@ bool CurlTransfer::setUp(double maxIdleS, QString &error)
     set(CURLOPT_SSL_VERIFYHOST, m_request.verifyTls ? 2L : 0L);
     if (m_headers)
         set(CURLOPT_HTTPHEADER, m_headers);
-    if (m_request.kind != ProbeKind::Get) {
+    if (withBody) {
         set(CURLOPT_POSTFIELDS, m_body.constData());
         set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(m_body.size()));
     }
+    if (m_request.kind == ProbeKind::Delete)
+        set(CURLOPT_CUSTOMREQUEST, "DELETE");
     set(CURLOPT_WRITEFUNCTION, &CurlTransfer::onWrite);
     set(CURLOPT_WRITEDATA, static_cast<void *>(this));
     set(CURLOPT_HEADERFUNCTION, &CurlTransfer::onHeader);

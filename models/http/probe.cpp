@@ -74,6 +74,8 @@ QString probeKindName(ProbeKind kind)
         return QStringLiteral("chat");
     case ProbeKind::ChatStream:
         return QStringLiteral("chat-stream");
+    case ProbeKind::Delete:
+        return QStringLiteral("delete");
     }
     return QStringLiteral("get");
 }

@@ -26,6 +26,7 @@ enum class ProbeKind
     Get,        ///< GET url (health, /v1/models, /v1/loads)
     Chat,       ///< POST url with a JSON body (tiny chat completion), answer read whole
     ChatStream, ///< the same with "stream": true; TTFT measured from the SSE events
+    Delete,     ///< DELETE url, no body (a router's worker API: DELETE /workers/{id})
 };
 
 /// One request to probe. Plain data, any thread.

@@ -10,6 +10,7 @@
 #include "workflowplan.h"
 
 #include <QElapsedTimer>
+#include <QJsonObject>
 #include <QObject>
 #include <QPointer>
 #include <functional>
@@ -137,6 +138,14 @@ private:
     /// order, on this thread; nothing when the leaf ended meanwhile.
     void getAll(const std::shared_ptr<Leaf> &leaf, const QVector<QUrl> &urls,
                 std::function<void(const QVector<probes::ProbeResult> &)> then);
+    /// One request (any kind); `then` gets its result on this thread, unless
+    /// the leaf ended meanwhile.
+    void send(const std::shared_ptr<Leaf> &leaf, const probes::ProbeRequest &request,
+              std::function<void(const probes::ProbeResult &)> then);
+    /// A worker the router marked failed for good: DELETE /workers/{id},
+    /// then POST /workers with its url, type and bootstrap port (once per step).
+    void reRegister(const std::shared_ptr<Leaf> &leaf, const inventory::Service &router,
+                    const QJsonObject &worker);
     /// Calls `poll` now and every pollIntervalMs until the leaf ends.
     void repeat(const std::shared_ptr<Leaf> &leaf, std::function<void()> poll);
 

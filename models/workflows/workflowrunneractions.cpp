@@ -343,19 +343,25 @@ void WorkflowRunner::waitRouterReady(const std::shared_ptr<Leaf> &leaf)
                              router->urlWithPath(QStringLiteral("/workers"))};
     repeat(leaf, [this, leaf, urls, router] {
         getAll(leaf, urls, [this, leaf, router](const QVector<probes::ProbeResult> &r) {
-            if (r.at(0).status != 200) {
-                leaf->lastSeen =
-                    QStringLiteral("%1 /readiness: %2").arg(router->name, seen(r.at(0)));
-                return;
-            }
             QStringList unhealthy;
             const QJsonArray workers = QJsonDocument::fromJson(r.at(1).body)
                                            .object()
                                            .value(QStringLiteral("workers"))
                                            .toArray();
             for (const QJsonValue &worker : workers) {
-                if (!worker.toObject().value(QStringLiteral("is_healthy")).toBool())
-                    unhealthy << worker.toObject().value(QStringLiteral("url")).toString();
+                const QJsonObject w = worker.toObject();
+                if (!w.value(QStringLiteral("is_healthy")).toBool())
+                    unhealthy << w.value(QStringLiteral("url")).toString();
+                // Newer gateways keep a worker that failed enough health checks
+                // out for good (readiness stays 503): it comes back only when
+                // removed and added again.
+                if (w.value(QStringLiteral("status")).toString() == u"failed")
+                    reRegister(leaf, *router, w);
+            }
+            if (r.at(0).status != 200) {
+                leaf->lastSeen =
+                    QStringLiteral("%1 /readiness: %2").arg(router->name, seen(r.at(0)));
+                return;
             }
             if (r.at(1).status != 200 || workers.isEmpty()) {
                 leaf->lastSeen = QStringLiteral("%1 /workers: %2").arg(router->name, seen(r.at(1)));
@@ -371,6 +377,65 @@ void WorkflowRunner::waitRouterReady(const std::shared_ptr<Leaf> &leaf)
                         .arg(router->name)
                         .arg(workers.size()));
         });
+    });
+}
+
+void WorkflowRunner::reRegister(const std::shared_ptr<Leaf> &leaf, const Service &router,
+                                const QJsonObject &worker)
+{
+    const QString id =
+        worker.value(QStringLiteral("id")).toString(worker.value(QStringLiteral("url")).toString());
+    if (leaf->reRegistered.contains(id))
+        return; // once per worker and step; the polls then wait for it
+    leaf->reRegistered.insert(id);
+    QJsonObject add{{QStringLiteral("url"), worker.value(QStringLiteral("url"))},
+                    {QStringLiteral("worker_type"), worker.value(QStringLiteral("worker_type"))}};
+    if (worker.value(QStringLiteral("bootstrap_port")).isDouble())
+        add.insert(QStringLiteral("bootstrap_port"),
+                   worker.value(QStringLiteral("bootstrap_port")));
+    probes::ProbeRequest remove;
+    remove.kind = probes::ProbeKind::Delete;
+    remove.url = router.urlWithPath(QStringLiteral("/workers/") +
+                                    QString::fromLatin1(QUrl::toPercentEncoding(id)));
+    remove.timeoutMs = 5000;
+    probes::ProbeRequest post;
+    post.kind = probes::ProbeKind::Chat; // a POST with a JSON body, answer read whole
+    post.url = router.urlWithPath(QStringLiteral("/workers"));
+    post.body = QJsonDocument(add).toJson(QJsonDocument::Compact);
+    post.timeoutMs = 5000;
+    const auto say = [this, leaf](const QString &line) {
+        leaf->output << line;
+        Q_EMIT stepOutput(leaf->step->n, line);
+    };
+    say(QStringLiteral("%1 marks %2 failed for good: removing it and adding it again (DELETE %3, "
+                       "POST %4 %5)")
+            .arg(router.name, id, remove.url.toString(), post.url.toString(),
+                 QString::fromUtf8(post.body)));
+    send(leaf, remove, [this, leaf, post, say, id](const probes::ProbeResult &removed) {
+        if (!removed.ok() && removed.status != 404)
+            return say(
+                QStringLiteral("DELETE of %1 failed: %2").arg(id, probes::failureOf(removed)));
+        send(leaf, post, [say, id](const probes::ProbeResult &added) {
+            say(added.ok()
+                    ? QStringLiteral("%1 added again (HTTP %2)").arg(id).arg(added.status)
+                    : QStringLiteral("POST of %1 failed: %2").arg(id, probes::failureOf(added)));
+        });
+    });
+}
+
+void WorkflowRunner::send(const std::shared_ptr<Leaf> &leaf, const probes::ProbeRequest &request,
+                          std::function<void(const probes::ProbeResult &)> then)
+{
+    const QPointer<WorkflowRunner> self(this);
+    m_context.engine->submit(request, [self, leaf, then](const probes::ProbeResult &result) {
+        // On the engine's thread: carried to the runner's.
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, leaf, then, result] {
+                if (self && !leaf->ended)
+                    then(result);
+            },
+            Qt::QueuedConnection);
     });
 }
 

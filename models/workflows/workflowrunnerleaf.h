@@ -3,6 +3,7 @@
 #include "workflowrunner.h"
 
 #include <QElapsedTimer>
+#include <QSet>
 #include <QStringList>
 #include <QTimer>
 
@@ -18,10 +19,11 @@ struct WorkflowRunner::Leaf
     QElapsedTimer clock;
     QTimer *deadline = nullptr;
     bool ended = false;
-    bool busy = false;   ///< a poll is in flight
-    QStringList output;  ///< lines it said, for the audit entry's tail
-    QString lastSeen;    ///< the latest observation, said when the deadline passes
-    qint64 markerId = 0; ///< the history marker the step wrote (its audit entry says it)
+    bool busy = false;          ///< a poll is in flight
+    QStringList output;         ///< lines it said, for the audit entry's tail
+    QString lastSeen;           ///< the latest observation, said when the deadline passes
+    qint64 markerId = 0;        ///< the history marker the step wrote (its audit entry says it)
+    QSet<QString> reRegistered; ///< RouterReady: workers removed and added again
     /// Stops what the action started (called once when the leaf ends).
     std::function<void()> cancelAction;
 };

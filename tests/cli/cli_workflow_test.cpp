@@ -616,3 +616,35 @@ TEST_F(CliWorkflow, ANixlPairHangsAfterOneSideRestartsAndTheCoRestartClearsIt)
         << both.standardOutput.toStdString();
     EXPECT_TRUE(both.standardOutput.contains("no bootstrap or transfer failure in 1 s"));
 }
+
+// A router that keeps a worker which failed enough health checks out for
+// good (newer SGLang gateways; the sim's --worker-failed-after): the
+// co-restart's readiness step removes it and adds it again through the
+// router's worker API, and the co-restart ends well.
+TEST_F(CliWorkflow, AWorkerTheRouterMarkedFailedIsRegisteredAgain)
+{
+    const QString inventory = up();
+    const QString routerScript = demoDir() + u"/serve_router.sh"_qs;
+    QFile script(routerScript);
+    ASSERT_TRUE(script.open(QIODevice::ReadOnly));
+    QByteArray text = script.readAll().trimmed();
+    script.close();
+    ASSERT_TRUE(test::writeFile(routerScript, text + " --worker-failed-after 2\n"));
+    const auto router =
+        workflow({u"run"_qs, u"restart"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                  u"demo"_qs, u"--service"_qs, u"router"_qs, u"--confirm"_qs, u"router"_qs});
+    ASSERT_EQ(router.exitCode, 0) << router.standardOutput.toStdString();
+
+    const auto run = workflow({u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
+                               u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs});
+    ASSERT_EQ(run.exitCode, 0) << run.standardOutput.toStdString();
+    EXPECT_TRUE(run.standardOutput.contains("failed for good: removing it and adding it again"))
+        << run.standardOutput.toStdString();
+    EXPECT_TRUE(run.standardOutput.contains("added again (HTTP 202)"))
+        << run.standardOutput.toStdString();
+    QFile log(this->log("router"));
+    ASSERT_TRUE(log.open(QIODevice::ReadOnly));
+    const QByteArray said = log.readAll();
+    EXPECT_TRUE(said.contains("marked failed until it is removed and added again"));
+    EXPECT_TRUE(said.contains("added through the API"));
+}
