@@ -36,6 +36,9 @@ AuditTab::AuditTab(QWidget *parent)
     m_table->setWordWrap(false);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // Every column but the detail as wide as its text (the first 1000 rows).
+    for (int column = 0; column < AuditTableModel::Detail; ++column)
+        m_table->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
     m_table->setAlternatingRowColors(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
 

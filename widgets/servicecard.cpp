@@ -37,14 +37,15 @@ ServiceCard::ServiceCard(QWidget *parent)
                                          "and the guards come first, nothing runs before"));
     connect(m_restart, &QToolButton::clicked, this,
             [this] { Q_EMIT restartRequested(m_status.name); });
-    auto *title = new QHBoxLayout;
-    title->setSpacing(6);
-    title->addWidget(m_name);
-    title->addWidget(m_restart);
-    title->addStretch(1);
-    grid->addLayout(title, 0, 0);
+    // Beside the role (short), so that the name keeps the card's width.
+    auto *role = new QHBoxLayout;
+    role->setSpacing(6);
+    role->addWidget(m_role);
+    role->addWidget(m_restart);
+    role->addStretch(1);
+    grid->addWidget(m_name, 0, 0);
     grid->addWidget(m_state, 0, 1, Qt::AlignRight);
-    grid->addWidget(m_role, 1, 0);
+    grid->addLayout(role, 1, 0);
     grid->addWidget(m_latency, 1, 1, Qt::AlignRight);
     grid->addWidget(m_address, 2, 0);
     grid->addWidget(m_age, 2, 1, Qt::AlignRight);

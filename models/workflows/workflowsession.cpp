@@ -278,17 +278,27 @@ void WorkflowSession::end(WorkflowRunner::Outcome outcome, const QString &detail
     });
 }
 
+std::optional<WorkflowJournal::Summary> WorkflowSession::unfinishedOrRefuse(const QString &id,
+                                                                            const QString &verb)
+{
+    QString error;
+    auto found = WorkflowJournal::find(m_context.dataDir, id, &error);
+    if (!found)
+        refuse(error);
+    else if (!found->resumable())
+        refuse(u"workflow %1 already ended (%2): nothing to %3"_s.arg(found->id, found->outcome,
+                                                                      verb));
+    return found && found->resumable() ? found : std::nullopt;
+}
+
 void WorkflowSession::resume(const QString &id, const Confirmation &confirmation)
 {
     if (running())
         return refuse(u"a workflow is already running in this console"_s);
-    QString error;
-    const auto found = WorkflowJournal::find(m_context.dataDir, id, &error);
+    const auto found = unfinishedOrRefuse(id, u"resume"_s);
     if (!found)
-        return refuse(error);
-    if (!found->resumable())
-        return refuse(
-            u"workflow %1 already ended (%2): nothing to resume"_s.arg(found->id, found->outcome));
+        return;
+    QString error;
     const QJsonObject &was = found->plan;
     const auto kind = workflowKindFromName(was.value(u"kind"_s).toString());
     if (!kind)
@@ -357,13 +367,9 @@ void WorkflowSession::abandon(const QString &id)
 {
     if (running())
         return refuse(u"a workflow is running in this console: cancel it first"_s);
-    QString error;
-    const auto found = WorkflowJournal::find(m_context.dataDir, id, &error);
+    const auto found = unfinishedOrRefuse(id, u"abandon"_s);
     if (!found)
-        return refuse(error);
-    if (!found->resumable())
-        return refuse(
-            u"workflow %1 already ended (%2): nothing to abandon"_s.arg(found->id, found->outcome));
+        return;
     const QJsonObject &was = found->plan;
     history::AuditEntry entry;
     entry.kind = u"workflow"_s;

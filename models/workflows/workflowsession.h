@@ -127,6 +127,10 @@ private:
     /// The runner ended: the lock released, then finished().
     void end(WorkflowRunner::Outcome outcome, const QString &detail);
     void refuse(const QString &why);
+    /// The journal `id` (empty: the newest) when it did not end well; else
+    /// refused() says why (`verb`: "resume", "abandon") and nothing.
+    std::optional<WorkflowJournal::Summary> unfinishedOrRefuse(const QString &id,
+                                                               const QString &verb);
 
     Context m_context;
     bool m_armedForSession = false;
