@@ -115,9 +115,10 @@ void ClusterActionsBar::showCluster()
     m_restartProxy->setToolTip(proxy ? u"Plan a restart of the cluster's proxy, then probe fresh "
                                        "and reused connections through it"_s
                                      : u"This cluster names no proxy in the inventory"_s);
-    m_readOnly->setText(m_session->armed()
-                            ? u"<span style=\"color:#c62828\"><b>ARMED</b></span> workflows act"_s
-                            : u"read-only (armed: false): plans only"_s);
+    m_readOnly->setText(
+        m_session->armed()
+            ? u"<span style=\"color:#c62828\"><b>ARMED</b></span>: workflows may restart and edit"_s
+            : u"read-only (armed: false): plans only"_s);
     m_readOnly->setToolTip(m_session->armed()
                                ? u"Workflows confirmed in their dialog restart and edit services"_s
                                : u"The inventory says armed: false. A workflow's dialog can arm "

@@ -32,7 +32,6 @@ ServiceCard::ServiceCard(QWidget *parent)
     grid->setContentsMargins(10, 8, 10, 8);
     grid->setVerticalSpacing(3);
     m_restart->setText(QStringLiteral("Restart…"));
-    m_restart->setAutoRaise(true);
     m_restart->setToolTip(QStringLiteral("Plan a restart of this service: the plan, the evidence "
                                          "and the guards come first, nothing runs before"));
     connect(m_restart, &QToolButton::clicked, this,

@@ -11,6 +11,7 @@
 #include "knobfiles.h"
 #include "numberoption.h"
 #include "probeengine.h"
+#include "shellquote.h"
 #include "workflowjournal.h"
 #include "workflowsession.h"
 
@@ -37,16 +38,22 @@ void addPlanOptions(QCommandLineParser &parser)
 {
     parser.addOption({u"inventory"_s, u"Inventory file (YAML)."_s, u"FILE"_s});
     parser.addOption({u"cluster"_s, u"The cluster."_s, u"NAME"_s});
-    parser.addOption({u"service"_s, u"restart: the service to restart."_s, u"NAME"_s});
-    parser.addOption({u"knob"_s, u"revert-knob / restore-knob: KEY or KEY=VALUE."_s, u"KNOB"_s});
+    parser.addOption(
+        {u"service"_s,
+         u"restart: the service to restart; revert-knob / restore-knob: only this service's script."_s,
+         u"NAME"_s});
+    parser.addOption(
+        {u"knob"_s,
+         u"revert-knob / restore-knob: KEY or KEY=VALUE (an env var), or a launch flag: --knob=--flag."_s,
+         u"KNOB"_s});
     parser.addOption({u"backup"_s,
                       u"revert-knob / restore-knob: take the value from this "
                       "backup."_s,
                       u"PATH"_s});
-    parser.addOption({u"confirm"_s, u"run: the name of the target, typed."_s, u"NAME"_s});
-    parser.addOption({u"reason"_s, u"run: why (required for production)."_s, u"TEXT"_s});
-    parser.addOption(
-        {u"despite-evidence"_s, u"run: go ahead although the evidence points elsewhere."_s});
+    parser.addOption({u"confirm"_s, u"run / resume: the name of the target, typed."_s, u"NAME"_s});
+    parser.addOption({u"reason"_s, u"run / resume: why (required for production)."_s, u"TEXT"_s});
+    parser.addOption({u"despite-evidence"_s,
+                      u"run / resume: go ahead although the evidence points elsewhere."_s});
     parser.addOption({u"id"_s,
                       u"resume / abandon: the workflow's id (default: the newest "
                       "unfinished one)."_s,
@@ -56,8 +63,9 @@ void addPlanOptions(QCommandLineParser &parser)
                       "10, 0..600)."_s,
                       u"s"_s});
     parser.addOption({u"failure-watch"_s,
-                      u"co-restart: seconds the engines' bootstrap and transfer failure counters "
-                      "are watched after it (default 30, 0..600; 0: not watched)."_s,
+                      u"co-restart (and a knob workflow that co-restarts): seconds the engines' "
+                      "bootstrap and transfer failure counters are watched after it (default 30, "
+                      "0..600; 0: not watched)."_s,
                       u"s"_s});
     addTunnelOptions(parser); // --ssh-config, --known-hosts: for ssh hosts
     parser.addOption(jsonOption());
@@ -279,14 +287,21 @@ int runAndReport(const inventory::Inventory &inventory, Workflows &workflows,
                                             {u"steps"_s, steps}}));
     } else {
         printLine(u"workflow %1 %2: %3"_s.arg(id, said, detail));
+        // The commands as they can be pasted: this inventory and data dir.
+        const QString where = u"--inventory %1%2"_s.arg(
+            shell::singleQuoted(inventory.path),
+            parser.isSet(u"data-dir"_s)
+                ? u" --data-dir "_s + shell::singleQuoted(parser.value(u"data-dir"_s))
+                : QString());
         if (*outcome != WorkflowRunner::Outcome::Succeeded)
-            printLine(plan->knobEdits.isEmpty()
-                          ? u"nothing was rolled back: see `opsdeck-cli workflow list`; `workflow "
-                            "resume --id %1 --confirm %2` runs it again from the step that did not "
-                            "end well, `workflow abandon --id %1` ends it"_s.arg(
-                                id, plan->confirmationTarget())
-                          : u"nothing was rolled back; `workflow abandon --id %1` ends it (a "
-                            "workflow that edits a script is not resumed)"_s.arg(id));
+            printLine(
+                plan->knobEdits.isEmpty()
+                    ? u"nothing was rolled back: see `opsdeck-cli workflow list`; "
+                      "`opsdeck-cli workflow resume --id %1 %3 --confirm %2` runs it again "
+                      "from the step that did not end well, `opsdeck-cli workflow abandon "
+                      "--id %1 %3` ends it"_s.arg(id, plan->confirmationTarget(), where)
+                    : u"nothing was rolled back; `opsdeck-cli workflow abandon --id %1 %2` "
+                      "ends it (a workflow that edits a script is not resumed)"_s.arg(id, where));
         // A script this workflow changed: its backup is the way back, as a
         // restore-knob workflow (planned, guarded, verified like this one).
         if (*outcome != WorkflowRunner::Outcome::Succeeded) {
@@ -294,10 +309,11 @@ int runAndReport(const inventory::Inventory &inventory, Workflows &workflows,
                 const QString backup = backups.value(edit.n);
                 if (backup.isEmpty())
                     continue;
-                printLine(u"to roll back %1: opsdeck-cli workflow run restore-knob --inventory %2 "
-                          "--cluster %3 --service %4 --knob %5 --backup %6 --confirm %4"_s.arg(
-                              edit.plan.path, inventory.path, plan->cluster, edit.service,
-                              plan->knob.section(u'=', 0, 0), backup));
+                printLine(u"to roll back %1: opsdeck-cli workflow run restore-knob %2 "
+                          "--cluster %3 --service %4 --knob=%5 --backup %6 --confirm %4"_s.arg(
+                              edit.plan.path, where, plan->cluster, edit.service,
+                              shell::singleQuoted(plan->knob.section(u'=', 0, 0)),
+                              shell::singleQuoted(backup)));
             }
         }
     }

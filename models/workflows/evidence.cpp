@@ -4,6 +4,7 @@
 #include "historystore.h"
 
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <cmath>
 
@@ -32,7 +33,7 @@ bool Evidence::pointsAtConnectionLayer() const
 {
     if (!stall || (stall->role != inventory::Role::Proxy && stall->role != inventory::Role::Router))
         return false;
-    if (nowMs - stallAtMs > kRecentS * 1000)
+    if (nowMs - stallAtMs > kRecentS * 1000 || stallClearedAtMs > stallAtMs)
         return false;
     // A queue at the engines could explain slow answers; without one they
     // answer at once (the diagnosis's own probes keep a few running).
@@ -57,8 +58,12 @@ QStringList Evidence::lines() const
 {
     QStringList out;
     if (stall)
-        out << QStringLiteral("stall diagnosis (%1): %2")
-                   .arg(age(nowMs - stallAtMs), stall->headline());
+        out << QStringLiteral("stall diagnosis (%1): %2%3")
+                   .arg(age(nowMs - stallAtMs), stall->headline(),
+                        stallClearedAtMs > stallAtMs
+                            ? QStringLiteral(" — cleared since: %1 (%2)")
+                                  .arg(stallClearedBy, age(nowMs - stallClearedAtMs))
+                            : QString());
     else
         out << QStringLiteral("no stall diagnosed in the last %1 min").arg(kRecentS / 60);
     if (decodeRunning >= 0)
@@ -86,7 +91,9 @@ QJsonObject Evidence::json() const
                         {QStringLiteral("headline"), stall->headline()},
                         {QStringLiteral("age_s"), double(nowMs - stallAtMs) / 1000.0},
                         {QStringLiteral("decode_running_max"), number(stall->decodeRunningMax)},
-                        {QStringLiteral("decode_waiting_max"), number(stall->decodeWaitingMax)}};
+                        {QStringLiteral("decode_waiting_max"), number(stall->decodeWaitingMax)},
+                        {QStringLiteral("cleared_by"),
+                         stallClearedAtMs > stallAtMs ? QJsonValue(stallClearedBy) : QJsonValue()}};
     return {{QStringLiteral("stall"), stallJson},
             {QStringLiteral("decode_running"), number(decodeRunning)},
             {QStringLiteral("decode_waiting"), number(decodeWaiting)},
@@ -118,11 +125,24 @@ Evidence Evidence::read(const QString &databasePath, const inventory::Inventory 
     const qint64 from = nowMs - kRecentS * 1000;
     for (const QString &kind : {QStringLiteral("diagnosis"), QStringLiteral("watch")}) {
         for (const history::CheckRecord &check : store.checks(from, nowMs + 60'000, kind)) {
-            if (check.cluster != cluster || check.timeMs < evidence.stallAtMs)
+            if (check.cluster != cluster)
                 continue;
-            const QJsonValue stall =
-                QJsonDocument::fromJson(check.json).object().value(QStringLiteral("stall"));
-            if (!stall.isObject())
+            const QJsonObject found = QJsonDocument::fromJson(check.json).object();
+            const QJsonValue stall = found.value(QStringLiteral("stall"));
+            if (!stall.isObject()) {
+                // A conclusive look that found no stall clears an older one.
+                if (found.contains(QStringLiteral("stall")) &&
+                    !found.value(QStringLiteral("inconclusive")).toBool() &&
+                    check.timeMs > evidence.stallClearedAtMs) {
+                    evidence.stallClearedAtMs = check.timeMs;
+                    evidence.stallClearedBy =
+                        QStringLiteral("a %1 found reused connections answering")
+                            .arg(kind == u"watch" ? QStringLiteral("watch round")
+                                                  : QStringLiteral("diagnosis"));
+                }
+                continue;
+            }
+            if (check.timeMs < evidence.stallAtMs)
                 continue;
             evidence.stall = probes::diagnosisFromJson(stall.toObject());
             evidence.stallAtMs = check.timeMs;
@@ -154,6 +174,17 @@ Evidence Evidence::read(const QString &databasePath, const inventory::Inventory 
             continue;
         const QJsonObject result = QJsonDocument::fromJson(it->json).object();
         const bool passed = result.value(QStringLiteral("passed")).toBool();
+        for (const QJsonValue &stage : result.value(QStringLiteral("stages")).toArray()) {
+            const QJsonObject st = stage.toObject();
+            if (st.value(QStringLiteral("name")).toString() == u"keep-alive" &&
+                st.value(QStringLiteral("ran")).toBool() &&
+                st.value(QStringLiteral("passed")).toBool() &&
+                it->timeMs > evidence.stallClearedAtMs) {
+                evidence.stallClearedAtMs = it->timeMs;
+                evidence.stallClearedBy =
+                    QStringLiteral("a staged verification's keep-alive stage passed");
+            }
+        }
         evidence.lastVerification = QStringLiteral("%1 %2").arg(
             passed ? QStringLiteral("passed") : QStringLiteral("failed"), age(nowMs - it->timeMs));
         break;

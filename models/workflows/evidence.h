@@ -25,8 +25,14 @@ struct Evidence
     double decodeWaiting = -1;
     qint64 loadAtMs = 0;
     QString lastVerification; ///< "passed 12 min ago" / "failed at keep-alive 3 min ago" / ""
-    qint64 nowMs = 0;         ///< when it was read
-    QString source;           ///< the history file read, or why nothing could be
+    /// Set when something later than `stall` showed reused connections
+    /// answering (a conclusive diagnosis or watch round without a stall, or a
+    /// staged verification whose keep-alive stage passed): the stall no
+    /// longer stands, and the evidence no longer points at it.
+    qint64 stallClearedAtMs = 0;
+    QString stallClearedBy; ///< what cleared it, in words
+    qint64 nowMs = 0;       ///< when it was read
+    QString source;         ///< the history file read, or why nothing could be
     /// A history file is there and could not be read: the evidence is not
     /// known (no history at all is simply none).
     bool unreadable = false;
@@ -45,7 +51,8 @@ struct Evidence
     /// Lines for the plan: the stall and its age, the load, the last check.
     QStringList lines() const;
     /// {"stall": {hop, role, headline, age_s, decode_running_max,
-    /// decode_waiting_max} | null, "decode_running", "decode_waiting" (null when
+    /// decode_waiting_max, cleared_by (what showed it gone since, or null)} |
+    /// null, "decode_running", "decode_waiting" (null when
     /// not read), "last_verification", "points_at_connection_layer", "source"}.
     QJsonObject json() const;
 

@@ -78,6 +78,10 @@ public:
         std::function<remote::RemoteFiles *(const QString &host)> filesFor;
         /// Adds a history marker; its id, or nothing and why not.
         std::function<std::optional<qint64>(const history::Marker &marker, QString *error)> marker;
+        /// Records a finished staged verification in history (a `checks`
+        /// row and a marker, as `opsdeck-cli verify` does): the evidence of
+        /// the next plan reads it. Empty: not recorded.
+        std::function<void(const probes::VerificationResult &result)> recordVerification;
         /// How often waits poll, ms (ports, health, readiness): as often as a
         /// person's `curl` loop, so that OpsDeck adds no more wait than they
         /// would (bench_corestart).

@@ -469,6 +469,8 @@ void WorkflowRunner::verify(const std::shared_ptr<Leaf> &leaf)
                 [self, leaf, result] {
                     if (!self)
                         return;
+                    if (self->m_context.recordVerification)
+                        self->m_context.recordVerification(result);
                     QStringList stages;
                     for (const probes::VerificationStage &stage : result.stages) {
                         if (stage.ran)

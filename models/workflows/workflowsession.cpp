@@ -1,6 +1,7 @@
 #include "workflowsession.h"
 
 #include "auditlog.h"
+#include "checkhistory.h"
 #include "clusterlock.h"
 #include "evidence.h"
 #include "evidenceguard.h"
@@ -13,6 +14,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QSysInfo>
+#include <spdlog/spdlog.h>
 
 using namespace Qt::StringLiterals;
 
@@ -218,6 +220,14 @@ void WorkflowSession::start(const WorkflowPlan &plan, WorkflowJournal journal,
     WorkflowRunner::Context context = m_context.runner;
     // The operator confirmed the whole plan, its verification's load included.
     context.verification.batch.confirmation = plan.cluster;
+    // The verification goes into the history the next plan's evidence reads.
+    const QString database = history::HistoryStore::pathIn(m_context.dataDir);
+    context.recordVerification = [database](const probes::VerificationResult &result) {
+        history::HistoryStore store(database);
+        if (!store.open() || !history::recordVerification(store, result))
+            spdlog::warn("the workflow's verification was not recorded in {}: {}",
+                         database.toStdString(), store.lastError().toStdString());
+    };
     // Every entry written here also goes to the copy on the cluster's host,
     // once it is in the local log (the record OpsDeck verifies).
     m_hostAudit.reset();

@@ -407,6 +407,20 @@ TEST_F(CliWorkflow, TheIncidentsRightFixEndToEnd)
         << fix.standardOutput.toStdString();
     EXPECT_NE(bytesOf(proxyScript), proxyBefore);
     EXPECT_EQ(bytesOf(decodeScript), decodeBefore);
+    // The fix's verification is in history: its passing keep-alive stage
+    // clears the stall, and an engine revert no longer needs the warning.
+    const auto after = workflow(QStringList{u"plan"_qs, u"revert-knob"_qs} + target + engineKnob +
+                                QStringList{u"--json"_qs});
+    ASSERT_EQ(after.exitCode, 0) << after.standardError.toStdString();
+    const QJsonObject cleared = after.json().object();
+    EXPECT_FALSE(cleared.value(u"needs_evidence_acknowledgement"_qs).toBool())
+        << after.standardOutput.toStdString();
+    const QJsonObject evidence = cleared.value(u"evidence"_qs).toObject();
+    EXPECT_TRUE(evidence.value(u"last_verification"_qs).toString().startsWith(u"passed"_qs))
+        << after.standardOutput.toStdString();
+    EXPECT_EQ(evidence.value(u"stall"_qs).toObject().value(u"cleared_by"_qs).toString(),
+              u"a staged verification's keep-alive stage passed"_qs)
+        << after.standardOutput.toStdString();
 
     const auto restore = workflow(QStringList{u"run"_qs, u"restore-knob"_qs} + target + proxyFlag +
                                   QStringList{u"--confirm"_qs, u"demo"_qs});
