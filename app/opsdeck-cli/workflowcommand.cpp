@@ -21,6 +21,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTimer>
+#include <cmath>
 #include <cstdio>
 
 using namespace Qt::StringLiterals;
@@ -158,9 +159,10 @@ struct Workflows
             secondsOption(parser, u"idle-gap"_s, 0, 600,
                           context.runner.verification.keepAliveIdleGapS)
                 .value_or(context.runner.verification.keepAliveIdleGapS);
-        context.timings.failureWatchS = static_cast<int>(
+        // Whole seconds, rounded up: 0.5 s still watches (0 alone leaves it out).
+        context.timings.failureWatchS = static_cast<int>(std::ceil(
             secondsOption(parser, u"failure-watch"_s, 0, 600, context.timings.failureWatchS)
-                .value_or(context.timings.failureWatchS));
+                .value_or(context.timings.failureWatchS)));
         const auto log = history::AuditKey::inDataDir(parser.value(u"data-dir"_s));
         context.runner.audit = [log](const history::AuditEntry &entry,
                                      std::function<void(bool, QString)> done) {

@@ -22,6 +22,13 @@ QString HostAuditLog::pathFor(const inventory::Inventory &inventory, const QStri
         const inventory::Service *first =
             members->prefill.isEmpty() ? nullptr : inventory.service(members->prefill.first());
         *host = first ? first->host : QString();
+        // Written through a shell on the host: only a plain absolute path
+        // names the same file for every reader (no ~, nothing relative).
+        if (!members->auditLog.startsWith(u'/') || members->auditLog.contains(u'\n')) {
+            *error = u"cluster %1: audit_log '%2' is not an absolute path on %3"_s.arg(
+                cluster, members->auditLog, *host);
+            return {};
+        }
         return members->auditLog;
     }
     // Next to the lock: the folder teammates already look in.
@@ -51,10 +58,12 @@ HostAuditLog::HostAuditLog(remote::Transport *transport, QString path, QObject *
                     return;
                 m_running = 0;
                 const Pending done = m_queue.dequeue();
+                const QString why = QString::fromUtf8(result.standardError).trimmed();
                 done.done(result.succeeded()
                               ? QString()
                               : u"the audit copy %1 on %2 was not appended: %3"_s.arg(
-                                    m_path, m_transport->hostName(), result.describe()));
+                                    m_path, m_transport->hostName(),
+                                    why.isEmpty() ? result.describe() : why.left(300)));
                 next();
             });
 }
@@ -74,6 +83,17 @@ void HostAuditLog::whenIdle(std::function<void()> then)
     m_idle.append(std::move(then));
 }
 
+int HostAuditLog::dropPending()
+{
+    const int dropped = static_cast<int>(m_queue.size());
+    m_queue.clear();
+    m_running = 0; // a late answer of the command in flight is ignored
+    const auto idle = std::exchange(m_idle, {});
+    for (const auto &then : idle)
+        then();
+    return dropped;
+}
+
 void HostAuditLog::next()
 {
     if (m_queue.isEmpty()) {
@@ -82,11 +102,16 @@ void HostAuditLog::next()
             then();
         return;
     }
-    // One line per entry, appended: readable by teammates (0644), never rewritten.
+    // Appended only to a regular file (or a new one): never through a link
+    // to another file, never into a FIFO that would block.
     remote::CommandRequest request;
-    request.script = u"umask 022\nprintf '%s\\n' %1 >> %2\n"_s.arg(
-        shell::singleQuoted(QString::fromUtf8(m_queue.head().line)), shell::singleQuoted(m_path));
-    request.deadline = std::chrono::seconds(20);
+    request.script = u"umask 022\nf=%2\n"
+                     "if [ -L \"$f\" ] || { [ -e \"$f\" ] && [ ! -f \"$f\" ]; }; then\n"
+                     "  echo \"$f is not a regular file\" >&2\n  exit 1\nfi\n"
+                     "printf '%s\\n' %1 >> \"$f\"\n"_s.arg(
+                         shell::singleQuoted(QString::fromUtf8(m_queue.head().line)),
+                         shell::singleQuoted(m_path));
+    request.deadline = std::chrono::seconds(5);
     m_running = m_transport->run(request);
 }
 

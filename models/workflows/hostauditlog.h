@@ -24,13 +24,15 @@ namespace opsdeck::workflows {
 /// plus "from" (the machine the console runs on). The data dir's audit.jsonl
 /// stays the record OpsDeck verifies; this copy is for reading (mode 0644,
 /// no chain). Entries are appended in the order given, one command at a
-/// time. Thread: the transport's.
+/// time (5 s each), only to a regular file (never through a link, never
+/// into a FIFO). Thread: the transport's.
 class HostAuditLog : public QObject
 {
     Q_OBJECT
 public:
     /// The copy's path and host for `cluster`; empty path (with `error`)
-    /// when the inventory does not say where the cluster's files are.
+    /// when the inventory does not say where the cluster's files are, or its
+    /// `audit_log` is not an absolute path.
     static QString pathFor(const inventory::Inventory &inventory, const QString &cluster,
                            QString *host, QString *error);
     /// The line written for `entry` (compact JSON, no newline).
@@ -45,6 +47,9 @@ public:
     /// Calls `then` once every entry given so far was appended (or failed):
     /// at once when none is pending.
     void whenIdle(std::function<void()> then);
+    /// Gives up on the entries not yet appended (a host that does not
+    /// answer): whenIdle()'s callbacks run now; the count dropped.
+    int dropPending();
 
 private:
     void next();

@@ -114,6 +114,10 @@ struct Builder
             {QStringLiteral("GET %1 until 200")
                  .arg(urlText(router.urlWithPath(QStringLiteral("/readiness")))),
              QStringLiteral("GET %1 until every worker is_healthy")
+                 .arg(urlText(router.urlWithPath(QStringLiteral("/workers")))),
+             QStringLiteral("a worker of this cluster the router marks failed for good: DELETE "
+                            "%1/{its url, encoded}, then POST %1 {url, worker_type, "
+                            "bootstrap_port}")
                  .arg(urlText(router.urlWithPath(QStringLiteral("/workers"))))},
             t.routerReadyS);
         step.host.clear();

@@ -383,20 +383,35 @@ void WorkflowRunner::waitRouterReady(const std::shared_ptr<Leaf> &leaf)
 void WorkflowRunner::reRegister(const std::shared_ptr<Leaf> &leaf, const Service &router,
                                 const QJsonObject &worker)
 {
-    const QString id =
-        worker.value(QStringLiteral("id")).toString(worker.value(QStringLiteral("url")).toString());
-    if (leaf->reRegistered.contains(id))
+    const QString url = worker.value(QStringLiteral("url")).toString();
+    const QString id = worker.value(QStringLiteral("id")).toString(url);
+    // Only a worker of this cluster, as the inventory names it: the router's
+    // list is not trusted to say what to add back.
+    const inventory::Cluster *cluster = m_context.inventory.cluster(m_plan.cluster);
+    const auto sameUrl = [](const QUrl &a, const QUrl &b) {
+        return a.scheme() == b.scheme() && a.host() == b.host() && a.port() == b.port() &&
+               a.path(QUrl::FullyDecoded).chopped(a.path().endsWith(u'/') ? 1 : 0) ==
+                   b.path(QUrl::FullyDecoded).chopped(b.path().endsWith(u'/') ? 1 : 0);
+    };
+    bool ours = false;
+    for (const QString &name : cluster ? cluster->prefill + cluster->decode : QStringList())
+        if (const Service *engine = m_context.inventory.service(name))
+            ours = ours || (!url.isEmpty() && sameUrl(engine->url, QUrl(url)));
+    if (!ours || id.isEmpty() || leaf->reRegistered.contains(id))
         return; // once per worker and step; the polls then wait for it
     leaf->reRegistered.insert(id);
-    QJsonObject add{{QStringLiteral("url"), worker.value(QStringLiteral("url"))},
+    QJsonObject add{{QStringLiteral("url"), url},
                     {QStringLiteral("worker_type"), worker.value(QStringLiteral("worker_type"))}};
     if (worker.value(QStringLiteral("bootstrap_port")).isDouble())
         add.insert(QStringLiteral("bootstrap_port"),
                    worker.value(QStringLiteral("bootstrap_port")));
     probes::ProbeRequest remove;
     remove.kind = probes::ProbeKind::Delete;
-    remove.url = router.urlWithPath(QStringLiteral("/workers/") +
-                                    QString::fromLatin1(QUrl::toPercentEncoding(id)));
+    // The id as one path segment, every reserved character encoded (a URL's
+    // "/" and ":" too), kept encoded: never a path that leaves /workers/.
+    remove.url = QUrl::fromEncoded(router.urlWithPath(QStringLiteral("/workers/")).toEncoded() +
+                                       QUrl::toPercentEncoding(id),
+                                   QUrl::StrictMode);
     remove.timeoutMs = 5000;
     probes::ProbeRequest post;
     post.kind = probes::ProbeKind::Chat; // a POST with a JSON body, answer read whole
@@ -409,7 +424,7 @@ void WorkflowRunner::reRegister(const std::shared_ptr<Leaf> &leaf, const Service
     };
     say(QStringLiteral("%1 marks %2 failed for good: removing it and adding it again (DELETE %3, "
                        "POST %4 %5)")
-            .arg(router.name, id, remove.url.toString(), post.url.toString(),
+            .arg(router.name, id, QString::fromLatin1(remove.url.toEncoded()), post.url.toString(),
                  QString::fromUtf8(post.body)));
     send(leaf, remove, [this, leaf, post, say, id](const probes::ProbeResult &removed) {
         if (!removed.ok() && removed.status != 404)

@@ -45,9 +45,15 @@ void WorkflowRunner::watchFailures(const std::shared_ptr<Leaf> &leaf)
 {
     QVector<QUrl> urls;
     const inventory::Cluster *cluster = m_context.inventory.cluster(m_plan.cluster);
-    for (const QString &name : cluster ? cluster->prefill + cluster->decode : QStringList())
-        if (const inventory::Service *engine = m_context.inventory.service(name))
+    for (const QString &name : cluster ? cluster->prefill + cluster->decode : QStringList()) {
+        // An engine without a metrics page (metrics_path: none) is left out.
+        const inventory::Service *engine = m_context.inventory.service(name);
+        if (engine && engine->metricsUrl().isValid() && !engine->metricsUrl().isEmpty())
             urls << engine->metricsUrl();
+    }
+    if (urls.isEmpty())
+        return endLeaf(leaf, true,
+                       u"no engine of the cluster has a metrics page: nothing watched"_s);
     const int watchS = leaf->step->watchS;
     getAll(leaf, urls, [this, leaf, urls, watchS](const QVector<probes::ProbeResult> &first) {
         QString problem;

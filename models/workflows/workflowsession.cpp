@@ -14,6 +14,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QSysInfo>
+#include <QTimer>
 #include <spdlog/spdlog.h>
 
 using namespace Qt::StringLiterals;
@@ -232,6 +233,7 @@ void WorkflowSession::start(const WorkflowPlan &plan, WorkflowJournal journal,
     // once it is in the local log (the record OpsDeck verifies).
     m_hostAudit.reset();
     m_hostAuditProblem.clear();
+    m_copyProblemAudited = false;
     QString host;
     QString error;
     const QString copy =
@@ -261,19 +263,55 @@ void WorkflowSession::start(const WorkflowPlan &plan, WorkflowJournal journal,
     connect(runner, &WorkflowRunner::stepFinished, this, &WorkflowSession::stepFinished);
     connect(runner, &WorkflowRunner::finished, this,
             [this](WorkflowRunner::Outcome outcome, const QString &detail) {
-                // The copy on the host holds the last entry before the lock goes.
-                if (m_hostAudit)
-                    m_hostAudit->whenIdle([this, outcome, detail] { end(outcome, detail); });
-                else
+                // The copy on the host holds the last entry before the lock
+                // goes, or gives up after kAuditCopyDrain (or on cancel()).
+                if (!m_hostAudit)
+                    return end(outcome, detail);
+                m_draining = true;
+                QTimer::singleShot(kAuditCopyDrain, this, [this, id = m_id] {
+                    if (id == m_id) // not a later workflow's copy
+                        dropAuditCopy();
+                });
+                m_hostAudit->whenIdle([this, outcome, detail] {
+                    if (!m_draining)
+                        return;
+                    m_draining = false;
                     end(outcome, detail);
+                });
             });
     m_starting = false;
     Q_EMIT started(m_id, plan, from);
     runner->run(plan, std::move(journal), confirmation, from);
 }
 
+void WorkflowSession::dropAuditCopy()
+{
+    if (!m_draining || !m_hostAudit)
+        return;
+    const QString path = m_hostAudit->path();
+    // dropPending() runs whenIdle()'s callback, which ends the workflow.
+    const int dropped = m_hostAudit->dropPending();
+    if (dropped > 0 && m_hostAuditProblem.isEmpty())
+        m_hostAuditProblem =
+            u"%1 audit entries were not copied to %2 on the cluster's host (no answer)"_s
+                .arg(dropped)
+                .arg(path);
+}
+
 void WorkflowSession::end(WorkflowRunner::Outcome outcome, const QString &detail)
 {
+    // A copy that failed is said in the local log too, before the lock goes.
+    if (!m_hostAuditProblem.isEmpty() && !m_copyProblemAudited) {
+        m_copyProblemAudited = true;
+        history::AuditEntry entry;
+        entry.kind = u"workflow"_s;
+        entry.host = m_context.runner.inventory.path;
+        entry.workflow = m_id;
+        entry.action = u"audit-copy-failed"_s;
+        entry.detail = m_hostAuditProblem;
+        return audit(entry,
+                     [this, outcome, detail](bool, const QString &) { end(outcome, detail); });
+    }
     const QString id = m_id;
     releaseLock(id, [this, outcome, detail, id](const QString &problem) {
         // The runner goes after its last signal has been handled.
@@ -423,6 +461,8 @@ void WorkflowSession::abandon(const QString &id)
 
 void WorkflowSession::cancel()
 {
+    if (m_draining)
+        return dropAuditCopy(); // the steps ended: only the copy is waited for
     if (m_runner)
         m_runner->cancel();
 }

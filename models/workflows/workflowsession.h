@@ -93,7 +93,8 @@ public:
     /// Ends workflow `id` as abandoned (audited, journaled) and releases the
     /// lock it left; abandoned() or refused().
     void abandon(const QString &id);
-    /// Cancels the running step (WorkflowRunner::cancel()).
+    /// Cancels the running step (WorkflowRunner::cancel()); once the steps
+    /// ended, stops waiting for the audit copy on the host.
     void cancel();
     bool running() const { return m_runner != nullptr || m_starting; }
     /// The workflows of the data dir that did not end well, newest first
@@ -124,6 +125,8 @@ private:
     void start(const WorkflowPlan &plan, WorkflowJournal journal, const Confirmation &confirmation,
                int from);
     void releaseLock(const QString &id, std::function<void(const QString &problem)> then);
+    /// Gives up on the copy's entries not yet on the host (said, audited).
+    void dropAuditCopy();
     /// The runner ended: the lock released, then finished().
     void end(WorkflowRunner::Outcome outcome, const QString &detail);
     void refuse(const QString &why);
@@ -140,6 +143,10 @@ private:
     /// The run's copy of its audit entries on the cluster's host.
     std::unique_ptr<HostAuditLog> m_hostAudit;
     QString m_hostAuditProblem; ///< the first append that failed, said at the end
+    bool m_copyProblemAudited = false;
+    bool m_draining = false; ///< the steps ended; the copy's last entries are awaited
+    /// How long the copy's last entries are waited for after the steps end.
+    static constexpr std::chrono::seconds kAuditCopyDrain{10};
     QString m_id;
     quint64 m_planGeneration = 0; ///< answers of an earlier plan() are dropped
 };

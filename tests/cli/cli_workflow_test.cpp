@@ -8,6 +8,7 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -17,6 +18,7 @@
 #include <QTemporaryDir>
 #include <csignal>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 using opsdeck::test::runCli;
 using namespace opsdeck;
@@ -661,4 +663,42 @@ TEST_F(CliWorkflow, AWorkerTheRouterMarkedFailedIsRegisteredAgain)
     const QByteArray said = log.readAll();
     EXPECT_TRUE(said.contains("marked failed until it is removed and added again"));
     EXPECT_TRUE(said.contains("added through the API"));
+}
+
+// The audit copy on the host is appended only to a regular file: a link to
+// another file or a FIFO is refused at once (the run goes on), the refusal
+// is said in the result and written to the local audit log, and the linked
+// file is untouched.
+TEST_F(CliWorkflow, TheHostAuditCopyNeverFollowsALinkOrBlocksOnAFifo)
+{
+    const QString inventory = up();
+    QFile file(inventory);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const QByteArray yaml = file.readAll();
+    file.close();
+    const QString victim = m_home.path() + u"/victim.txt"_qs;
+    ASSERT_TRUE(test::writeFile(victim, "not an audit log\n"));
+    const QString link = m_home.path() + u"/link.log"_qs;
+    ASSERT_TRUE(QFile::link(victim, link));
+    const QString fifo = m_home.path() + u"/fifo.log"_qs;
+    ASSERT_EQ(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    for (const QString &target : {link, fifo}) {
+        QByteArray changed = yaml;
+        const QByteArray line = "    audit_log: " + target.toUtf8() + "\n    transfer_backend:";
+        changed.replace(QByteArray("    transfer_backend:"), line);
+        const QString path = m_home.path() + u"/copy.yaml"_qs;
+        ASSERT_TRUE(test::writeFile(path, changed));
+        QElapsedTimer clock;
+        clock.start();
+        const auto run = workflow({u"run"_qs, u"restart-proxy"_qs, u"--inventory"_qs, path,
+                                   u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs});
+        EXPECT_EQ(run.exitCode, 0) << run.standardOutput.toStdString();
+        EXPECT_TRUE(run.standardOutput.contains("is not a regular file"))
+            << run.standardOutput.toStdString();
+        EXPECT_LT(clock.elapsed(), 60'000) << "the copy never blocks the run";
+        EXPECT_TRUE(actionsOf(audit()).contains(u"audit-copy-failed"_qs));
+    }
+    QFile untouched(victim);
+    ASSERT_TRUE(untouched.open(QIODevice::ReadOnly));
+    EXPECT_EQ(untouched.readAll(), QByteArray("not an audit log\n"));
 }
