@@ -182,6 +182,12 @@ std::optional<bool> YamlMapping::boolean(const QString &key)
     const std::optional<QString> value = text(key);
     if (!value)
         return std::nullopt;
+    // A quoted "true" is a string in YAML: a switch such as `armed` is set
+    // only by the boolean itself (yaml-cpp tags a quoted scalar "!").
+    if (const Entry *entry = present(key); entry && entry->value.Tag() == "!") {
+        error(key, u"expected true or false, found the string \"%1\" (quoted)"_s.arg(*value));
+        return std::nullopt;
+    }
     if (value->compare(u"true"_s, Qt::CaseInsensitive) == 0)
         return true;
     if (value->compare(u"false"_s, Qt::CaseInsensitive) == 0)

@@ -332,7 +332,8 @@ TEST(InventoryValueErrors, BytesThatAreNotUtf8AreRefusedWhereTheyAre)
 {
     const LoadResult result = parse("hosts: [{name: h, kind: local}]\n"
                                     "services:\n"
-                                    "  - name: d\xe9" "code\n" // Latin-1, not UTF-8
+                                    "  - name: d\xe9"
+                                    "code\n" // Latin-1, not UTF-8
                                     "    role: engine\n");
     ASSERT_EQ(result.errors.size(), 1);
     EXPECT_TRUE(isError(result, 0, 3, 12, "", "not UTF-8"))
@@ -340,7 +341,8 @@ TEST(InventoryValueErrors, BytesThatAreNotUtf8AreRefusedWhereTheyAre)
     // An overlong encoding of '/' and a cut sequence at the end.
     EXPECT_EQ(parse("a: \xc0\xaf\n").errors.value(0).column, 4);
     EXPECT_EQ(parse("hosts: []\nb: \xe2\x82").errors.value(0).line, 2);
-    EXPECT_FALSE(parse("hosts: [{name: \"d\xc3\xa9" "code\", kind: local}]\n")
+    EXPECT_FALSE(parse("hosts: [{name: \"d\xc3\xa9"
+                       "code\", kind: local}]\n")
                      .errors.value(0)
                      .message.contains(u"UTF-8"));
 }
@@ -364,4 +366,22 @@ TEST(InventoryValueErrors, AliasesThatExpandPastTheLimitAreRefusedBeforeReading)
 }
 
 } // namespace
+// `armed: "true"` is a string in YAML, not the switch: an inventory arms
+// only with the boolean itself (true, True, TRUE), never by a quoted word.
+TEST(InventoryValueErrors, AQuotedTrueDoesNotArm)
+{
+    const char *base = "hosts: [{name: h, kind: local}]\n"
+                       "services:\n"
+                       "  - {name: d, role: decode, host: h, url: \"http://127.0.0.1:1\"}\n";
+    for (const char *quoted : {"armed: \"true\"\n", "armed: 'true'\n"}) {
+        const LoadResult result = parse(QByteArray(QByteArray(quoted) + base).constData());
+        ASSERT_EQ(result.errors.size(), 1) << quoted;
+        EXPECT_TRUE(isError(result, 0, 1, 8, "armed", "(quoted)"))
+            << result.errors[0].toString().toStdString();
+    }
+    const LoadResult armed = parse(QByteArray(QByteArray("armed: True\n") + base).constData());
+    ASSERT_TRUE(armed.inventory.has_value());
+    EXPECT_TRUE(armed.inventory->armed);
+}
+
 } // namespace opsdeck::inventory::test
