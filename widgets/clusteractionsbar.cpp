@@ -40,6 +40,8 @@ ClusterActionsBar::ClusterActionsBar(WorkflowSession *session, QWidget *parent)
     left->setContentsMargins(0, 0, 0, 0);
     m_unfinished->setWordWrap(true);
     m_unfinished->setObjectName(u"unfinishedWorkflow"_s);
+    // Two lines of room: a wrapped label in a row is not given its height.
+    m_unfinished->setMinimumHeight(m_unfinished->fontMetrics().lineSpacing() * 2 + 4);
     QPalette palette = m_unfinished->palette();
     palette.setColor(QPalette::WindowText, QColor(0x8a, 0x4b, 0x00));
     m_unfinished->setPalette(palette);
@@ -134,10 +136,10 @@ void ClusterActionsBar::showCluster()
                 m_left->id, m_left->plan.value(u"kind"_s).toString(),
                 m_left->plan.value(u"confirm"_s).toString(), QString::number(m_left->lastStarted),
                 QString::number(m_left->plan.value(u"steps"_s).toArray().size()),
-                m_left->succeeded.isEmpty()
-                    ? u"no step ended well"_s
-                    : u"steps %1 ended well"_s.arg(QString::number(m_left->succeeded.first()) +
-                                                   u"–"_s +
-                                                   QString::number(m_left->succeeded.last())),
+                m_left->succeeded.isEmpty() ? u"no step ended well"_s
+                : m_left->succeeded.size() == 1
+                    ? u"step %1 ended well"_s.arg(m_left->succeeded.first())
+                    : u"steps %1–%2 ended well"_s.arg(m_left->succeeded.first())
+                          .arg(m_left->succeeded.last()),
                 QString::number(m_left->resumeFrom())));
 }

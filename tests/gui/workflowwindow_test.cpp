@@ -28,6 +28,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -317,4 +318,65 @@ TEST(WorkflowWindow, TheEvidenceWarningLeadsAndTheRightFixRunsFromTheWindow)
         QStringLiteral("keep-alive: passed")))
         << dialog->progressView()->output()->toPlainText().toStdString();
     keepScreenshot(dialog, QStringLiteral("workflow-8-right-fix-result"));
+}
+
+// A console (here the CLI) killed mid-workflow: the window's cluster bar
+// names the unfinished workflow and where it stopped; Abandon ends it,
+// audited, and the bar no longer shows it.
+TEST(WorkflowWindow, AnUnfinishedWorkflowIsShownAndAbandonedFromTheClusterBar)
+{
+    DemoWindow demo;
+    ASSERT_TRUE(demo.start()) << "the demo did not start";
+    MainWindow *window = demo.window.get();
+    const QString demoDir = demo.dir.path() + QStringLiteral("/demo");
+    QProcess cli;
+    cli.setProcessChannelMode(QProcess::MergedChannels);
+    cli.start(test::binPath(QStringLiteral("opsdeck-cli")),
+              {QStringLiteral("workflow"), QStringLiteral("run"), QStringLiteral("co-restart"),
+               QStringLiteral("--inventory"), window->session()->inventoryPath(),
+               QStringLiteral("--cluster"), QStringLiteral("demo"), QStringLiteral("--confirm"),
+               QStringLiteral("demo"), QStringLiteral("--data-dir"), demoDir});
+    QByteArray said;
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            said += cli.readAll();
+            return said.contains("\n4. wait until");
+        },
+        60s))
+        << said.toStdString();
+    cli.kill(); // SIGKILL: no end in the journal, the lock left behind
+    ASSERT_TRUE(cli.waitForFinished(5000));
+
+    ClusterActionsBar *bar = window->clusterActionsBar();
+    bar->refresh();
+    ASSERT_TRUE(bar->unfinishedLabel()->isVisible());
+    EXPECT_TRUE(bar->unfinishedLabel()->text().contains(QStringLiteral("co-restart of demo")))
+        << bar->unfinishedLabel()->text().toStdString();
+    EXPECT_TRUE(bar->unfinishedLabel()->text().contains(QStringLiteral("stopped at step")));
+    EXPECT_TRUE(bar->resumeButton()->isVisible());
+    keepScreenshot(window, QStringLiteral("workflow-9-unfinished"));
+
+    QSignalSpy abandoned(window->session()->workflows(), &workflows::WorkflowSession::abandoned);
+    bar->abandonButton()->click();
+    ASSERT_TRUE(abandoned.wait(20000) || !abandoned.isEmpty());
+    EXPECT_FALSE(bar->unfinishedLabel()->isVisible());
+    window->auditTab()->reload();
+    bool audited = false;
+    for (const auto &entry : window->auditTab()->model()->shown())
+        audited = audited || entry.action == QStringLiteral("abandoned");
+    EXPECT_TRUE(audited);
+    // The engines the killed run left stopped are started again by a co-restart.
+    bar->coRestartButton()->click();
+    WorkflowDialog *dialog = window->workflowDialog();
+    ASSERT_NE(dialog, nullptr);
+    ASSERT_TRUE(waitUntil([&] { return dialog->planView()->plan().has_value(); }, 10s));
+    dialog->planView()->confirmEdit()->setText(QStringLiteral("demo"));
+    ASSERT_TRUE(dialog->planView()->runButton()->isEnabled())
+        << dialog->planView()->guardLabel()->text().toStdString();
+    QSignalSpy finished(window->session()->workflows(), &workflows::WorkflowSession::finished);
+    dialog->planView()->runButton()->click();
+    ASSERT_TRUE(finished.wait(120000) || !finished.isEmpty());
+    EXPECT_EQ(finished.first().at(0).value<workflows::WorkflowRunner::Outcome>(),
+              workflows::WorkflowRunner::Outcome::Succeeded)
+        << dialog->progressView()->output()->toPlainText().toStdString();
 }
