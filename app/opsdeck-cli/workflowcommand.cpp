@@ -45,7 +45,7 @@ void addPlanOptions(QCommandLineParser &parser)
          u"NAME"_s});
     parser.addOption(
         {u"knob"_s,
-         u"revert-knob / restore-knob: KEY or KEY=VALUE (an env var), or a launch flag: --knob=--flag."_s,
+         u"revert-knob / restore-knob: KEY or KEY=VALUE (an environment variable), or a launch flag with its dashes after the =."_s,
          u"KNOB"_s});
     parser.addOption({u"backup"_s,
                       u"revert-knob / restore-knob: take the value from this "
