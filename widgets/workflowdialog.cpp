@@ -12,17 +12,13 @@
 #include <QVBoxLayout>
 
 using namespace Qt::StringLiterals;
+using opsdeck::workflows::editsKnobs;
 using opsdeck::workflows::WorkflowKind;
 using opsdeck::workflows::WorkflowPlan;
 using opsdeck::workflows::WorkflowRunner;
 using opsdeck::workflows::WorkflowSession;
 
 namespace {
-
-bool editsKnobs(WorkflowKind kind)
-{
-    return kind == WorkflowKind::RevertKnob || kind == WorkflowKind::RestoreKnob;
-}
 
 } // namespace
 
@@ -109,11 +105,9 @@ void WorkflowDialog::build()
     connect(m_planView, &WorkflowPlanView::armRequested, m_session,
             &WorkflowSession::armForSession);
     connect(m_planView, &WorkflowPlanView::offerTaken, this,
-            [this](const QString &kind, const QString &service) {
-                const auto offered = opsdeck::workflows::workflowKindFromName(kind);
-                if (!offered)
-                    return;
-                m_request = {*offered, m_request.cluster, service, {}, {}};
+            [this](WorkflowKind offered, const QString &service) {
+                const QString kind = opsdeck::workflows::workflowKindName(offered);
+                m_request = {offered, m_request.cluster, service, {}, {}};
                 m_resumeId.clear();
                 m_knobRow->hide();
                 setWindowTitle(u"Workflow: %1"_s.arg(kind));

@@ -92,14 +92,8 @@ WorkflowPlanView::WorkflowPlanView(WorkflowSession *session, QWidget *parent)
     connect(m_run, &QPushButton::clicked, this, &WorkflowPlanView::runRequested);
     connect(m_arm, &QPushButton::clicked, this, [this] { Q_EMIT armRequested(m_armEdit->text()); });
     connect(m_offer, &QPushButton::clicked, this, [this] {
-        if (!m_plan || m_plan->offer.isEmpty())
-            return;
-        // "opsdeck-cli workflow plan KIND --inventory F --cluster C [--service S]"
-        const QString &offer = m_plan->offer;
-        Q_EMIT offerTaken(offer.section(u"workflow plan "_s, 1).section(u' ', 0, 0),
-                          offer.contains(u"--service "_s)
-                              ? offer.section(u"--service "_s, 1).section(u' ', 0, 0)
-                              : QString());
+        if (m_plan && m_plan->offerKind)
+            Q_EMIT offerTaken(*m_plan->offerKind, m_plan->offerService);
     });
     connect(session, &WorkflowSession::armedChanged, this, &WorkflowPlanView::updateGuard);
     showProblem(u"planning …"_s);
@@ -113,10 +107,11 @@ void WorkflowPlanView::showPlan(const WorkflowPlan &plan)
                                                           : plan.evidenceLines.join(u'\n'));
     m_warning->setText(plan.evidenceWarning);
     m_warning->setVisible(!plan.evidenceWarning.isEmpty());
-    // "opsdeck-cli workflow plan restart-proxy --cluster demo ..." -> its kind
-    const QString offered = plan.offer.section(u"workflow plan "_s, 1).section(u' ', 0, 0);
-    m_offer->setText(u"Plan %1 instead"_s.arg(offered));
-    m_offer->setVisible(!offered.isEmpty());
+    if (plan.offerKind)
+        m_offer->setText(u"Plan %1 instead"_s.arg(
+            opsdeck::workflows::workflowKindName(*plan.offerKind) +
+            (plan.offerService.isEmpty() ? QString() : u" "_s + plan.offerService)));
+    m_offer->setVisible(plan.offerKind.has_value());
     m_acknowledge->setVisible(!plan.evidenceWarning.isEmpty());
     m_acknowledge->setChecked(false);
     m_confirmLabel->setText(u"Type <b>%1</b>"_s.arg(plan.confirmationTarget().toHtmlEscaped()));

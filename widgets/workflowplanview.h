@@ -55,7 +55,7 @@ Q_SIGNALS:
     void armRequested(const QString &typed);
     /// The evidence's offer taken: plan `kind` (of `service`, for a
     /// restart) on the cluster instead.
-    void offerTaken(const QString &kind, const QString &service);
+    void offerTaken(opsdeck::workflows::WorkflowKind kind, const QString &service);
 
 private:
     opsdeck::workflows::WorkflowSession *m_session;

@@ -30,6 +30,7 @@ namespace opsdeck::cli {
 
 namespace {
 
+using workflows::editsKnobs;
 using workflows::WorkflowJournal;
 using workflows::WorkflowPlan;
 using workflows::WorkflowRunner;
@@ -85,12 +86,6 @@ std::optional<workflows::WorkflowKind> kindOrSay(const QString &kindName)
         printError(
             u"unknown workflow '%1': one of %2"_s.arg(kindName, workflows::workflowKindNames()));
     return kind;
-}
-
-bool editsKnobs(workflows::WorkflowKind kind)
-{
-    return kind == workflows::WorkflowKind::RevertKnob ||
-           kind == workflows::WorkflowKind::RestoreKnob;
 }
 
 // The hosts' transports, made when a step first needs one.

@@ -203,9 +203,7 @@ void ConsoleSession::setWorkflowContext(const inventory::Inventory &inventory)
     std::shared_ptr<hosts::HostKeyAuditor> auditor = m_auditor;
     context.runner.audit = [this, auditor](const history::AuditEntry &entry,
                                            std::function<void(bool, QString)> done) {
-        auditor->appendEntry(entry, this, [done = std::move(done)](bool ok, const QString &error) {
-            done(ok, error);
-        });
+        auditor->appendEntry(entry, this, std::move(done));
     };
     m_workflows->setContext(std::move(context));
 }

@@ -51,7 +51,10 @@ void EvidenceGuard::apply(WorkflowPlan &plan, const inventory::Inventory &invent
             ? QStringLiteral("Reverting an engine knob")
             : QStringLiteral("Restarting an engine");
     plan.evidenceWarning = evidence.connectionLayerWarning(what);
-    plan.offer = evidence.stall->role == inventory::Role::Proxy
+    const bool proxy = evidence.stall->role == inventory::Role::Proxy;
+    plan.offerKind = proxy ? WorkflowKind::RestartProxy : WorkflowKind::Restart;
+    plan.offerService = proxy ? QString() : hop;
+    plan.offer = proxy
                      ? QStringLiteral("opsdeck-cli workflow plan restart-proxy --inventory %1 "
                                       "--cluster %2")
                            .arg(plan.inventoryPath, plan.cluster)

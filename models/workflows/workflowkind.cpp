@@ -47,4 +47,9 @@ QString workflowKindNames()
     return names.join(QStringLiteral(", "));
 }
 
+bool editsKnobs(WorkflowKind kind)
+{
+    return kind == WorkflowKind::RevertKnob || kind == WorkflowKind::RestoreKnob;
+}
+
 } // namespace opsdeck::workflows

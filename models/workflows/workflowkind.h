@@ -21,5 +21,8 @@ QString workflowKindName(WorkflowKind kind);
 std::optional<WorkflowKind> workflowKindFromName(const QString &name);
 /// Every name, in the order above, joined by ", " (for error messages).
 QString workflowKindNames();
+/// revert-knob and restore-knob: they edit serve scripts (planned from the
+/// scripts' text, never resumed).
+bool editsKnobs(WorkflowKind kind);
 
 } // namespace opsdeck::workflows

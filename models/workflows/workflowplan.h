@@ -8,6 +8,7 @@
 #include <QString>
 #include <QStringList>
 #include <QVector>
+#include <optional>
 
 namespace opsdeck::workflows {
 
@@ -42,6 +43,9 @@ struct WorkflowPlan
     QString evidenceWarning;
     /// The workflow the evidence points at instead, as a command ("" when none).
     QString offer;
+    /// The same offer as data: its kind, and the service for a restart.
+    std::optional<WorkflowKind> offerKind;
+    QString offerService;
     /// revert-knob / restore-knob: the edit of each serve script, planned
     /// (bytes and hash at preview time) before anything runs; step `n` applies it.
     struct KnobEdit

@@ -23,11 +23,6 @@ namespace opsdeck::workflows {
 
 namespace {
 
-bool editsKnobs(WorkflowKind kind)
-{
-    return kind == WorkflowKind::RevertKnob || kind == WorkflowKind::RestoreKnob;
-}
-
 } // namespace
 
 WorkflowSession::WorkflowSession(QObject *parent) : QObject(parent) {}

@@ -210,16 +210,9 @@ TEST_F(CliWorkflow, ReadOnlyAWrongConfirmationAndOneSideOfNixlAreRefusedAndRunNo
         << run.standardError.toStdString();
     EXPECT_TRUE(run.standardOutput.contains("REFUSED:")) << run.standardOutput.toStdString();
 
-    QFile file(inventory);
-    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
-    QByteArray text = file.readAll();
-    file.close();
-    text.replace("armed: true", "armed: false");
     const QString readOnly = m_home.path() + u"/read-only.yaml"_qs;
-    QFile copy(readOnly);
-    ASSERT_TRUE(copy.open(QIODevice::WriteOnly));
-    copy.write(text);
-    copy.close();
+    ASSERT_TRUE(test::writeFile(readOnly,
+                                test::readFile(inventory).replace("armed: true", "armed: false")));
     run = workflow({u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, readOnly, u"--cluster"_qs,
                     u"demo"_qs, u"--confirm"_qs, u"demo"_qs});
     EXPECT_EQ(run.exitCode, 2);
@@ -249,14 +242,9 @@ TEST_F(CliWorkflow, ADecodeThatFailsToStartStopsTheWorkflowAndTheAuditIsComplete
     const QString inventory = up();
     // The decode's serve script now exits before its server starts.
     const QString script = demoDir() + u"/serve_decode.sh"_qs;
-    QFile file(script);
-    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
-    QByteArray text = file.readAll();
-    file.close();
-    text.replace("exec ", "echo 'CUDA out of memory' >&2; exit 1\nexec ");
-    ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    file.write(text);
-    file.close();
+    ASSERT_TRUE(test::writeFile(
+        script,
+        test::readFile(script).replace("exec ", "echo 'CUDA out of memory' >&2; exit 1\nexec ")));
 
     const auto run = workflow({u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
                                u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs});
@@ -352,10 +340,7 @@ TEST_F(CliWorkflow, TheIncidentsRightFixEndToEnd)
     const QString inventory = up({u"--fault"_qs, u"proxy-reused-stall=5"_qs});
     const QString proxyScript = demoDir() + u"/serve_proxy.sh"_qs;
     const QString decodeScript = demoDir() + u"/serve_decode.sh"_qs;
-    const auto bytesOf = [](const QString &path) {
-        QFile file(path);
-        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-    };
+    const auto bytesOf = &test::readFile;
     const QByteArray proxyBefore = bytesOf(proxyScript);
     const QByteArray decodeBefore = bytesOf(decodeScript);
     const QStringList target{u"--inventory"_qs, inventory, u"--cluster"_qs, u"demo"_qs};
@@ -564,14 +549,9 @@ TEST_F(CliWorkflow, AKnobSharedByTheImplicatedHopAndAnEngineStillNeedsTheAcknowl
 {
     const QString inventory = up({u"--fault"_qs, u"proxy-reused-stall=5"_qs});
     for (const char *script : {"/serve_decode.sh", "/serve_proxy.sh"}) {
-        QFile file(demoDir() + QLatin1String(script));
-        ASSERT_TRUE(file.open(QIODevice::ReadOnly));
-        QByteArray text = file.readAll();
-        file.close();
-        text.replace("exec ", "export OMP_NUM_THREADS=8\nexec ");
-        ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        file.write(text);
-        file.close();
+        const QString path = demoDir() + QLatin1String(script);
+        ASSERT_TRUE(test::writeFile(
+            path, test::readFile(path).replace("exec ", "export OMP_NUM_THREADS=8\nexec ")));
     }
     const auto diagnose =
         runCli({u"diagnose"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs, u"demo"_qs,
@@ -594,10 +574,7 @@ TEST_F(CliWorkflow, AKnobSharedByTheImplicatedHopAndAnEngineStillNeedsTheAcknowl
 TEST_F(CliWorkflow, ANixlPairHangsAfterOneSideRestartsAndTheCoRestartClearsIt)
 {
     const QString inventory = up({u"--transfer-backend"_qs, u"nixl"_qs});
-    QFile file(inventory);
-    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
-    QByteArray yaml = file.readAll();
-    file.close();
+    QByteArray yaml = test::readFile(inventory);
     ASSERT_TRUE(yaml.contains("transfer_backend: nixl"));
     const QString unguarded = m_home.path() + u"/unguarded.yaml"_qs;
     yaml.replace("transfer_backend: nixl", "transfer_backend: mooncake");
@@ -641,11 +618,8 @@ TEST_F(CliWorkflow, AWorkerTheRouterMarkedFailedIsRegisteredAgain)
 {
     const QString inventory = up();
     const QString routerScript = demoDir() + u"/serve_router.sh"_qs;
-    QFile script(routerScript);
-    ASSERT_TRUE(script.open(QIODevice::ReadOnly));
-    QByteArray text = script.readAll().trimmed();
-    script.close();
-    ASSERT_TRUE(test::writeFile(routerScript, text + " --worker-failed-after 2\n"));
+    ASSERT_TRUE(test::writeFile(routerScript, test::readFile(routerScript).trimmed() +
+                                                  " --worker-failed-after 2\n"));
     const auto router =
         workflow({u"run"_qs, u"restart"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
                   u"demo"_qs, u"--service"_qs, u"router"_qs, u"--confirm"_qs, u"router"_qs});
@@ -672,10 +646,8 @@ TEST_F(CliWorkflow, AWorkerTheRouterMarkedFailedIsRegisteredAgain)
 TEST_F(CliWorkflow, TheHostAuditCopyNeverFollowsALinkOrBlocksOnAFifo)
 {
     const QString inventory = up();
-    QFile file(inventory);
-    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
-    const QByteArray yaml = file.readAll();
-    file.close();
+    const QByteArray yaml = test::readFile(inventory);
+    ASSERT_FALSE(yaml.isEmpty());
     const QString victim = m_home.path() + u"/victim.txt"_qs;
     ASSERT_TRUE(test::writeFile(victim, "not an audit log\n"));
     const QString link = m_home.path() + u"/link.log"_qs;
@@ -698,7 +670,5 @@ TEST_F(CliWorkflow, TheHostAuditCopyNeverFollowsALinkOrBlocksOnAFifo)
         EXPECT_LT(clock.elapsed(), 60'000) << "the copy never blocks the run";
         EXPECT_TRUE(actionsOf(audit()).contains(u"audit-copy-failed"_qs));
     }
-    QFile untouched(victim);
-    ASSERT_TRUE(untouched.open(QIODevice::ReadOnly));
-    EXPECT_EQ(untouched.readAll(), QByteArray("not an audit log\n"));
+    EXPECT_EQ(test::readFile(victim), QByteArray("not an audit log\n"));
 }

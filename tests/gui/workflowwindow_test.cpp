@@ -197,13 +197,9 @@ TEST(WorkflowWindow, AReadOnlyInventoryPlansButRunsOnlyOnceArmedForTheSession)
     MainWindow *window = demo.window.get();
     // The demo's inventory, read-only.
     const QString path = window->session()->inventoryPath();
-    QFile file(path);
-    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
-    QByteArray yaml = file.readAll();
-    file.close();
     const QString readOnly = demo.dir.filePath(QStringLiteral("read-only.yaml"));
-    yaml.replace("armed: true", "armed: false");
-    test::writeFile(readOnly, yaml);
+    ASSERT_TRUE(
+        test::writeFile(readOnly, test::readFile(path).replace("armed: true", "armed: false")));
     ASSERT_TRUE(window->openInventory(readOnly));
     auto *session = window->session()->workflows();
     ASSERT_FALSE(session->armed());
