@@ -11,6 +11,7 @@
 #include <QVariant>
 #include <algorithm>
 #include <atomic>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,7 +48,7 @@ const char *const schema[] = {
 
 HistoryStore::HistoryStore(const QString &path)
     : m_path(QFileInfo(path).absoluteFilePath()),
-      m_connection(QStringLiteral("opsdeck-history-%1").arg(connectionCounter++))
+      m_connection(QStringLiteral("opsdeck-history-%1").arg(connectionCounter++)), m_walBase(m_path)
 {
 }
 
@@ -58,6 +59,9 @@ HistoryStore::~HistoryStore()
     m_mergeRollup.reset();
     {
         QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+        // Emptied first, with its record: closing checkpoints on its own.
+        if (db.isOpen())
+            emptyWal();
         if (db.isValid())
             db.close();
     }
@@ -132,6 +136,9 @@ bool HistoryStore::open(bool checkFirst)
     if (!settings::PrivateFiles::makeDir(QFileInfo(m_path).absolutePath(), &why) ||
         !settings::PrivateFiles::refuseLink(m_path, &why))
         return fail(QStringLiteral("open"), why);
+    m_notice = m_walBase.setAsideForeignWal();
+    if (!m_notice.isEmpty())
+        spdlog::warn("history: {}", m_notice.toStdString());
     QSqlDatabase db = QSqlDatabase::contains(m_connection)
                           ? QSqlDatabase::database(m_connection, false)
                           : QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
@@ -143,9 +150,11 @@ bool HistoryStore::open(bool checkFirst)
     if (checkFirst && !quickCheck().isEmpty())
         return false;
     // WAL: the console reads while the recorder writes; NORMAL is safe in WAL
-    // (a crash loses at most the last transaction, never the file).
-    for (const char *pragma :
-         {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=5000"}) {
+    // (a crash loses at most the last transaction, never the file). No
+    // automatic checkpoints: the file is written only by emptyWal(), which
+    // keeps the WAL's record (WalBase).
+    for (const char *pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
+                               "PRAGMA busy_timeout=5000", "PRAGMA wal_autocheckpoint=0"}) {
         if (!exec(QString::fromLatin1(pragma)))
             return false;
     }
@@ -192,10 +201,12 @@ void HistoryStore::emptyWal()
     // Without waiting (busy_timeout 0): a reader in the middle of a query
     // leaves the WAL as it is until the next write. A failure here loses
     // nothing, the pages stay in the WAL.
-    QSqlQuery query(QSqlDatabase::database(m_connection, false));
-    query.exec(QStringLiteral("PRAGMA busy_timeout=0"));
-    query.exec(QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
-    query.exec(QStringLiteral("PRAGMA busy_timeout=5000"));
+    m_walBase.checkpointed([this] {
+        QSqlQuery query(QSqlDatabase::database(m_connection, false));
+        query.exec(QStringLiteral("PRAGMA busy_timeout=0"));
+        query.exec(QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
+        query.exec(QStringLiteral("PRAGMA busy_timeout=5000"));
+    });
 }
 
 void HistoryStore::rollbackBatch()

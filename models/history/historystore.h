@@ -7,6 +7,7 @@
 #include "retention.h"
 #include "rollup.h"
 #include "seriesinfo.h"
+#include "walbase.h"
 
 #include <QSqlError>
 #include <QString>
@@ -63,6 +64,10 @@ public:
     bool isOpen() const;
     QString path() const { return m_path; }
     QString lastError() const { return m_error; }
+    /// What open() did that the user must hear of, without failing: a WAL
+    /// left by a killed process for a file since replaced, set aside instead
+    /// of replayed (WalBase). Empty otherwise.
+    QString openNotice() const { return m_notice; }
     /// True when the last error was SQLite's "corrupt" (SQLITE_CORRUPT) or
     /// "not a database" (SQLITE_NOTADB): writing on would lose more.
     bool lastErrorIsCorruption() const { return m_corrupt; }
@@ -133,7 +138,9 @@ private:
     QString m_path;
     QString m_connection; ///< unique Qt Sql connection name of this instance
     QString m_error;
+    QString m_notice;
     bool m_corrupt = false;
+    WalBase m_walBase; ///< every checkpoint goes through it
     std::unique_ptr<QSqlQuery> m_insertBlock;
     std::unique_ptr<QSqlQuery> m_updateBlock;
     std::unique_ptr<QSqlQuery> m_mergeRollup;

@@ -115,8 +115,9 @@ bool HistoryWriter::start(QString *error)
     }
     // The database, its WAL files and the lock are never followed through a
     // link another user planted (a data dir reached through a link is fine).
-    for (const QString &file : QStringList{m_path, m_path + QStringLiteral("-wal"),
-                                           m_path + QStringLiteral("-shm"), lockPath(m_path)}) {
+    for (const QString &file :
+         QStringList{m_path, m_path + QStringLiteral("-wal"), m_path + QStringLiteral("-shm"),
+                     m_path + QStringLiteral("-walbase"), lockPath(m_path)}) {
         if (!settings::PrivateFiles::refuseLink(file, error)) {
             m_startFailure = StartFailure::Database;
             return false;

@@ -1,6 +1,7 @@
 #include "secretstore.h"
 
 #include "apppaths.h"
+#include "keychainlockstate.h"
 #include "plaintextsecretfile.h"
 #include "secretbytes.h"
 #include "settingsvalues.h"
@@ -218,32 +219,41 @@ void SecretStore::run(Operation operation, quint64 id, const QString &key, const
     // zeroed when the holder goes.
     auto kept = std::make_shared<SecretBytes>(
         m_settings.plaintextFallback ? SecretBytes::copyOf(value) : SecretBytes());
-    connect(job, &QKeychain::Job::finished, this,
-            [this, operation, id, key, kept](QKeychain::Job *done) mutable {
-                SecretResult result;
-                const QKeychain::Error error = done->error();
-                if (error == QKeychain::NoError) {
-                    result.status = Status::Ok;
-                    if (operation == Operation::Read)
-                        result.value =
-                            static_cast<QKeychain::ReadPasswordJob *>(done)->binaryData();
-                } else if (error == QKeychain::EntryNotFound) {
-                    result = {Status::NotFound, {}, u"%1 is not in the secret store"_s.arg(key)};
-                } else if (m_settings.plaintextFallback && keychainMissing(error)) {
-                    const QByteArray keptBytes = QByteArray::fromRawData(
-                        kept->constData(), kept->size()); // a view; no copy to wipe
-                    result = fallback(operation, key, keptBytes, done->errorString());
-                } else {
-                    result = {Status::Failed,
-                              {},
-                              u"the keychain could not %1 %2: %3"_s.arg(
-                                  operationWord(operation == Operation::Read,
-                                                operation == Operation::Write),
-                                  key, done->errorString())};
-                }
-                kept->clear();
-                finish(operation, id, key, std::move(result));
-            });
+    connect(
+        job, &QKeychain::Job::finished, this,
+        [this, operation, id, key, kept](QKeychain::Job *done) mutable {
+            SecretResult result;
+            const QKeychain::Error error = done->error();
+            if (error == QKeychain::NoError) {
+                result.status = Status::Ok;
+                if (operation == Operation::Read)
+                    result.value = static_cast<QKeychain::ReadPasswordJob *>(done)->binaryData();
+            } else if (error == QKeychain::EntryNotFound) {
+                // A locked keychain says "not found" for what it holds.
+                const QString locked = KeychainLockState::lockedReason();
+                result =
+                    locked.isEmpty()
+                        ? SecretResult{Status::NotFound,
+                                       {},
+                                       u"%1 is not in the secret store"_s.arg(key)}
+                        : SecretResult{Status::Failed,
+                                       {},
+                                       u"cannot tell whether %1 is there: %2"_s.arg(key, locked)};
+            } else if (m_settings.plaintextFallback && keychainMissing(error)) {
+                const QByteArray keptBytes = QByteArray::fromRawData(
+                    kept->constData(), kept->size()); // a view; no copy to wipe
+                result = fallback(operation, key, keptBytes, done->errorString());
+            } else {
+                result = {
+                    Status::Failed,
+                    {},
+                    u"the keychain could not %1 %2: %3"_s.arg(
+                        operationWord(operation == Operation::Read, operation == Operation::Write),
+                        key, done->errorString())};
+            }
+            kept->clear();
+            finish(operation, id, key, std::move(result));
+        });
     job->start();
 }
 

@@ -3,10 +3,13 @@
 #include "auditkey.h"
 #include "auditlog.h"
 #include "clitest.h"
+#include "testsupport.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
 
@@ -126,4 +129,63 @@ TEST(CliAudit, AnOlderLogAndHeadPutBackAreCaughtByTheKeyringsAnchor)
     EXPECT_TRUE(run.standardOutput.contains("the secret store's anchor says this log held 5 "
                                             "entries, the file has 3"))
         << run.standardOutput.toStdString();
+}
+
+// A locked keychain (no prompt can be shown) answers "no such key" for the
+// key it holds: an unkeyed log must then be NOT VERIFIED (exit 3), never
+// intact, because a keyed log rewritten without its key looks the same. The
+// keychain here is a private gnome-keyring, locked through the Secret
+// Service, in its own D-Bus session (the suite's shared one stays unlocked).
+TEST(CliAudit, ALockedKeychainLeavesAnUnkeyedLogNotVerified)
+{
+    QTemporaryDir dir;
+    const QString data = dir.filePath(QStringLiteral("data"));
+    {
+        AuditLog log(AuditLog::pathIn(data), [](const QString &, bool) {
+            return AuditLog::ChainKey{AuditLog::ChainKey::State::Unavailable, {}, {}};
+        });
+        AuditEntry entry;
+        entry.kind = QStringLiteral("host-key");
+        entry.host = QStringLiteral("gpu-0");
+        entry.action = QStringLiteral("accepted-new");
+        QString error;
+        ASSERT_TRUE(log.append(entry, &error)) << error.toStdString();
+    }
+    const QString verify = opsdeck::test::binPath(QStringLiteral("opsdeck-cli")) +
+                           QStringLiteral(" audit --verify --data-dir '") + data + u'\'';
+    const QString lock = QStringLiteral(
+        "dbus-send --session --dest=org.freedesktop.secrets --print-reply /org/freedesktop/secrets "
+        "org.freedesktop.Secret.Service.Lock "
+        "array:objpath:/org/freedesktop/secrets/aliases/default >/dev/null");
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char *name : {"HOME", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME"}) {
+        const QString home = dir.filePath(QString::fromLatin1(name));
+        ASSERT_TRUE(QDir().mkpath(home));
+        QFile::setPermissions(home, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        env.insert(QString::fromLatin1(name), home);
+    }
+    QProcess session;
+    session.setProcessEnvironment(env);
+    session.setStandardInputFile(QProcess::nullDevice());
+    session.start(QStringLiteral("timeout"),
+                  {QStringLiteral("60"), QStringLiteral("dbus-run-session"), QStringLiteral("--"),
+                   QStringLiteral("sh"), QStringLiteral("-c"),
+                   QStringLiteral("echo -n opsdeck-test | gnome-keyring-daemon --unlock "
+                                  "--components=secrets >/dev/null || exit 9; ") +
+                       verify + QStringLiteral("; echo \"unlocked-exit=$?\"; ") + lock +
+                       QStringLiteral(" || exit 9; ") + verify +
+                       QStringLiteral("; echo \"locked-exit=$?\"")});
+    ASSERT_TRUE(session.waitForFinished(70000));
+    const QString out = QString::fromUtf8(session.readAllStandardOutput());
+    ASSERT_EQ(session.exitCode(), 0)
+        << out.toStdString() << session.readAllStandardError().toStdString();
+    const qsizetype split = out.indexOf(QStringLiteral("unlocked-exit="));
+    ASSERT_GE(split, 0) << out.toStdString();
+    const QString unlocked = out.left(split);
+    const QString locked = out.mid(split);
+    EXPECT_TRUE(out.contains(QStringLiteral("unlocked-exit=0"))) << out.toStdString();
+    EXPECT_TRUE(unlocked.contains(QStringLiteral("intact, 1 entries"))) << out.toStdString();
+    EXPECT_TRUE(out.contains(QStringLiteral("locked-exit=3"))) << out.toStdString();
+    EXPECT_TRUE(locked.contains(QStringLiteral("NOT VERIFIED"))) << out.toStdString();
+    EXPECT_TRUE(locked.contains(QStringLiteral("is locked"))) << out.toStdString();
 }

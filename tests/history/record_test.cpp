@@ -10,16 +10,21 @@
 #include "simprocess.h"
 #include "testsupport.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <algorithm>
 #include <csignal>
 #include <functional>
 #include <gtest/gtest.h>
 #include <optional>
+#include <sys/stat.h>
 
 using namespace opsdeck;
 using opsdeck::history::HistoryStore;
@@ -353,25 +358,89 @@ TEST(RecordCommand, ARestoredDatabaseIsNotOverwrittenByTheOldWal)
     EXPECT_TRUE(reopened.seriesList().isEmpty());
 }
 
-// A recorder killed (SIGKILL) leaves no WAL pages behind: a file restored by
-// hand before the next start is read as it was restored.
-TEST(RecordCommand, ARecorderKilledLeavesNoWalToReplayIntoARestoredFile)
+namespace {
+
+// A raw connection holding a read snapshot (a window reading history while
+// the recorder writes): the recorder's next commits cannot be checkpointed
+// and stay in the WAL, as they would if it were killed just after one.
+class Snapshot
 {
-    test::SimProcess engine;
-    ASSERT_TRUE(
-        engine.start({QStringLiteral("--role"), QStringLiteral("engine"), QStringLiteral("--port"),
-                      QStringLiteral("0"), QStringLiteral("--ready-delay"), QStringLiteral("0")}))
-        << engine.errorText().toStdString();
-    QTemporaryDir dir;
+public:
+    explicit Snapshot(const QString &database)
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), kName);
+        db.setDatabaseName(database);
+        if (db.open()) {
+            QSqlQuery query(db);
+            m_open = query.exec(QStringLiteral("BEGIN")) &&
+                     query.exec(QStringLiteral("SELECT count(*) FROM series")) && query.next();
+            m_samples = samplesIn(db);
+        }
+    }
+    ~Snapshot()
+    {
+        {
+            QSqlDatabase db = QSqlDatabase::database(kName, false);
+            QSqlQuery(db).exec(QStringLiteral("COMMIT"));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(kName);
+    }
+    bool isOpen() const { return m_open; }
+    /// The samples the file held when the snapshot began.
+    qint64 samples() const { return m_samples; }
+
+    static qint64 samplesIn(const QSqlDatabase &db)
+    {
+        QSqlQuery query(db);
+        return query.exec(QStringLiteral("SELECT coalesce(sum(count), 0) FROM blocks")) &&
+                       query.next()
+                   ? query.value(0).toLongLong()
+                   : -1;
+    }
+
+private:
+    static inline const QString kName = QStringLiteral("snapshot");
+    bool m_open = false;
+    qint64 m_samples = -1;
+};
+
+// The samples in `database`'s blocks, through a connection of its own.
+qint64 samplesInFile(const QString &database)
+{
+    qint64 samples = -1;
+    {
+        QSqlDatabase db =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("count"));
+        db.setDatabaseName(database);
+        if (db.open())
+            samples = Snapshot::samplesIn(db);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("count"));
+    return samples;
+}
+
+qint64 walSize(const QString &database)
+{
+    return QFileInfo(database + QStringLiteral("-wal")).size();
+}
+
+QStringList walsSetAside(const QString &database)
+{
+    return QDir(QFileInfo(database).absolutePath())
+        .entryList({QFileInfo(database).fileName() + QStringLiteral("-wal.not-replayed-*")});
+}
+
+// Starts a recorder of `engine` into `data` and kills it (SIGKILL) while its
+// last flush sits in the WAL; `samplesBefore` is what the file held without it.
+void killRecorderWithAFullWal(const QTemporaryDir &dir, const test::SimProcess &engine,
+                              const QString &data, qint64 *samplesBefore)
+{
     const QString inventory = engineIn(dir, engine.url());
-    const QString data = dir.filePath(QStringLiteral("data"));
     const QString database = HistoryStore::pathIn(data);
-    const QString backup = dir.filePath(QStringLiteral("backup.sqlite"));
-    ASSERT_TRUE(writeBackup(backup));
     QProcess recorder;
     QByteArray said;
-    // Read once the recorder made the file: its first flush has written series.
-    std::optional<HistoryStore> reader;
     ASSERT_TRUE(startRecording(
         recorder,
         {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
@@ -379,26 +448,126 @@ TEST(RecordCommand, ARecorderKilledLeavesNoWalToReplayIntoARestoredFile)
          QStringLiteral("200")},
         said,
         [&] {
-            if (!reader && QFile::exists(database) && !reader.emplace(database).open())
-                reader.reset();
-            return reader && !reader->seriesList().isEmpty();
+            HistoryStore reader(database);
+            return QFile::exists(database) && reader.open() && !reader.seriesList().isEmpty();
         },
         std::chrono::seconds(20)))
         << said.toStdString();
-    reader.reset();
+    {
+        Snapshot snapshot(database);
+        ASSERT_TRUE(snapshot.isOpen());
+        *samplesBefore = snapshot.samples();
+        // The recorder flushes every 5 s.
+        ASSERT_TRUE(waitUntil([&] { return walSize(database) > 0; }, std::chrono::seconds(15)));
+    }
     ::kill(pid_t(recorder.processId()), SIGKILL);
     ASSERT_TRUE(recorder.waitForFinished(5000));
-    ASSERT_TRUE(QFile::copy(backup, database + QStringLiteral(".new")));
-    ASSERT_EQ(::rename(QFile::encodeName(database + QStringLiteral(".new")).constData(),
-                       QFile::encodeName(database).constData()),
-              0);
+    ASSERT_GT(walSize(database), 0) << "the flush is still only in the WAL";
+}
+
+} // namespace
+
+// A recorder killed (SIGKILL) with a flush only in the WAL: the next opener
+// replays it, as SQLite's recovery should; nothing is set aside.
+TEST(RecordCommand, AKilledRecordersLastFlushIsReplayedIntoItsOwnFile)
+{
+    test::SimProcess engine;
+    ASSERT_TRUE(engine.start(test::simArgs(QStringLiteral("engine"))))
+        << engine.errorText().toStdString();
+    QTemporaryDir dir;
+    const QString data = dir.filePath(QStringLiteral("data"));
+    const QString database = HistoryStore::pathIn(data);
+    qint64 before = 0;
+    ASSERT_NO_FATAL_FAILURE(killRecorderWithAFullWal(dir, engine, data, &before));
 
     HistoryStore reopened(database);
     ASSERT_TRUE(reopened.open(true)) << reopened.lastError().toStdString();
-    EXPECT_TRUE(reopened.seriesList().isEmpty()) << "the killed recorder's pages were replayed";
-    const QVector<history::Marker> markers = reopened.markers(0, 2000);
-    ASSERT_EQ(markers.size(), 1);
-    EXPECT_EQ(markers.first().text, QStringLiteral("from the backup"));
+    EXPECT_TRUE(reopened.openNotice().isEmpty()) << reopened.openNotice().toStdString();
+    EXPECT_TRUE(walsSetAside(database).isEmpty());
+    EXPECT_GT(samplesInFile(database), before) << "the WAL's flush was replayed";
+}
+
+// The same WAL, but a backup was put in place by hand before the next start,
+// by `mv` or by `cp` over the file: the WAL is set aside (and said), never
+// replayed into the backup. While the recorder still runs, nothing is moved.
+TEST(RecordCommand, AKilledRecordersWalIsNeverReplayedIntoARestoredFile)
+{
+    test::SimProcess engine;
+    ASSERT_TRUE(engine.start(test::simArgs(QStringLiteral("engine"))))
+        << engine.errorText().toStdString();
+    for (const bool byCopyOver : {false, true}) {
+        SCOPED_TRACE(byCopyOver ? "cp backup history.sqlite" : "mv backup history.sqlite");
+        QTemporaryDir dir;
+        const QString data = dir.filePath(QStringLiteral("data"));
+        const QString database = HistoryStore::pathIn(data);
+        const QString backup = dir.filePath(QStringLiteral("backup.sqlite"));
+        ASSERT_TRUE(writeBackup(backup));
+        qint64 before = 0;
+        ASSERT_NO_FATAL_FAILURE(killRecorderWithAFullWal(dir, engine, data, &before));
+        if (byCopyOver) {
+            QFile from(backup);
+            QFile to(database);
+            ASSERT_TRUE(from.open(QIODevice::ReadOnly) && to.open(QIODevice::WriteOnly));
+            ASSERT_EQ(to.write(from.readAll()), from.size());
+        } else {
+            ASSERT_EQ(::rename(QFile::encodeName(backup).constData(),
+                               QFile::encodeName(database).constData()),
+                      0);
+        }
+
+        {
+            HistoryStore reopened(database);
+            ASSERT_TRUE(reopened.open(true)) << reopened.lastError().toStdString();
+            EXPECT_TRUE(reopened.openNotice().contains(QStringLiteral("was not replayed")))
+                << reopened.openNotice().toStdString();
+            const QStringList aside = walsSetAside(database);
+            EXPECT_EQ(aside.size(), 1);
+            EXPECT_TRUE(!aside.isEmpty() && reopened.openNotice().contains(aside.first()));
+            EXPECT_TRUE(reopened.quickCheck().isEmpty());
+            EXPECT_TRUE(reopened.seriesList().isEmpty());
+            const QVector<history::Marker> markers = reopened.markers(0, 2000);
+            ASSERT_EQ(markers.size(), 1);
+            EXPECT_EQ(markers.first().text, QStringLiteral("from the backup"));
+        }
+        // The backup has the same tables at the same pages: replayed, the
+        // recorder's block pages would sit in it under no series.
+        EXPECT_EQ(samplesInFile(database), 0) << "the killed recorder's pages were replayed";
+    }
+}
+
+// A WAL some process still has open is never moved, even when the file
+// changed since its record (here its mode, which changes the ctime).
+TEST(RecordCommand, AWalInUseIsNeverSetAside)
+{
+    test::SimProcess engine;
+    ASSERT_TRUE(engine.start(test::simArgs(QStringLiteral("engine"))))
+        << engine.errorText().toStdString();
+    QTemporaryDir dir;
+    const QString inventory = engineIn(dir, engine.url());
+    const QString data = dir.filePath(QStringLiteral("data"));
+    const QString database = HistoryStore::pathIn(data);
+    QProcess recorder;
+    QByteArray said;
+    ASSERT_TRUE(startRecording(recorder,
+                               {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                                QStringLiteral("--data-dir"), data, QStringLiteral("--interval-ms"),
+                                QStringLiteral("200")},
+                               said, [&] { return QFile::exists(database); }))
+        << said.toStdString();
+    {
+        Snapshot snapshot(database);
+        ASSERT_TRUE(snapshot.isOpen());
+        ASSERT_TRUE(waitUntil([&] { return walSize(database) > 0; }, std::chrono::seconds(15)));
+        ASSERT_EQ(::chmod(QFile::encodeName(database).constData(), 0600), 0);
+        HistoryStore reader(database);
+        ASSERT_TRUE(reader.open()) << reader.lastError().toStdString();
+        EXPECT_TRUE(reader.openNotice().isEmpty()) << reader.openNotice().toStdString();
+        EXPECT_TRUE(walsSetAside(database).isEmpty());
+        EXPECT_GT(walSize(database), 0);
+    }
+    recorder.terminate();
+    ASSERT_TRUE(recorder.waitForFinished(15000));
+    EXPECT_EQ(recorder.exitCode(), 0) << recorder.readAllStandardError().toStdString();
 }
 
 // A link planted where the pid file (or its temporary file) goes is replaced,

@@ -1,0 +1,167 @@
+#include "walbase.h"
+
+#include "privatefiles.h"
+
+#include <QDateTime>
+#include <QDeadlineTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QThread>
+#include <cstring>
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <utility>
+
+namespace opsdeck::history {
+
+namespace {
+
+constexpr const char *kCheckpointing = "checkpointing\n";
+
+// The record's descriptor, flock'ed for as long as it lives; -1 when the
+// record could not be opened or locked within 5 s.
+class LockedRecord
+{
+public:
+    explicit LockedRecord(const QString &path)
+    {
+        QString why;
+        m_fd = settings::PrivateFiles::open(path, O_RDWR | O_CREAT, &why);
+        if (m_fd < 0) {
+            spdlog::warn("history: {}", why.toStdString());
+            return;
+        }
+        // A checkpoint never waits (busy_timeout 0), so a holder lets go in
+        // milliseconds; 5 s is the store's own busy timeout.
+        const QDeadlineTimer deadline(5000);
+        while (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+            if (errno != EWOULDBLOCK || deadline.hasExpired()) {
+                spdlog::warn("history: cannot lock {}: {}", path.toStdString(),
+                             errno == EWOULDBLOCK ? "held past 5 s" : std::strerror(errno));
+                ::close(m_fd);
+                m_fd = -1;
+                return;
+            }
+            QThread::msleep(5);
+        }
+    }
+    ~LockedRecord()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd); // releases the flock
+    }
+    LockedRecord(const LockedRecord &) = delete;
+    LockedRecord &operator=(const LockedRecord &) = delete;
+
+    bool isLocked() const { return m_fd >= 0; }
+
+    QByteArray read() const
+    {
+        char buffer[256];
+        const ssize_t n = ::pread(m_fd, buffer, sizeof buffer, 0);
+        return n > 0 ? QByteArray(buffer, int(n)) : QByteArray();
+    }
+
+    // In place and synced: a torn record reads as unknown, never as another file.
+    void write(const QByteArray &record) const
+    {
+        if (::pwrite(m_fd, record.constData(), size_t(record.size()), 0) != record.size() ||
+            ::ftruncate(m_fd, record.size()) != 0 || ::fdatasync(m_fd) != 0)
+            spdlog::warn("history: cannot write the WAL's record: {}", std::strerror(errno));
+    }
+
+private:
+    int m_fd = -1;
+};
+
+// "v1 dev ino size ctime_s ctime_ns\n" of the file now; empty when it is missing.
+QByteArray recordOf(const QString &path)
+{
+    struct stat st = {};
+    if (::stat(QFile::encodeName(path).constData(), &st) != 0)
+        return {};
+    return QStringLiteral("v1 %1 %2 %3 %4 %5\n")
+        .arg(quint64(st.st_dev))
+        .arg(quint64(st.st_ino))
+        .arg(qint64(st.st_size))
+        .arg(qint64(st.st_ctim.tv_sec))
+        .arg(qint64(st.st_ctim.tv_nsec))
+        .toLatin1();
+}
+
+// True when any process (this one too) holds a POSIX lock on `path`'s inode:
+// every SQLite connection in WAL mode holds one on `-shm` while it is open.
+// Read from /proc/locks, never by opening the file (closing a descriptor
+// would drop the locks SQLite holds in this process). True when unsure.
+bool anyoneHasItOpen(const QString &path)
+{
+    struct stat st = {};
+    if (::stat(QFile::encodeName(path).constData(), &st) != 0)
+        return false;
+    QFile locks(QStringLiteral("/proc/locks"));
+    if (!locks.open(QIODevice::ReadOnly))
+        return true;
+    // "1: POSIX  ADVISORY  READ 4242 fe:00:10953097 128 128"
+    const QByteArray inode = QStringLiteral("%1:%2:%3")
+                                 .arg(major(st.st_dev), 2, 16, QLatin1Char('0'))
+                                 .arg(minor(st.st_dev), 2, 16, QLatin1Char('0'))
+                                 .arg(quint64(st.st_ino))
+                                 .toLatin1();
+    for (const QByteArray &line : locks.readAll().split('\n')) {
+        const QList<QByteArray> fields = line.simplified().split(' ');
+        if (fields.size() >= 6 && fields.at(1) == "POSIX" && fields.at(5) == inode)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+WalBase::WalBase(QString databasePath) : m_database(std::move(databasePath)) {}
+
+QString WalBase::setAsideForeignWal()
+{
+    const QString wal = m_database + QStringLiteral("-wal");
+    struct stat st = {};
+    if (::lstat(QFile::encodeName(wal).constData(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_size == 0)
+        return {};
+    const LockedRecord record(m_database + QStringLiteral("-walbase"));
+    if (!record.isLocked())
+        return {};
+    const QByteArray recorded = record.read();
+    if (!recorded.startsWith("v1 ") || anyoneHasItOpen(m_database + QStringLiteral("-shm")))
+        return {};
+    if (recorded == recordOf(m_database))
+        return {};
+    const QString aside =
+        QStringLiteral(".not-replayed-%1")
+            .arg(QDateTime::currentDateTimeUtc().toString(u"yyyyMMdd'T'HHmmss'Z'"));
+    for (const QString &suffix : {QStringLiteral("-wal"), QStringLiteral("-shm")}) {
+        const QString from = m_database + suffix;
+        if (QFileInfo::exists(from) && ::rename(QFile::encodeName(from).constData(),
+                                                QFile::encodeName(from + aside).constData()) != 0)
+            return QStringLiteral("%1 was replaced or changed since its WAL was written, but the "
+                                  "WAL could not be moved aside (%2): %3")
+                .arg(m_database, QString::fromLocal8Bit(std::strerror(errno)), from);
+    }
+    return QStringLiteral("%1 was replaced or changed since its WAL was written (restored by "
+                          "hand?): the WAL was not replayed into it and is kept as %2")
+        .arg(m_database, wal + aside);
+}
+
+void WalBase::checkpointed(const std::function<void()> &checkpoint)
+{
+    const LockedRecord record(m_database + QStringLiteral("-walbase"));
+    if (!record.isLocked())
+        return;
+    record.write(kCheckpointing);
+    checkpoint();
+    record.write(recordOf(m_database));
+}
+
+} // namespace opsdeck::history
