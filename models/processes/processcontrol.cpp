@@ -71,9 +71,10 @@ void ProcessControl::startNext(QVector<ManagedProcess> remaining)
                                      QStringLiteral("\nexit 0\n");
     run(process, script, [this, process, remaining](const CommandResult &result) {
         if (!result.succeeded()) {
-            const QString message = QStringLiteral("%1 on host %2 did not start: %3 %4")
-                                        .arg(process.name, process.host, result.describe(),
-                                             QString::fromUtf8(result.standardError).trimmed());
+            const QString message =
+                QStringLiteral("%1 on host %2 did not start: %3 %4")
+                    .arg(process.name, process.host, result.describeWithReason(),
+                         QString::fromUtf8(result.standardError).trimmed());
             spdlog::error("{}", message.toStdString());
             Q_EMIT startFinished(false, message);
             return;
@@ -101,7 +102,8 @@ void ProcessControl::stopAll(const QVector<ManagedProcess> &processes)
                     state, false,
                     QStringLiteral("cannot tell whether %1 runs on host %2: its status command "
                                    "gave no answer (%3); nothing was stopped")
-                        .arg(state->process.name, state->process.host, status.describe()));
+                        .arg(state->process.name, state->process.host,
+                             status.describeWithReason()));
             if (status.exitCode == ManagedProcess::kNotOurs) {
                 // Another process has that pid: it is not touched, and the
                 // pid file stays for the person to look at.
@@ -193,9 +195,10 @@ void ProcessControl::pollStopped(StopState *state)
             run(state->process, state->process.verified(state->process.kill),
                 [](const CommandResult &) {});
         } else if (state->killSent && elapsed >= m_settings.stopGrace + m_settings.killGrace) {
-            stopDone(state, false,
-                     QStringLiteral("%1 on host %2 still runs after SIGKILL (%3)")
-                         .arg(state->process.name, state->process.host, result.describe()));
+            stopDone(
+                state, false,
+                QStringLiteral("%1 on host %2 still runs after SIGKILL (%3)")
+                    .arg(state->process.name, state->process.host, result.describeWithReason()));
             return;
         }
         QTimer::singleShot(m_settings.pollInterval, this, [this, state] { pollStopped(state); });

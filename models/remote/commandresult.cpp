@@ -40,6 +40,14 @@ QString CommandResult::describe() const
                                        .arg(how, inputPrompt);
 }
 
+QString CommandResult::describeWithReason() const
+{
+    const QString how = describe();
+    return errorText.isEmpty() || how.contains(errorText)
+               ? how
+               : QStringLiteral("%1: %2").arg(how, errorText);
+}
+
 QString CommandResult::describeOutcome() const
 {
     switch (outcome) {

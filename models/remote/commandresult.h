@@ -36,6 +36,10 @@ struct CommandResult
     /// One line for logs and messages: "exit 0", "killed by SIGTERM", "timed out after 30000 ms";
     /// with an inputPrompt, "exit 1; asked for input with stdin closed: “Overwrite? [y/N]”".
     QString describe() const;
+    /// describe() and, when the transport said why (a connection lost before
+    /// the exit status), its errorText: "result unknown (no exit status):
+    /// connection to gpu-1 lost before an exit status arrived: ...".
+    QString describeWithReason() const;
 
 private:
     QString describeOutcome() const;

@@ -150,6 +150,8 @@ private:
     /// then POST /workers with its url, type and bootstrap port (once per step).
     void reRegister(const std::shared_ptr<Leaf> &leaf, const inventory::Service &router,
                     const QJsonObject &worker);
+    /// A line of the leaf's output: kept for its audit entry and shown live.
+    void say(const std::shared_ptr<Leaf> &leaf, const QString &line);
     /// Calls `poll` now and every pollIntervalMs until the leaf ends.
     void repeat(const std::shared_ptr<Leaf> &leaf, std::function<void()> poll);
 

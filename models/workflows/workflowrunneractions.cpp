@@ -64,6 +64,12 @@ void WorkflowRunner::repeat(const std::shared_ptr<Leaf> &leaf, std::function<voi
     poll();
 }
 
+void WorkflowRunner::say(const std::shared_ptr<Leaf> &leaf, const QString &line)
+{
+    leaf->output << line;
+    Q_EMIT stepOutput(leaf->step->n, line);
+}
+
 void WorkflowRunner::getAll(const std::shared_ptr<Leaf> &leaf, const QVector<QUrl> &urls,
                             std::function<void(const QVector<probes::ProbeResult> &)> then)
 {
@@ -101,12 +107,8 @@ WorkflowRunner::processControl(const std::shared_ptr<Leaf> &leaf,
 {
     auto *control = new processes::ProcessControl(m_context.transportFor, this);
     control->setSettings(settings);
-    const int n = leaf->step->n;
     connect(control, &processes::ProcessControl::progressed, this,
-            [this, leaf, n](const QString &line) {
-                leaf->output << line;
-                Q_EMIT stepOutput(n, line);
-            });
+            [this, leaf](const QString &line) { say(leaf, line); });
     leaf->cancelAction = [control] { control->deleteLater(); };
     return control;
 }
@@ -176,9 +178,14 @@ void WorkflowRunner::waitExited(const std::shared_ptr<Leaf> &leaf)
             if (result.succeeded())
                 return endLeaf(leaf, true,
                                QStringLiteral("nothing listens on port %1 any more").arg(port));
-            leaf->lastSeen = result.outcome == remote::CommandResult::Outcome::Exited
-                                 ? QStringLiteral("port %1 still open").arg(port)
-                                 : result.describe();
+            const QString seen = result.outcome == remote::CommandResult::Outcome::Exited
+                                     ? QStringLiteral("port %1 still open").arg(port)
+                                     : result.describeWithReason();
+            // A lost connection is said once, not at every poll: a read-only
+            // poll is asked again over the next connection.
+            if (seen != leaf->lastSeen && result.outcome != remote::CommandResult::Outcome::Exited)
+                say(leaf, seen + QStringLiteral("; asking again"));
+            leaf->lastSeen = seen;
         });
     leaf->cancelAction = [this, answered] { disconnect(answered); };
     repeat(leaf, [leaf, host, request, pending] {
@@ -418,10 +425,7 @@ void WorkflowRunner::reRegister(const std::shared_ptr<Leaf> &leaf, const Service
     post.url = router.urlWithPath(QStringLiteral("/workers"));
     post.body = QJsonDocument(add).toJson(QJsonDocument::Compact);
     post.timeoutMs = 5000;
-    const auto say = [this, leaf](const QString &line) {
-        leaf->output << line;
-        Q_EMIT stepOutput(leaf->step->n, line);
-    };
+    const auto say = [this, leaf](const QString &line) { this->say(leaf, line); };
     say(QStringLiteral("%1 marks %2 failed for good: removing it and adding it again (DELETE %3, "
                        "POST %4 %5)")
             .arg(router.name, id, QString::fromLatin1(remove.url.toEncoded()), post.url.toString(),

@@ -60,11 +60,10 @@ void WorkflowRunner::watchFailures(const std::shared_ptr<Leaf> &leaf)
         const auto before = countsOf(first, &problem);
         if (!before)
             return endLeaf(leaf, false, problem);
-        leaf->output << u"bootstrap failures %1, transfer failures %2 now; again in %3 s"_s
-                            .arg(before->bootstrap)
-                            .arg(before->transfer)
-                            .arg(watchS);
-        Q_EMIT stepOutput(leaf->step->n, leaf->output.last());
+        say(leaf, u"bootstrap failures %1, transfer failures %2 now; again in %3 s"_s
+                      .arg(before->bootstrap)
+                      .arg(before->transfer)
+                      .arg(watchS));
         QTimer::singleShot(std::chrono::seconds(watchS), this, [this, leaf, urls, before] {
             if (leaf->ended)
                 return;

@@ -4,6 +4,7 @@
 // killed mid-workflow whose journal `workflow resume` continues.
 #include "auditlog.h"
 #include "clitest.h"
+#include "sshdprocess.h"
 #include "testsupport.h"
 
 #include <QDateTime>
@@ -671,4 +672,148 @@ TEST_F(CliWorkflow, TheHostAuditCopyNeverFollowsALinkOrBlocksOnAFifo)
         EXPECT_TRUE(actionsOf(audit()).contains(u"audit-copy-failed"_qs));
     }
     EXPECT_EQ(test::readFile(victim), QByteArray("not an audit log\n"));
+}
+
+// The co-restart with the host reached over SSH (a real sshd on loopback):
+// it runs to the end. Then a run whose connections are killed while it
+// starts decode (a start made to take 3 s) says the command's outcome is
+// unknown, stops with its journal, and `workflow resume` over a new
+// connection finishes it; connections killed while it polls for the old
+// processes' exit are said and asked again.
+TEST_F(CliWorkflow, OverSshACoRestartRunsAndADroppedConnectionIsReportedAndResumable)
+{
+    const QString local = up();
+    test::SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    QByteArray yaml = test::readFile(local);
+    ASSERT_TRUE(yaml.contains("  - name: local\n    kind: local\n"));
+    // Named as the ssh_config's alias, which gives the client key.
+    yaml.replace("  - name: local\n    kind: local\n",
+                 u"  - name: %1\n    kind: ssh\n    address: 127.0.0.1\n    port: %2\n"
+                 u"    user: %3\n"_qs.arg(test::SshdProcess::alias())
+                     .arg(sshd.port())
+                     .arg(sshd.loginUser())
+                     .toUtf8());
+    QByteArray hostLine("    host: ");
+    hostLine += test::SshdProcess::alias().toUtf8();
+    hostLine += '\n';
+    yaml.replace(QByteArray("    host: local\n"), hostLine);
+    const QByteArray serveDecode =
+        u"umask 077; setsid bash '%1/serve_decode.sh'"_qs.arg(demoDir()).toUtf8();
+    ASSERT_TRUE(yaml.contains(serveDecode));
+    yaml.replace(serveDecode, QByteArray("sleep 3; ").append(serveDecode));
+    const QString inventory = m_home.filePath(u"over-ssh.yaml"_qs);
+    ASSERT_TRUE(test::writeFile(inventory, yaml));
+    const QStringList ssh{u"--ssh-config"_qs, sshd.sshConfig(), u"--known-hosts"_qs,
+                          sshd.knownHosts()};
+    const QStringList coRestart =
+        QStringList{u"run"_qs,       u"co-restart"_qs, u"--inventory"_qs, inventory,
+                    u"--cluster"_qs, u"demo"_qs,       u"--confirm"_qs,   u"demo"_qs} +
+        ssh;
+    const auto killConnections = [&sshd] {
+        for (const qint64 connection : sshd.connectionPids()) {
+            for (const qint64 child : test::SshdProcess::childPids(connection))
+                ::kill(pid_t(child), SIGKILL);
+            ::kill(pid_t(connection), SIGKILL);
+        }
+    };
+
+    const QByteArray decodeBefore = test::readFile(demoDir() + u"/run/decode.pid"_qs);
+    const auto run = workflow(coRestart);
+    ASSERT_EQ(run.exitCode, 0) << run.standardOutput.toStdString()
+                               << run.standardError.toStdString();
+    EXPECT_NE(test::readFile(demoDir() + u"/run/decode.pid"_qs), decodeBefore);
+    EXPECT_TRUE(run.standardOutput.contains("start decode@opsdeck-test"))
+        << run.standardOutput.toStdString();
+    EXPECT_TRUE(sshd.errorText().contains(u"Accepted publickey"_qs)) << "it went through sshd";
+
+    QProcess cli;
+    test::startCli(cli,
+                   QStringList{u"workflow"_qs} + coRestart +
+                       QStringList{u"--data-dir"_qs, dataDir(), u"--idle-gap"_qs, u"1"_qs,
+                                   u"--failure-watch"_qs, u"1"_qs},
+                   m_home.path());
+    QByteArray said;
+    const auto until = [&](const char *line) {
+        return test::waitUntil(
+            [&] {
+                said += cli.readAllStandardOutput();
+                return said.contains(line);
+            },
+            std::chrono::seconds(60));
+    };
+    ASSERT_TRUE(until("\n5. wait until prefill has exited on opsdeck-test ...\n"))
+        << said.toStdString();
+    killConnections();
+    ASSERT_TRUE(until("| start decode@opsdeck-test: sleep 3;")) << said.toStdString();
+    killConnections();
+    ASSERT_TRUE(cli.waitForFinished(120000));
+    said += cli.readAllStandardOutput();
+    EXPECT_EQ(cli.exitCode(), 1) << said.toStdString();
+    // Killed between two polls, the next poll just reconnects; killed during
+    // one, it is said ("...; asking again"): either way the run went on to
+    // step 8. Killed during the start, the start's outcome is unknown:
+    EXPECT_TRUE(said.contains("decode on host opsdeck-test did not start: result unknown (no exit "
+                              "status): connection to opsdeck-test lost"))
+        << said.toStdString();
+    EXPECT_TRUE(said.contains("opsdeck-cli workflow resume")) << said.toStdString();
+
+    const auto listed = workflow({u"list"_qs, u"--json"_qs});
+    const QJsonObject entry = listed.json().array().first().toObject();
+    EXPECT_EQ(entry.value(u"outcome"_qs).toString(), u"failed"_qs);
+    EXPECT_EQ(entry.value(u"last_ended"_qs).toInt(), 8) << listed.standardOutput.toStdString();
+    const auto resumed = workflow(
+        QStringList{u"resume"_qs, u"--inventory"_qs, inventory, u"--confirm"_qs, u"demo"_qs} + ssh);
+    ASSERT_EQ(resumed.exitCode, 0)
+        << resumed.standardOutput.toStdString() << resumed.standardError.toStdString();
+    const auto status = runCli({u"status"_qs, u"--inventory"_qs, local});
+    EXPECT_EQ(status.exitCode, 0) << status.standardOutput.toStdString();
+}
+
+// The failure watch fails the workflow when the engines' counters rise
+// during it: here a request sent to the decode with a bootstrap server that
+// nothing serves (a decode that cannot reach its prefill's bootstrap), as
+// the watch's 6 s run.
+TEST_F(CliWorkflow, TheFailureWatchFailsTheWorkflowWhenBootstrapFailuresRise)
+{
+    const QString inventory = up();
+    const QRegularExpressionMatch decode =
+        QRegularExpression(u"name: decode\\n    role: decode\\n    host: local\\n"
+                           u"    url: (http://127\\.0\\.0\\.1:\\d+)"_qs)
+            .match(QString::fromUtf8(test::readFile(inventory)));
+    ASSERT_TRUE(decode.hasMatch());
+    QProcess cli;
+    test::startCli(cli,
+                   {u"workflow"_qs, u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
+                    u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs, u"--data-dir"_qs,
+                    dataDir(), u"--idle-gap"_qs, u"1"_qs, u"--failure-watch"_qs, u"6"_qs},
+                   m_home.path());
+    QByteArray said;
+    ASSERT_TRUE(test::waitUntil(
+        [&] {
+            said += cli.readAllStandardOutput();
+            return said.contains("| bootstrap failures 0, transfer failures 0 now; again in 6 s");
+        },
+        std::chrono::seconds(120)))
+        << said.toStdString();
+    QProcess request;
+    request.start(u"curl"_qs,
+                  {u"-s"_qs, u"-m"_qs, u"10"_qs, u"-o"_qs, u"/dev/null"_qs, u"-w"_qs,
+                   u"%{http_code}"_qs, u"-H"_qs, u"Content-Type: application/json"_qs, u"-d"_qs,
+                   u"{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
+                   u"\"hi\"}],\"bootstrap_host\":\"127.0.0.1\",\"bootstrap_port\":%1,"
+                   u"\"bootstrap_room\":7}"_qs.arg(test::freeTcpPort()),
+                   decode.captured(1) + u"/v1/chat/completions"_qs});
+    ASSERT_TRUE(request.waitForFinished(15000));
+    EXPECT_EQ(request.readAllStandardOutput(), "500") << "the decode says it failed";
+    ASSERT_TRUE(cli.waitForFinished(60000));
+    said += cli.readAllStandardOutput();
+    EXPECT_EQ(cli.exitCode(), 1) << said.toStdString();
+    EXPECT_TRUE(said.contains("1 bootstrap and 0 transfer failures since the co-restart"))
+        << said.toStdString();
+    const QVector<history::AuditEntry> entries = audit();
+    const auto failed = std::find_if(entries.cbegin(), entries.cend(), [](const auto &entry) {
+        return entry.detail.contains(u"bootstrap and 0 transfer failures"_qs);
+    });
+    EXPECT_NE(failed, entries.cend()) << "the watch's failure is audited";
 }
