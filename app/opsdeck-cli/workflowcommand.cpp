@@ -69,6 +69,10 @@ void addPlanOptions(QCommandLineParser &parser)
                       "bootstrap and transfer failure counters are watched after it (default 30, "
                       "0..600; 0: not watched)."_s,
                       u"s"_s});
+    parser.addOption({u"auto-rollback"_s,
+                      u"run / resume: a revert-knob or restore-knob that fails after its edit is "
+                      "rolled back at once by restore-knob from its backups (also the settings' "
+                      "[workflows] auto_rollback=true)."_s});
     addTunnelOptions(parser); // --ssh-config, --known-hosts: for ssh hosts
     parser.addOption(jsonOption());
     parser.addOption(dataDirOption());
@@ -165,6 +169,8 @@ struct Workflows
             const bool ok = log->append(entry, &error);
             done(ok, error);
         };
+        context.autoRollback =
+            parser.isSet(u"auto-rollback"_s) || WorkflowSession::autoRollbackSetting();
         session.setContext(std::move(context));
     }
 
@@ -220,6 +226,18 @@ int runAndReport(const inventory::Inventory &inventory, Workflows &workflows,
     QString detail;
     QString id;
     QString refusal;
+    // An automatic rollback: the failed workflow's end, kept while its
+    // rollback runs (then outcome, detail, id and steps are the rollback's).
+    struct Failed
+    {
+        WorkflowRunner::Outcome outcome;
+        QString detail;
+        QString id;
+        QJsonArray steps;
+        WorkflowPlan plan;
+    };
+    std::optional<Failed> rolledBack;
+    bool rollingBack = false;
     QEventLoop loop;
     QObject context;
     QObject::connect(&session, &WorkflowSession::started, &context,
@@ -253,12 +271,25 @@ int runAndReport(const inventory::Inventory &inventory, Workflows &workflows,
                                            .arg(double(ms) / 1000.0, 0, 'f', 1)
                                            .arg(stepDetail));
                      });
-    QObject::connect(&session, &WorkflowSession::finished, &context,
-                     [&](WorkflowRunner::Outcome o, const QString &d, const QString &) {
-                         outcome = o;
-                         detail = d;
-                         loop.quit();
-                     });
+    QObject::connect(&session, &WorkflowSession::rollingBack, &context,
+                     [&](const QString &) { rollingBack = true; });
+    QObject::connect(
+        &session, &WorkflowSession::finished, &context,
+        [&](WorkflowRunner::Outcome o, const QString &d, const QString &) {
+            if (rollingBack && !rolledBack) {
+                rolledBack = Failed{o, d, id, steps, *plan};
+                steps = {};
+                if (!json)
+                    printLine(
+                        u"workflow %1 %2: %3\nrolling back automatically (auto_rollback): "
+                        "restore-knob %4 from its backups"_s.arg(
+                            id, WorkflowRunner::outcomeName(o), d, plan->knob.section(u'=', 0, 0)));
+                return;
+            }
+            outcome = o;
+            detail = d;
+            loop.quit();
+        });
     {
         // Ctrl-C, SIGTERM, SIGHUP: the running step is cancelled and journaled.
         CancelOnSignal onSignal([&session] {
@@ -268,6 +299,37 @@ int runAndReport(const inventory::Inventory &inventory, Workflows &workflows,
         begin();
         if (!outcome && refusal.isEmpty())
             loop.exec();
+    }
+    if (rolledBack) {
+        // The failed workflow is what this command ran: its outcome, its
+        // exit code; the rollback is said beside it.
+        const QString rollback =
+            outcome ? u"rollback %1 %2: %3"_s.arg(id, WorkflowRunner::outcomeName(*outcome), detail)
+                    : u"the rollback did not run: "_s + refusal;
+        const QJsonObject rollbackJson =
+            outcome ? QJsonObject{{u"id"_s, id},
+                                  {u"outcome"_s, WorkflowRunner::outcomeName(*outcome)},
+                                  {u"detail"_s, detail},
+                                  {u"steps"_s, steps}}
+                    : QJsonObject{{u"refused"_s, refusal}};
+        const bool restored = outcome == WorkflowRunner::Outcome::Succeeded;
+        if (json) {
+            printJson(QJsonDocument(
+                QJsonObject{{u"id"_s, rolledBack->id},
+                            {u"kind"_s, workflows::workflowKindName(rolledBack->plan.kind)},
+                            {u"cluster"_s, rolledBack->plan.cluster},
+                            {u"service"_s, rolledBack->plan.service},
+                            {u"outcome"_s, WorkflowRunner::outcomeName(rolledBack->outcome)},
+                            {u"detail"_s, rolledBack->detail},
+                            {u"steps"_s, rolledBack->steps},
+                            {u"rollback"_s, rollbackJson}}));
+        } else {
+            printLine(rollback);
+            if (!restored)
+                printLine(u"the script may still hold the failed workflow's edit: see `opsdeck-cli "
+                          "workflow list` and the backups named above"_s);
+        }
+        return ExitFailed;
     }
     if (!outcome) {
         printError(u"refused: "_s + refusal);

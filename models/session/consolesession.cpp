@@ -196,6 +196,7 @@ void ConsoleSession::setWorkflowContext(const inventory::Inventory &inventory)
     context.runner.engine = m_workflowEngine.get();
     context.runner.store = &secrets::SecretStore::shared();
     context.dataDir = historyDir();
+    context.autoRollback = workflows::WorkflowSession::autoRollbackSetting();
     const QString database = history::HistoryStore::pathIn(context.dataDir);
     context.runner.marker = [database](const history::Marker &marker, QString *error) {
         return history::HistoryStore::addMarkerTo(database, marker, error);

@@ -1,5 +1,6 @@
 #include "workflowsession.h"
 
+#include "apppaths.h"
 #include "auditlog.h"
 #include "checkhistory.h"
 #include "clusterlock.h"
@@ -8,11 +9,13 @@
 #include "historystore.h"
 #include "hostauditlog.h"
 #include "knobeditplanner.h"
+#include "settingsvalues.h"
 #include "transport.h"
 
 #include <QDateTime>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QSettings>
 #include <QSysInfo>
 #include <QTimer>
 #include <spdlog/spdlog.h>
@@ -28,6 +31,12 @@ namespace {
 WorkflowSession::WorkflowSession(QObject *parent) : QObject(parent) {}
 
 WorkflowSession::~WorkflowSession() = default;
+
+bool WorkflowSession::autoRollbackSetting()
+{
+    const QSettings conf(settings::AppPaths::configFile(), QSettings::IniFormat);
+    return settings::settingsBool(conf, u"workflows/auto_rollback"_s);
+}
 
 void WorkflowSession::setContext(Context context)
 {
@@ -142,6 +151,7 @@ void WorkflowSession::audit(const history::AuditEntry &entry,
 
 void WorkflowSession::refuse(const QString &why)
 {
+    m_rollingBack = false;
     Q_EMIT refused(why);
 }
 
@@ -213,6 +223,8 @@ void WorkflowSession::start(const WorkflowPlan &plan, WorkflowJournal journal,
                             const Confirmation &confirmation, int from)
 {
     m_id = journal.id();
+    m_plan = plan;
+    m_edited = false;
     WorkflowRunner::Context context = m_context.runner;
     // The operator confirmed the whole plan, its verification's load included.
     context.verification.batch.confirmation = plan.cluster;
@@ -255,7 +267,12 @@ void WorkflowSession::start(const WorkflowPlan &plan, WorkflowJournal journal,
     WorkflowRunner *runner = m_runner.get();
     connect(runner, &WorkflowRunner::stepStarted, this, &WorkflowSession::stepStarted);
     connect(runner, &WorkflowRunner::stepOutput, this, &WorkflowSession::stepOutput);
-    connect(runner, &WorkflowRunner::stepFinished, this, &WorkflowSession::stepFinished);
+    connect(runner, &WorkflowRunner::stepFinished, this,
+            [this](int n, bool ok, const QString &detail, qint64 ms) {
+                for (const WorkflowPlan::KnobEdit &edit : m_plan->knobEdits)
+                    m_edited = m_edited || (ok && edit.n == n);
+                Q_EMIT stepFinished(n, ok, detail, ms);
+            });
     connect(runner, &WorkflowRunner::finished, this,
             [this](WorkflowRunner::Outcome outcome, const QString &detail) {
                 // The copy on the host holds the last entry before the lock
@@ -317,7 +334,58 @@ void WorkflowSession::end(WorkflowRunner::Outcome outcome, const QString &detail
             said += u"; the cluster lock was not released: "_s + problem;
         if (!m_hostAuditProblem.isEmpty())
             said += u"; "_s + m_hostAuditProblem;
+        // Never a rollback of a rollback: that one is left to the operator.
+        const bool rollBack = outcome == WorkflowRunner::Outcome::Failed &&
+                              m_context.autoRollback && m_edited && !m_rollingBack && m_plan;
+        m_rollingBack = false;
+        if (rollBack)
+            Q_EMIT rollingBack(id);
         Q_EMIT finished(outcome, said, id);
+        if (rollBack)
+            rollBackAutomatically(*m_plan, id);
+    });
+}
+
+void WorkflowSession::rollBackAutomatically(const WorkflowPlan &failed, const QString &id)
+{
+    const QString knob = failed.knob.section(u'=', 0, 0);
+    history::AuditEntry entry;
+    entry.kind = u"workflow"_s;
+    entry.host = m_context.runner.inventory.path;
+    entry.workflow = id;
+    entry.action = u"rollback-automatic"_s;
+    entry.detail = u"auto_rollback is set: restore-knob %1 on cluster %2 from the backups "
+                   "workflow %3 made"_s.arg(knob, failed.cluster, id);
+    m_starting = true; // nothing else begins meanwhile
+    audit(entry, [this, failed, id, knob](bool ok, const QString &why) {
+        m_starting = false;
+        if (!ok)
+            return refuse(u"the automatic rollback did not begin: its audit entry was not "
+                          "written (%1)"_s.arg(why));
+        const quint64 generation = m_planGeneration + 1;
+        auto planned = std::make_shared<QMetaObject::Connection>();
+        auto failedToPlan = std::make_shared<QMetaObject::Connection>();
+        *planned = connect(this, &WorkflowSession::planned, this,
+                           [this, planned, failedToPlan, id, generation](const WorkflowPlan &plan) {
+                               disconnect(*planned);
+                               disconnect(*failedToPlan);
+                               if (generation != m_planGeneration)
+                                   return;
+                               m_rollingBack = true;
+                               // The operator confirmed the failed run and
+                               // set auto_rollback: going back to the backup
+                               // needs no second answer.
+                               run(plan, {plan.confirmationTarget(),
+                                          u"automatic rollback of workflow %1"_s.arg(id), true});
+                           });
+        *failedToPlan =
+            connect(this, &WorkflowSession::planFailed, this,
+                    [this, planned, failedToPlan](const QString &error) {
+                        disconnect(*planned);
+                        disconnect(*failedToPlan);
+                        refuse(u"the automatic rollback could not be planned: "_s + error);
+                    });
+        plan({WorkflowKind::RestoreKnob, failed.cluster, failed.service, knob, {}});
     });
 }
 

@@ -46,6 +46,13 @@ public:
         /// How long a lock taken here is valid: long enough for a co-restart
         /// of engines that load for many minutes; older, it shows as stale.
         std::chrono::seconds lockValidity = std::chrono::hours(4);
+        /// A revert-knob or restore-knob that fails after one of its edits
+        /// is rolled back at once, unasked: a restore-knob workflow from the
+        /// backups it made (rollingBack(), then its own run), confirmed by
+        /// the failed run's confirmation and audited as automatic. Off by
+        /// default: the window offers Roll back… and the CLI prints it.
+        /// autoRollbackSetting() reads it from the settings.
+        bool autoRollback = false;
     };
     struct Request
     {
@@ -58,6 +65,10 @@ public:
 
     explicit WorkflowSession(QObject *parent = nullptr);
     ~WorkflowSession() override;
+
+    /// `auto_rollback` in the `[workflows]` group of opsdeck.conf ("true" or
+    /// "false", strictly; anything else is false): Context::autoRollback.
+    static bool autoRollbackSetting();
 
     /// A newly opened inventory and how to reach its hosts; forgets the
     /// arming of the previous one. Not while running().
@@ -117,6 +128,10 @@ Q_SIGNALS:
     void finished(opsdeck::workflows::WorkflowRunner::Outcome outcome, const QString &detail,
                   const QString &id);
     void abandoned(const QString &id, int atStep);
+    /// Emitted just before finished() of the failed workflow `failedId` when
+    /// Context::autoRollback rolls it back: another run follows (started(),
+    /// ...; finished()), or refused() when it cannot begin.
+    void rollingBack(const QString &failedId);
 
 private:
     void audit(const history::AuditEntry &entry, std::function<void(bool, QString)> done);
@@ -130,6 +145,9 @@ private:
     /// The runner ended: the lock released, then finished().
     void end(WorkflowRunner::Outcome outcome, const QString &detail);
     void refuse(const QString &why);
+    /// Context::autoRollback: audits it, plans restore-knob for `failed`'s
+    /// knob from the backups of workflow `id` and runs it.
+    void rollBackAutomatically(const WorkflowPlan &failed, const QString &id);
     /// The journal `id` (empty: the newest) when it did not end well; else
     /// refused() says why (`verb`: "resume", "abandon") and nothing.
     std::optional<WorkflowJournal::Summary> unfinishedOrRefuse(const QString &id,
@@ -148,7 +166,10 @@ private:
     /// How long the copy's last entries are waited for after the steps end.
     static constexpr std::chrono::seconds kAuditCopyDrain{10};
     QString m_id;
-    quint64 m_planGeneration = 0; ///< answers of an earlier plan() are dropped
+    std::optional<WorkflowPlan> m_plan; ///< the running workflow's
+    bool m_edited = false;              ///< one of its edit steps ended well
+    bool m_rollingBack = false;         ///< it is an automatic rollback
+    quint64 m_planGeneration = 0;       ///< answers of an earlier plan() are dropped
 };
 
 } // namespace opsdeck::workflows

@@ -817,3 +817,55 @@ TEST_F(CliWorkflow, TheFailureWatchFailsTheWorkflowWhenBootstrapFailuresRise)
     });
     EXPECT_NE(failed, entries.cend()) << "the watch's failure is audited";
 }
+
+// With --auto-rollback, a revert whose restart fails (here the decode's
+// script refuses to start without the knob) is rolled back at once: a
+// restore-knob workflow from the backup, audited as automatic, leaves the
+// script byte for byte as it was and the pair serving; the command still
+// exits 1 (what it ran failed).
+TEST_F(CliWorkflow, WithAutoRollbackAFailedRevertIsRestoredAtOnce)
+{
+    const QString inventory = up();
+    const QString script = demoDir() + u"/serve_decode.sh"_qs;
+    ASSERT_TRUE(test::writeFile(
+        script, test::readFile(script).replace(
+                    "exec ", "[ -n \"$SGLANG_SM120_MMA_TARGET_CTAS\" ] || { echo 'no MMA target' "
+                             ">&2; exit 1; }\nexec ")));
+    const QByteArray original = test::readFile(script);
+
+    const auto run = workflow({u"run"_qs, u"revert-knob"_qs, u"--inventory"_qs, inventory,
+                               u"--cluster"_qs, u"demo"_qs, u"--service"_qs, u"decode"_qs,
+                               u"--knob"_qs, u"SGLANG_SM120_MMA_TARGET_CTAS"_qs, u"--confirm"_qs,
+                               u"decode"_qs, u"--auto-rollback"_qs, u"--json"_qs});
+    EXPECT_EQ(run.exitCode, 1) << run.standardOutput.toStdString();
+    const QJsonObject result = run.json().object();
+    EXPECT_EQ(result.value(u"kind"_qs).toString(), u"revert-knob"_qs);
+    EXPECT_EQ(result.value(u"outcome"_qs).toString(), u"failed"_qs);
+    const QJsonObject rollback = result.value(u"rollback"_qs).toObject();
+    EXPECT_EQ(rollback.value(u"outcome"_qs).toString(), u"succeeded"_qs)
+        << run.standardOutput.toStdString();
+    EXPECT_EQ(test::readFile(script), original) << "the backup is back, byte for byte";
+    const QVector<history::AuditEntry> entries = audit();
+    const auto automatic = std::find_if(entries.cbegin(), entries.cend(), [&](const auto &entry) {
+        return entry.action == u"rollback-automatic"_qs &&
+               entry.workflow == result.value(u"id"_qs).toString();
+    });
+    EXPECT_NE(automatic, entries.cend()) << "audited, naming the failed workflow";
+    const auto listed = workflow({u"list"_qs, u"--json"_qs});
+    const QJsonArray workflows = listed.json().array();
+    ASSERT_GE(workflows.size(), 2);
+    EXPECT_EQ(workflows.at(0).toObject().value(u"kind"_qs).toString(), u"restore-knob"_qs);
+    EXPECT_EQ(workflows.at(0).toObject().value(u"outcome"_qs).toString(), u"succeeded"_qs);
+    const auto status = runCli({u"status"_qs, u"--inventory"_qs, inventory});
+    EXPECT_EQ(status.exitCode, 0) << status.standardOutput.toStdString();
+
+    // Without the flag (and the setting), nothing is rolled back unasked.
+    const auto asked =
+        workflow({u"run"_qs, u"revert-knob"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                  u"demo"_qs, u"--service"_qs, u"decode"_qs, u"--knob"_qs,
+                  u"SGLANG_SM120_MMA_TARGET_CTAS"_qs, u"--confirm"_qs, u"decode"_qs});
+    EXPECT_EQ(asked.exitCode, 1);
+    EXPECT_TRUE(asked.standardOutput.contains("to roll back "))
+        << asked.standardOutput.toStdString();
+    EXPECT_NE(test::readFile(script), original);
+}
