@@ -136,7 +136,10 @@ bool HistoryStore::open(bool checkFirst)
     if (!settings::PrivateFiles::makeDir(QFileInfo(m_path).absolutePath(), &why) ||
         !settings::PrivateFiles::refuseLink(m_path, &why))
         return fail(QStringLiteral("open"), why);
-    m_notice = m_walBase.setAsideForeignWal();
+    const WalBase::Check wal = m_walBase.setAsideForeignWal();
+    if (wal.refuse)
+        return fail(QStringLiteral("open"), wal.text);
+    m_notice = wal.text;
     if (!m_notice.isEmpty())
         spdlog::warn("history: {}", m_notice.toStdString());
     QSqlDatabase db = QSqlDatabase::contains(m_connection)

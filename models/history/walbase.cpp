@@ -78,18 +78,19 @@ private:
     int m_fd = -1;
 };
 
-// "v1 dev ino size ctime_s ctime_ns\n" of the file now; empty when it is missing.
+// "v2 size mtime_s mtime_ns\n" of the file now; empty when it is missing.
+// The file changes only at a checkpoint (automatic ones are off), and every
+// write sets its mtime: the same size and mtime to the nanosecond is the
+// same file, copied with its WAL (`cp -a` of the data folder) or not.
 QByteArray recordOf(const QString &path)
 {
     struct stat st = {};
     if (::stat(QFile::encodeName(path).constData(), &st) != 0)
         return {};
-    return QStringLiteral("v1 %1 %2 %3 %4 %5\n")
-        .arg(quint64(st.st_dev))
-        .arg(quint64(st.st_ino))
+    return QStringLiteral("v2 %1 %2 %3\n")
         .arg(qint64(st.st_size))
-        .arg(qint64(st.st_ctim.tv_sec))
-        .arg(qint64(st.st_ctim.tv_nsec))
+        .arg(qint64(st.st_mtim.tv_sec))
+        .arg(qint64(st.st_mtim.tv_nsec))
         .toLatin1();
 }
 
@@ -123,7 +124,7 @@ bool anyoneHasItOpen(const QString &path)
 
 WalBase::WalBase(QString databasePath) : m_database(std::move(databasePath)) {}
 
-QString WalBase::setAsideForeignWal()
+WalBase::Check WalBase::setAsideForeignWal()
 {
     const QString wal = m_database + QStringLiteral("-wal");
     struct stat st = {};
@@ -134,10 +135,18 @@ QString WalBase::setAsideForeignWal()
     if (!record.isLocked())
         return {};
     const QByteArray recorded = record.read();
-    if (!recorded.startsWith("v1 ") || anyoneHasItOpen(m_database + QStringLiteral("-shm")))
+    if (!recorded.startsWith("v2 ") || recorded == recordOf(m_database))
         return {};
-    if (recorded == recordOf(m_database))
-        return {};
+    // Still open elsewhere: moving it would split those processes from
+    // their own WAL, and opening would replay it. Neither; said.
+    if (anyoneHasItOpen(m_database + QStringLiteral("-shm")))
+        return {true, QStringLiteral("%1 was replaced or changed (restored by hand?) while its "
+                                     "WAL, still open in another process, holds pages written "
+                                     "for the file it was: not opened, so that they are not "
+                                     "replayed into it. Close every program that has it open "
+                                     "(the window, a recorder), then put the backup in place "
+                                     "again: its WAL is then set aside")
+                          .arg(m_database)};
     const QString aside =
         QStringLiteral(".not-replayed-%1")
             .arg(QDateTime::currentDateTimeUtc().toString(u"yyyyMMdd'T'HHmmss'Z'"));
@@ -145,13 +154,15 @@ QString WalBase::setAsideForeignWal()
         const QString from = m_database + suffix;
         if (QFileInfo::exists(from) && ::rename(QFile::encodeName(from).constData(),
                                                 QFile::encodeName(from + aside).constData()) != 0)
-            return QStringLiteral("%1 was replaced or changed since its WAL was written, but the "
-                                  "WAL could not be moved aside (%2): %3")
-                .arg(m_database, QString::fromLocal8Bit(std::strerror(errno)), from);
+            return {true, QStringLiteral("%1 was replaced or changed since its WAL was written, "
+                                         "but the WAL could not be moved aside (%2): %3; not "
+                                         "opened, so that it is not replayed into it")
+                              .arg(m_database, QString::fromLocal8Bit(std::strerror(errno)), from)};
     }
-    return QStringLiteral("%1 was replaced or changed since its WAL was written (restored by "
-                          "hand?): the WAL was not replayed into it and is kept as %2")
-        .arg(m_database, wal + aside);
+    return {false, QStringLiteral("%1 was replaced or changed since its WAL was written "
+                                  "(restored by hand?): the WAL was not replayed into it and is "
+                                  "kept as %2")
+                       .arg(m_database, wal + aside)};
 }
 
 void WalBase::checkpointed(const std::function<void()> &checkpoint)

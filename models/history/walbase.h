@@ -11,10 +11,12 @@ namespace opsdeck::history {
 /// into whatever file has the database's name, and a backup put in place
 /// after a crash would be overwritten page by page (docs/history.md).
 ///
-/// The record is the database file's device, inode, size and ctime (ns) as
-/// they were after the last checkpoint: frames written after it apply to
-/// exactly that file. A restore changes the inode (`mv`) or at least the
-/// ctime (`cp` over it; a ctime cannot be set by hand). Every checkpoint runs
+/// The record is the database file's size and mtime (ns) as they were after
+/// the last checkpoint: frames written after it apply to exactly that file.
+/// Only checkpoints write the file, and each sets its mtime; a backup put in
+/// place has another mtime (`cp` writes it now; `mv` and `cp -p` bring the
+/// backup's own, from when it was last written), while a data folder copied
+/// whole with `cp -a` keeps its file and WAL together. Every checkpoint runs
 /// under the record's flock(2), with "checkpointing" written before and the
 /// file's new record after, so that the WAL of a checkpoint that died midway
 /// is still replayed, as SQLite's own recovery needs. SQLite must not write
@@ -29,12 +31,19 @@ class WalBase
 public:
     explicit WalBase(QString databasePath);
 
-    /// Before SQLite opens the database: a non-empty WAL that no process has
-    /// open (no POSIX lock on `-shm`, from /proc/locks) and whose record names
-    /// another file, or the same file changed since, is renamed with its
-    /// `-shm` to `<name>.not-replayed-<UTC yyyyMMddTHHmmssZ>`. Returns the
-    /// sentence saying so (naming both files), or empty when nothing moved.
-    QString setAsideForeignWal();
+    struct Check
+    {
+        /// Do not open: the WAL is foreign but still open in another process
+        /// (moving it would split them from it), or it could not be moved.
+        bool refuse = false;
+        /// What was done or why not, naming the files; empty when nothing.
+        QString text;
+    };
+    /// Before SQLite opens the database: a non-empty WAL whose record names
+    /// another file (another size or mtime) is renamed with its `-shm` to
+    /// `<name>.not-replayed-<UTC yyyyMMddTHHmmssZ>` when no process has it
+    /// open (no POSIX lock on `-shm`, from /proc/locks), else refused.
+    Check setAsideForeignWal();
 
     /// Runs `checkpoint` (which writes the WAL's frames into the database)
     /// under the record's lock and records the file as it is after it. When

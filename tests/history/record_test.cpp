@@ -21,6 +21,7 @@
 #include <QTemporaryDir>
 #include <algorithm>
 #include <csignal>
+#include <fcntl.h>
 #include <functional>
 #include <gtest/gtest.h>
 #include <optional>
@@ -421,6 +422,15 @@ qint64 samplesInFile(const QString &database)
     return samples;
 }
 
+// `cp backup database`: written over in place (same inode, mtime now).
+void restoreByCopyOver(const QString &backup, const QString &database)
+{
+    QFile from(backup);
+    QFile to(database);
+    ASSERT_TRUE(from.open(QIODevice::ReadOnly) && to.open(QIODevice::WriteOnly));
+    ASSERT_EQ(to.write(from.readAll()), from.size());
+}
+
 qint64 walSize(const QString &database)
 {
     return QFileInfo(database + QStringLiteral("-wal")).size();
@@ -487,16 +497,50 @@ TEST(RecordCommand, AKilledRecordersLastFlushIsReplayedIntoItsOwnFile)
     EXPECT_GT(samplesInFile(database), before) << "the WAL's flush was replayed";
 }
 
+// The data folder of a killed recorder copied whole (`cp -a`, as when moving
+// to another disk): the copy's WAL is the copy's, and is replayed.
+TEST(RecordCommand, ADataFolderCopiedWholeKeepsItsWal)
+{
+    test::SimProcess engine;
+    ASSERT_TRUE(engine.start(test::simArgs(QStringLiteral("engine"))))
+        << engine.errorText().toStdString();
+    QTemporaryDir dir;
+    const QString data = dir.filePath(QStringLiteral("data"));
+    qint64 before = 0;
+    ASSERT_NO_FATAL_FAILURE(killRecorderWithAFullWal(dir, engine, data, &before));
+    const QString copy = dir.filePath(QStringLiteral("copy"));
+    ASSERT_EQ(QProcess::execute(QStringLiteral("cp"), {QStringLiteral("-a"), data, copy}), 0);
+    const QString database = HistoryStore::pathIn(copy);
+    ASSERT_GT(walSize(database), 0);
+    {
+        HistoryStore reopened(database);
+        ASSERT_TRUE(reopened.open(true)) << reopened.lastError().toStdString();
+        EXPECT_TRUE(reopened.openNotice().isEmpty()) << reopened.openNotice().toStdString();
+    }
+    EXPECT_TRUE(walsSetAside(database).isEmpty());
+    EXPECT_GT(samplesInFile(database), before) << "the copy's WAL was replayed";
+}
+
 // The same WAL, but a backup was put in place by hand before the next start,
 // by `mv` or by `cp` over the file: the WAL is set aside (and said), never
-// replayed into the backup. While the recorder still runs, nothing is moved.
+// replayed into the backup. Put in place while a reader still has the WAL
+// open, the open is refused; once it closed and the backup was put in place
+// again, the backup is read as it is.
 TEST(RecordCommand, AKilledRecordersWalIsNeverReplayedIntoARestoredFile)
 {
     test::SimProcess engine;
     ASSERT_TRUE(engine.start(test::simArgs(QStringLiteral("engine"))))
         << engine.errorText().toStdString();
-    for (const bool byCopyOver : {false, true}) {
-        SCOPED_TRACE(byCopyOver ? "cp backup history.sqlite" : "mv backup history.sqlite");
+    enum class Restore
+    {
+        Move,
+        CopyOver,
+        CopyOverWhileOpen
+    };
+    for (const Restore restore : {Restore::Move, Restore::CopyOver, Restore::CopyOverWhileOpen}) {
+        SCOPED_TRACE(restore == Restore::Move       ? "mv backup history.sqlite"
+                     : restore == Restore::CopyOver ? "cp backup history.sqlite"
+                                                    : "cp backup history.sqlite, a reader open");
         QTemporaryDir dir;
         const QString data = dir.filePath(QStringLiteral("data"));
         const QString database = HistoryStore::pathIn(data);
@@ -504,25 +548,36 @@ TEST(RecordCommand, AKilledRecordersWalIsNeverReplayedIntoARestoredFile)
         ASSERT_TRUE(writeBackup(backup));
         qint64 before = 0;
         ASSERT_NO_FATAL_FAILURE(killRecorderWithAFullWal(dir, engine, data, &before));
-        if (byCopyOver) {
-            QFile from(backup);
-            QFile to(database);
-            ASSERT_TRUE(from.open(QIODevice::ReadOnly) && to.open(QIODevice::WriteOnly));
-            ASSERT_EQ(to.write(from.readAll()), from.size());
-        } else {
+        if (restore == Restore::Move) {
             ASSERT_EQ(::rename(QFile::encodeName(backup).constData(),
                                QFile::encodeName(database).constData()),
                       0);
+        } else if (restore == Restore::CopyOver) {
+            ASSERT_NO_FATAL_FAILURE(restoreByCopyOver(backup, database));
+        } else {
+            {
+                Snapshot reader(database);
+                ASSERT_TRUE(reader.isOpen());
+                ASSERT_NO_FATAL_FAILURE(restoreByCopyOver(backup, database));
+                HistoryStore refused(database);
+                EXPECT_FALSE(refused.open(true));
+                EXPECT_TRUE(
+                    refused.lastError().contains(QStringLiteral("still open in another process")))
+                    << refused.lastError().toStdString();
+            }
+            // As the refusal says: every program closed, the backup again.
+            ASSERT_NO_FATAL_FAILURE(restoreByCopyOver(backup, database));
         }
-
         {
             HistoryStore reopened(database);
             ASSERT_TRUE(reopened.open(true)) << reopened.lastError().toStdString();
-            EXPECT_TRUE(reopened.openNotice().contains(QStringLiteral("was not replayed")))
-                << reopened.openNotice().toStdString();
-            const QStringList aside = walsSetAside(database);
-            EXPECT_EQ(aside.size(), 1);
-            EXPECT_TRUE(!aside.isEmpty() && reopened.openNotice().contains(aside.first()));
+            if (restore != Restore::CopyOverWhileOpen) {
+                EXPECT_TRUE(reopened.openNotice().contains(QStringLiteral("was not replayed")))
+                    << reopened.openNotice().toStdString();
+                const QStringList aside = walsSetAside(database);
+                EXPECT_EQ(aside.size(), 1);
+                EXPECT_TRUE(!aside.isEmpty() && reopened.openNotice().contains(aside.first()));
+            }
             EXPECT_TRUE(reopened.quickCheck().isEmpty());
             EXPECT_TRUE(reopened.seriesList().isEmpty());
             const QVector<history::Marker> markers = reopened.markers(0, 2000);
@@ -536,7 +591,8 @@ TEST(RecordCommand, AKilledRecordersWalIsNeverReplayedIntoARestoredFile)
 }
 
 // A WAL some process still has open is never moved, even when the file
-// changed since its record (here its mode, which changes the ctime).
+// changed since its record (here its mtime, set to now): the open is
+// refused instead, and the recorder that has it open goes on.
 TEST(RecordCommand, AWalInUseIsNeverSetAside)
 {
     test::SimProcess engine;
@@ -558,10 +614,11 @@ TEST(RecordCommand, AWalInUseIsNeverSetAside)
         Snapshot snapshot(database);
         ASSERT_TRUE(snapshot.isOpen());
         ASSERT_TRUE(waitUntil([&] { return walSize(database) > 0; }, std::chrono::seconds(15)));
-        ASSERT_EQ(::chmod(QFile::encodeName(database).constData(), 0600), 0);
+        ASSERT_EQ(::utimensat(AT_FDCWD, QFile::encodeName(database).constData(), nullptr, 0), 0);
         HistoryStore reader(database);
-        ASSERT_TRUE(reader.open()) << reader.lastError().toStdString();
-        EXPECT_TRUE(reader.openNotice().isEmpty()) << reader.openNotice().toStdString();
+        EXPECT_FALSE(reader.open());
+        EXPECT_TRUE(reader.lastError().contains(QStringLiteral("still open in another process")))
+            << reader.lastError().toStdString();
         EXPECT_TRUE(walsSetAside(database).isEmpty());
         EXPECT_GT(walSize(database), 0);
     }
