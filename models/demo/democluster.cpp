@@ -128,6 +128,21 @@ QVector<processes::ManagedProcess> DemoCluster::processesIn(const QString &dir,
         return {};
     }
     QVector<processes::ManagedProcess> processes = processesOf(loaded.inventory->services);
+    // Only this folder's processes: an inventory copied from another demo
+    // names that demo's pid files, and its services are not ours to stop.
+    const QDir run(dir + QStringLiteral("/run"));
+    QStringList elsewhere;
+    for (const processes::ManagedProcess &process : std::as_const(processes)) {
+        if (QFileInfo(process.pidFile).absolutePath() != run.absolutePath())
+            elsewhere.append(process.pidFile);
+    }
+    if (!elsewhere.isEmpty()) {
+        *problem = QStringLiteral("%1 names pid files outside %2/run (%3): not this folder's "
+                                  "demo, nothing stopped; run `demo down` in the folder that "
+                                  "holds them")
+                       .arg(path, dir, elsewhere.join(QStringLiteral(", ")));
+        return {};
+    }
     // Every pid file in run/ must be a service the inventory names: one it does
     // not (an inventory replaced) could not be stopped, and would be orphaned.
     QStringList unnamed;

@@ -453,3 +453,32 @@ TEST_F(CliDemo, AnEditedKnobDriftsUntilTheServiceRestarts)
     QFile::remove(pidFile);
     QFile::remove(pidFile + QStringLiteral(".identity"));
 }
+
+// An inventory copied from another demo's folder names that demo's pid
+// files: `demo down` in the copy's folder stops nothing and says whose they
+// are; the other demo keeps running.
+TEST_F(CliDemo, DownInAFolderHoldingAnotherDemosInventoryStopsNothing)
+{
+    const auto up = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"),
+                            demoDir(), QStringLiteral("--traffic"), QStringLiteral("0")},
+                           home(), std::chrono::seconds(90));
+    ASSERT_EQ(up.exitCode, 0) << up.standardError.toStdString();
+    const auto pids = pidsIn(demoDir());
+    ASSERT_FALSE(pids.isEmpty());
+    const QString copy = home() + QStringLiteral("/copy");
+    ASSERT_TRUE(QDir().mkpath(copy));
+    QFile::setPermissions(copy, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    ASSERT_TRUE(QFile::copy(demoDir() + QStringLiteral("/inventory.yaml"),
+                            copy + QStringLiteral("/inventory.yaml")));
+
+    const auto down = runCli(
+        {QStringLiteral("demo"), QStringLiteral("down"), QStringLiteral("--dir"), copy}, home());
+    EXPECT_NE(down.exitCode, 0);
+    EXPECT_TRUE(down.standardError.contains(
+        QStringLiteral("names pid files outside %1/run").arg(copy).toUtf8()))
+        << down.standardError.toStdString();
+    EXPECT_TRUE(down.standardError.contains("nothing stopped")) << down.standardError.toStdString();
+    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
+        EXPECT_TRUE(processAlive(it.value())) << it.key().toStdString() << " was stopped";
+    downLeavesNothing(pids);
+}
