@@ -274,6 +274,11 @@ void AuditKey::settle(std::chrono::milliseconds deadline)
     });
     if (anchorWritesPending() > 0)
         loop.exec();
+    if (const int pending = anchorWritesPending(); pending > 0)
+        spdlog::warn("audit: the secret store did not keep the chain's anchor within {} ms ({} "
+                     "writes unanswered): the anchor lags the log, and `opsdeck-cli audit "
+                     "--verify` guards the entries after it by the head alone",
+                     deadline.count(), pending);
 }
 
 std::shared_ptr<AuditLog> AuditKey::inDataDir(const QString &dataDir)

@@ -42,6 +42,13 @@ bool checkOwnRegular(int fd, const QString &path, QString *error)
                                    .arg(path)
                                    .arg(st.st_uid)
                                    .arg(::geteuid()));
+    // Another name for the same file (a hard link) makes it that name's too:
+    // written here, it would be written there.
+    if (st.st_nlink > 1)
+        return setError(error, QStringLiteral("%1 has %2 hard links (another name reaches the same "
+                                              "file): refused, OpsDeck writes its own files only")
+                                   .arg(path)
+                                   .arg(st.st_nlink));
     if ((st.st_mode & 077) != 0) {
         if (::fchmod(fd, 0600) != 0)
             return setError(error, QStringLiteral("%1 has mode %2 and cannot be made 0600: %3")

@@ -27,9 +27,9 @@ public:
 
     /// Opens `path` (open(2) `flags`, O_NOFOLLOW, O_CLOEXEC and O_NONBLOCK added) and
     /// makes sure it is a regular file of this user with mode 0600: a looser
-    /// mode is tightened (and said in the log), another owner or type is
-    /// refused. A new file is created 0600. Returns the descriptor, or -1 with
-    /// `error` naming the file.
+    /// mode is tightened (and said in the log); another owner or type, or a
+    /// file with more than one hard link, is refused. A new file is created
+    /// 0600. Returns the descriptor, or -1 with `error` naming the file.
     static int open(const QString &path, int flags, QString *error = nullptr);
 
     /// True when `path` does not exist or is a regular file (not followed);

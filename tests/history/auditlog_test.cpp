@@ -410,6 +410,16 @@ TEST(AuditLog, FilesAreTheUsersAloneWhateverTheUmaskAndLinksAreNotFollowed)
     EXPECT_FALSE(planted.append(entry(QStringLiteral("gpu-1"), QStringLiteral("x")), &error));
     EXPECT_TRUE(error.contains(QStringLiteral("symbolic link"))) << error.toStdString();
     EXPECT_EQ(readAll(victim), QByteArray("precious\n"));
+
+    // A hard link too: the same file under the log's name.
+    ASSERT_TRUE(QFile::remove(planted.path()));
+    ASSERT_EQ(::link(QFile::encodeName(victim).constData(),
+                     QFile::encodeName(planted.path()).constData()),
+              0);
+    error.clear();
+    EXPECT_FALSE(planted.append(entry(QStringLiteral("gpu-1"), QStringLiteral("x")), &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("2 hard links"))) << error.toStdString();
+    EXPECT_EQ(readAll(victim), QByteArray("precious\n"));
 }
 
 TEST(AuditLog, EntriesReadBackInOrderAndTheChainIsIntact)
