@@ -186,6 +186,7 @@ void WorkflowDialog::rollback()
     m_resumeId.clear();
     m_knob->setText(m_request.knob);
     m_backup->clear();
+    m_backup->setPlaceholderText(u"backup path (default: the last revert's)"_s);
     m_knobRow->show();
     m_heading->show();
     m_heading->setText(u"<b>Roll back</b>: restore-knob %1 on cluster %2, from the backups the "

@@ -376,3 +376,104 @@ TEST(WorkflowWindow, AnUnfinishedWorkflowIsShownAndAbandonedFromTheClusterBar)
               workflows::WorkflowRunner::Outcome::Succeeded)
         << dialog->progressView()->output()->toPlainText().toStdString();
 }
+
+// The two ways back the window offers: Resume… in the cluster bar continues
+// a workflow a killed console left (from the step that did not end), and
+// Roll back… after a revert whose restart failed plans restore-knob from the
+// backup, which leaves the script byte for byte as it was.
+TEST(WorkflowWindow, ResumeAndRollBackFromTheWindow)
+{
+    DemoWindow demo;
+    ASSERT_TRUE(demo.start()) << "the demo did not start";
+    MainWindow *window = demo.window.get();
+    const QString demoDir = demo.dir.path() + QStringLiteral("/demo");
+    workflows::WorkflowSession *session = window->session()->workflows();
+    QProcess cli;
+    cli.setProcessChannelMode(QProcess::MergedChannels);
+    cli.start(test::binPath(QStringLiteral("opsdeck-cli")),
+              {QStringLiteral("workflow"), QStringLiteral("run"), QStringLiteral("co-restart"),
+               QStringLiteral("--inventory"), window->session()->inventoryPath(),
+               QStringLiteral("--cluster"), QStringLiteral("demo"), QStringLiteral("--confirm"),
+               QStringLiteral("demo"), QStringLiteral("--data-dir"), demoDir});
+    QByteArray said;
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            said += cli.readAll();
+            // The step's start, not the plan's line of it.
+            return said.contains("\n4. wait until decode has exited on local ...\n");
+        },
+        60s))
+        << said.toStdString();
+    cli.kill();
+    ASSERT_TRUE(cli.waitForFinished(5000));
+
+    ClusterActionsBar *bar = window->clusterActionsBar();
+    bar->refresh();
+    ASSERT_TRUE(bar->resumeButton()->isVisible());
+    bar->resumeButton()->click();
+    WorkflowDialog *dialog = window->workflowDialog();
+    ASSERT_NE(dialog, nullptr);
+    ASSERT_TRUE(waitUntil([&] { return dialog->planView()->plan().has_value(); }, 10s));
+    EXPECT_FALSE(dialog->planView()->runButton()->isEnabled()) << "guarded as a new run";
+    dialog->planView()->confirmEdit()->setText(QStringLiteral("demo"));
+    ASSERT_TRUE(dialog->planView()->runButton()->isEnabled())
+        << dialog->planView()->guardLabel()->text().toStdString();
+    QSignalSpy started(session, &workflows::WorkflowSession::started);
+    QSignalSpy finished(session, &workflows::WorkflowSession::finished);
+    dialog->planView()->runButton()->click();
+    ASSERT_TRUE(finished.wait(120000) || !finished.isEmpty());
+    ASSERT_FALSE(started.isEmpty());
+    EXPECT_GE(started.first().at(2).toInt(), 4) << "resumed, not begun again";
+    EXPECT_EQ(finished.first().at(0).value<workflows::WorkflowRunner::Outcome>(),
+              workflows::WorkflowRunner::Outcome::Succeeded)
+        << dialog->progressView()->output()->toPlainText().toStdString();
+    dialog->progressView()->cancelButton()->click();
+    ASSERT_TRUE(waitUntil([&] { return window->workflowDialog() == nullptr; }, 5s));
+    bar->refresh();
+    EXPECT_FALSE(bar->unfinishedLabel()->isVisible());
+
+    // A revert whose restart fails: the decode refuses to start without it.
+    const QString script = demoDir + QStringLiteral("/serve_decode.sh");
+    ASSERT_TRUE(test::writeFile(
+        script, test::readFile(script).replace(
+                    "exec ", "[ -n \"$SGLANG_SM120_MMA_TARGET_CTAS\" ] || { echo 'no MMA target' "
+                             ">&2; exit 1; }\nexec ")));
+    const QByteArray original = test::readFile(script);
+    bar->revertKnobButton()->click();
+    dialog = window->workflowDialog();
+    ASSERT_NE(dialog, nullptr);
+    dialog->knobEdit()->setText(QStringLiteral("SGLANG_SM120_MMA_TARGET_CTAS"));
+    dialog->planButton()->click();
+    ASSERT_TRUE(waitUntil([&] { return dialog->planView()->plan().has_value(); }, 10s))
+        << dialog->planView()->planText()->toPlainText().toStdString();
+    dialog->planView()->confirmEdit()->setText(QStringLiteral("demo"));
+    ASSERT_TRUE(dialog->planView()->runButton()->isEnabled())
+        << dialog->planView()->guardLabel()->text().toStdString();
+    finished.clear();
+    dialog->planView()->runButton()->click();
+    ASSERT_TRUE(finished.wait(120000) || !finished.isEmpty());
+    EXPECT_EQ(finished.first().at(0).value<workflows::WorkflowRunner::Outcome>(),
+              workflows::WorkflowRunner::Outcome::Failed);
+    EXPECT_NE(test::readFile(script), original);
+    WorkflowProgressView *progress = dialog->progressView();
+    ASSERT_TRUE(progress->rollbackButton()->isVisible());
+    keepScreenshot(dialog, QStringLiteral("workflow-10-failed-revert"));
+
+    progress->rollbackButton()->click();
+    WorkflowPlanView *plan = dialog->planView();
+    ASSERT_TRUE(waitUntil(
+        [&] { return plan->plan() && plan->plan()->kind == workflows::WorkflowKind::RestoreKnob; },
+        10s))
+        << plan->planText()->toPlainText().toStdString();
+    EXPECT_TRUE(plan->planText()->toPlainText().contains(QStringLiteral("serve_decode.sh")));
+    keepScreenshot(dialog, QStringLiteral("workflow-11-roll-back-plan"));
+    plan->confirmEdit()->setText(QStringLiteral("demo"));
+    ASSERT_TRUE(plan->runButton()->isEnabled()) << plan->guardLabel()->text().toStdString();
+    finished.clear();
+    plan->runButton()->click();
+    ASSERT_TRUE(finished.wait(120000) || !finished.isEmpty());
+    EXPECT_EQ(finished.first().at(0).value<workflows::WorkflowRunner::Outcome>(),
+              workflows::WorkflowRunner::Outcome::Succeeded)
+        << progress->output()->toPlainText().toStdString();
+    EXPECT_EQ(test::readFile(script), original) << "the backup is back, byte for byte";
+}
