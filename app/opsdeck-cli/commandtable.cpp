@@ -132,6 +132,7 @@ const std::vector<CliCommand> &commandTable()
         {u"workflow"_s, u"run"_s,
          u"KIND --inventory FILE --cluster NAME [--service NAME] [--knob KEY[=VALUE]] "
          "[--backup PATH] --confirm NAME [--reason TEXT] [--idle-gap S] [--failure-watch S] "
+         "[--auto-rollback] "
          "[--despite-evidence] [--json] "_s +
              inventoryFlags,
          u"run it headless, guarded and journaled (exit 1 a step failed, 2 refused, 3 "
@@ -139,7 +140,7 @@ const std::vector<CliCommand> &commandTable()
          &runWorkflow},
         {u"workflow"_s, u"resume"_s,
          u"--inventory FILE --confirm NAME [--id ID] [--reason TEXT] [--despite-evidence] "
-         "[--idle-gap S] [--failure-watch S] [--json] "_s +
+         "[--idle-gap S] [--failure-watch S] [--auto-rollback] [--json] "_s +
              inventoryFlags,
          u"run an unfinished, failed or cancelled workflow again from the step that did not end "
          "well, guarded as a new run"_s,
