@@ -79,6 +79,30 @@ struct DemoWindow
         window->clusterActionsBar()->refresh();
         return true;
     }
+    // A console (the CLI) killed by SIGKILL while its co-restart waits for
+    // the old processes: no end in the journal, the lock left behind.
+    void killCoRestartFromTheCli()
+    {
+        QProcess cli;
+        cli.setProcessChannelMode(QProcess::MergedChannels);
+        cli.start(test::binPath(QStringLiteral("opsdeck-cli")),
+                  {QStringLiteral("workflow"), QStringLiteral("run"), QStringLiteral("co-restart"),
+                   QStringLiteral("--inventory"), window->session()->inventoryPath(),
+                   QStringLiteral("--cluster"), QStringLiteral("demo"), QStringLiteral("--confirm"),
+                   QStringLiteral("demo"), QStringLiteral("--data-dir"),
+                   dir.path() + QStringLiteral("/demo")});
+        QByteArray said;
+        ASSERT_TRUE(waitUntil(
+            [&] {
+                said += cli.readAll();
+                // The step's start, not the plan's line of it.
+                return said.contains("\n4. wait until decode has exited on local ...\n");
+            },
+            60s))
+            << said.toStdString();
+        cli.kill();
+        ASSERT_TRUE(cli.waitForFinished(5000));
+    }
     ~DemoWindow()
     {
         QSignalSpy shutdown(window.get(), &MainWindow::shutdownFinished);
@@ -324,24 +348,7 @@ TEST(WorkflowWindow, AnUnfinishedWorkflowIsShownAndAbandonedFromTheClusterBar)
     DemoWindow demo;
     ASSERT_TRUE(demo.start()) << "the demo did not start";
     MainWindow *window = demo.window.get();
-    const QString demoDir = demo.dir.path() + QStringLiteral("/demo");
-    QProcess cli;
-    cli.setProcessChannelMode(QProcess::MergedChannels);
-    cli.start(test::binPath(QStringLiteral("opsdeck-cli")),
-              {QStringLiteral("workflow"), QStringLiteral("run"), QStringLiteral("co-restart"),
-               QStringLiteral("--inventory"), window->session()->inventoryPath(),
-               QStringLiteral("--cluster"), QStringLiteral("demo"), QStringLiteral("--confirm"),
-               QStringLiteral("demo"), QStringLiteral("--data-dir"), demoDir});
-    QByteArray said;
-    ASSERT_TRUE(waitUntil(
-        [&] {
-            said += cli.readAll();
-            return said.contains("\n4. wait until");
-        },
-        60s))
-        << said.toStdString();
-    cli.kill(); // SIGKILL: no end in the journal, the lock left behind
-    ASSERT_TRUE(cli.waitForFinished(5000));
+    ASSERT_NO_FATAL_FAILURE(demo.killCoRestartFromTheCli());
 
     ClusterActionsBar *bar = window->clusterActionsBar();
     bar->refresh();
@@ -388,24 +395,7 @@ TEST(WorkflowWindow, ResumeAndRollBackFromTheWindow)
     MainWindow *window = demo.window.get();
     const QString demoDir = demo.dir.path() + QStringLiteral("/demo");
     workflows::WorkflowSession *session = window->session()->workflows();
-    QProcess cli;
-    cli.setProcessChannelMode(QProcess::MergedChannels);
-    cli.start(test::binPath(QStringLiteral("opsdeck-cli")),
-              {QStringLiteral("workflow"), QStringLiteral("run"), QStringLiteral("co-restart"),
-               QStringLiteral("--inventory"), window->session()->inventoryPath(),
-               QStringLiteral("--cluster"), QStringLiteral("demo"), QStringLiteral("--confirm"),
-               QStringLiteral("demo"), QStringLiteral("--data-dir"), demoDir});
-    QByteArray said;
-    ASSERT_TRUE(waitUntil(
-        [&] {
-            said += cli.readAll();
-            // The step's start, not the plan's line of it.
-            return said.contains("\n4. wait until decode has exited on local ...\n");
-        },
-        60s))
-        << said.toStdString();
-    cli.kill();
-    ASSERT_TRUE(cli.waitForFinished(5000));
+    ASSERT_NO_FATAL_FAILURE(demo.killCoRestartFromTheCli());
 
     ClusterActionsBar *bar = window->clusterActionsBar();
     bar->refresh();

@@ -478,28 +478,10 @@ void killRecorderWithAFullWal(const QTemporaryDir &dir, const test::SimProcess &
 } // namespace
 
 // A recorder killed (SIGKILL) with a flush only in the WAL: the next opener
-// replays it, as SQLite's recovery should; nothing is set aside.
+// replays it, as SQLite's recovery should, and sets nothing aside; so does
+// the opener of the data folder copied whole (`cp -a`, as when moving to
+// another disk), whose WAL is the copy's.
 TEST(RecordCommand, AKilledRecordersLastFlushIsReplayedIntoItsOwnFile)
-{
-    test::SimProcess engine;
-    ASSERT_TRUE(engine.start(test::simArgs(QStringLiteral("engine"))))
-        << engine.errorText().toStdString();
-    QTemporaryDir dir;
-    const QString data = dir.filePath(QStringLiteral("data"));
-    const QString database = HistoryStore::pathIn(data);
-    qint64 before = 0;
-    ASSERT_NO_FATAL_FAILURE(killRecorderWithAFullWal(dir, engine, data, &before));
-
-    HistoryStore reopened(database);
-    ASSERT_TRUE(reopened.open(true)) << reopened.lastError().toStdString();
-    EXPECT_TRUE(reopened.openNotice().isEmpty()) << reopened.openNotice().toStdString();
-    EXPECT_TRUE(walsSetAside(database).isEmpty());
-    EXPECT_GT(samplesInFile(database), before) << "the WAL's flush was replayed";
-}
-
-// The data folder of a killed recorder copied whole (`cp -a`, as when moving
-// to another disk): the copy's WAL is the copy's, and is replayed.
-TEST(RecordCommand, ADataFolderCopiedWholeKeepsItsWal)
 {
     test::SimProcess engine;
     ASSERT_TRUE(engine.start(test::simArgs(QStringLiteral("engine"))))
@@ -510,15 +492,18 @@ TEST(RecordCommand, ADataFolderCopiedWholeKeepsItsWal)
     ASSERT_NO_FATAL_FAILURE(killRecorderWithAFullWal(dir, engine, data, &before));
     const QString copy = dir.filePath(QStringLiteral("copy"));
     ASSERT_EQ(QProcess::execute(QStringLiteral("cp"), {QStringLiteral("-a"), data, copy}), 0);
-    const QString database = HistoryStore::pathIn(copy);
-    ASSERT_GT(walSize(database), 0);
-    {
-        HistoryStore reopened(database);
-        ASSERT_TRUE(reopened.open(true)) << reopened.lastError().toStdString();
-        EXPECT_TRUE(reopened.openNotice().isEmpty()) << reopened.openNotice().toStdString();
+    for (const QString &folder : {data, copy}) {
+        SCOPED_TRACE(folder.toStdString());
+        const QString database = HistoryStore::pathIn(folder);
+        ASSERT_GT(walSize(database), 0);
+        {
+            HistoryStore reopened(database);
+            ASSERT_TRUE(reopened.open(true)) << reopened.lastError().toStdString();
+            EXPECT_TRUE(reopened.openNotice().isEmpty()) << reopened.openNotice().toStdString();
+        }
+        EXPECT_TRUE(walsSetAside(database).isEmpty());
+        EXPECT_GT(samplesInFile(database), before) << "the WAL's flush was replayed";
     }
-    EXPECT_TRUE(walsSetAside(database).isEmpty());
-    EXPECT_GT(samplesInFile(database), before) << "the copy's WAL was replayed";
 }
 
 // The same WAL, but a backup was put in place by hand before the next start,
