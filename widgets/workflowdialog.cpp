@@ -45,6 +45,7 @@ WorkflowDialog::WorkflowDialog(WorkflowSession *session,
                  unfinished.plan.value(u"cluster"_s).toString(),
                  unfinished.plan.value(u"service"_s).toString(),
                  unfinished.plan.value(u"knob"_s).toString(),
+                 {},
                  {}};
     build();
     m_knobRow->hide();
@@ -107,7 +108,7 @@ void WorkflowDialog::build()
     connect(m_planView, &WorkflowPlanView::offerTaken, this,
             [this](WorkflowKind offered, const QString &service) {
                 const QString kind = opsdeck::workflows::workflowKindName(offered);
-                m_request = {offered, m_request.cluster, service, {}, {}};
+                m_request = {offered, m_request.cluster, service, {}, {}, {}};
                 m_resumeId.clear();
                 m_knobRow->hide();
                 setWindowTitle(u"Workflow: %1"_s.arg(kind));
@@ -152,8 +153,9 @@ void WorkflowDialog::build()
                 m_progress->stepFinished(n, ok, detail, ms);
             });
     connect(m_session, &WorkflowSession::finished, this,
-            [this](WorkflowRunner::Outcome outcome, const QString &detail, const QString &) {
+            [this](WorkflowRunner::Outcome outcome, const QString &detail, const QString &id) {
                 m_running = false;
+                m_finishedId = id;
                 m_progress->finish(outcome, detail, m_auditPath, m_edited);
             });
 }
@@ -177,16 +179,17 @@ void WorkflowDialog::run()
 
 void WorkflowDialog::rollback()
 {
-    // The backups the failed revert made are found from its journal
-    // (restore-knob's default): the plan shows each script going back.
+    // Only the scripts the failed workflow edited, each from the backup it
+    // made (found in its journal): the plan shows each going back.
     const auto &ran = m_planView->plan();
     if (!ran)
         return;
-    m_request = {WorkflowKind::RestoreKnob, ran->cluster, {}, ran->knob.section(u'=', 0, 0), {}};
+    m_request = {WorkflowKind::RestoreKnob,     ran->cluster, {},
+                 ran->knob.section(u'=', 0, 0), {},           m_finishedId};
     m_resumeId.clear();
     m_knob->setText(m_request.knob);
     m_backup->clear();
-    m_backup->setPlaceholderText(u"backup path (default: the last revert's)"_s);
+    m_backup->setPlaceholderText(u"backup path (default: the failed workflow's)"_s);
     m_knobRow->show();
     m_heading->show();
     m_heading->setText(u"<b>Roll back</b>: restore-knob %1 on cluster %2, from the backups the "

@@ -51,7 +51,8 @@ private:
     opsdeck::workflows::WorkflowSession *m_session;
     opsdeck::workflows::WorkflowSession::Request m_request;
     QString m_auditPath;
-    QString m_resumeId; ///< set: Run resumes this workflow
+    QString m_resumeId;   ///< set: Run resumes this workflow
+    QString m_finishedId; ///< the last workflow that finished here (Roll back undoes it)
     bool m_running = false;
     bool m_edited = false; ///< this run changed a serve script (a backup was made)
     QLabel *m_heading;

@@ -422,9 +422,12 @@ int plan(const QCommandLineParser &parser, bool run)
     }
     Workflows workflows(*inventory, parser);
     // The scripts are read and each edit planned first: the plan shows the diffs.
-    const auto plan =
-        planOrSay(workflows.session, {*kind, parser.value(u"cluster"_s), parser.value(u"service"_s),
-                                      parser.value(u"knob"_s), parser.value(u"backup"_s)});
+    const auto plan = planOrSay(workflows.session, {*kind,
+                                                    parser.value(u"cluster"_s),
+                                                    parser.value(u"service"_s),
+                                                    parser.value(u"knob"_s),
+                                                    parser.value(u"backup"_s),
+                                                    {}});
     if (!plan)
         return ExitBadInput;
     if (!run) {

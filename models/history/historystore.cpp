@@ -62,8 +62,10 @@ HistoryStore::~HistoryStore()
         // Emptied first, with its record: closing checkpoints on its own.
         if (db.isOpen())
             emptyWal();
-        if (db.isValid())
+        if (db.isValid() && db.isOpen()) {
             db.close();
+            m_walBase.closed();
+        }
     }
     if (QSqlDatabase::contains(m_connection))
         QSqlDatabase::removeDatabase(m_connection);
@@ -133,9 +135,14 @@ bool HistoryStore::open(bool checkFirst)
     m_updateBlock.reset();
     m_mergeRollup.reset();
     QString why;
-    if (!settings::PrivateFiles::makeDir(QFileInfo(m_path).absolutePath(), &why) ||
-        !settings::PrivateFiles::refuseLink(m_path, &why))
+    if (!settings::PrivateFiles::makeDir(QFileInfo(m_path).absolutePath(), &why))
         return fail(QStringLiteral("open"), why);
+    // Before SQLite opens (and writes) any of them: a link or a second name
+    // would be written through.
+    for (const QString &suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")}) {
+        if (!settings::PrivateFiles::ownOrAbsent(m_path + suffix, &why))
+            return fail(QStringLiteral("open"), why);
+    }
     const WalBase::Check wal = m_walBase.setAsideForeignWal();
     if (wal.refuse)
         return fail(QStringLiteral("open"), wal.text);

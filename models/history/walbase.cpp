@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QThread>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
@@ -19,8 +20,6 @@
 namespace opsdeck::history {
 
 namespace {
-
-constexpr const char *kCheckpointing = "checkpointing\n";
 
 // The record's descriptor, flock'ed for as long as it lives; -1 when the
 // record could not be opened or locked within 5 s.
@@ -120,6 +119,31 @@ bool anyoneHasItOpen(const QString &path)
     return false;
 }
 
+// The file named by `record` is the one there now: the same size and mtime
+// as after the last checkpoint; or, during a checkpoint that died midway
+// ("checkpointing" with the file as it was before and when it began), the
+// file as it was or one written since the checkpoint began (the checkpoint
+// itself wrote it; its WAL must be replayed to finish it). A record that is
+// not one (unknown, torn, older) leaves the WAL to SQLite.
+bool isOwnFile(const QByteArray &record, const QString &database)
+{
+    const QByteArray now = recordOf(database);
+    if (!record.startsWith("v2 ") && !record.startsWith("checkpointing v2 "))
+        return true;
+    if (record.startsWith("v2 "))
+        return record == now;
+    // "checkpointing v2 size mtime_s mtime_ns\n<begun_s> <begun_ns>\n"
+    const QList<QByteArray> lines = record.split('\n');
+    if (lines.size() < 2 || lines.at(0).mid(int(std::strlen("checkpointing "))) + '\n' == now)
+        return true;
+    const QList<QByteArray> begun = lines.at(1).split(' ');
+    const QList<QByteArray> fields = now.trimmed().split(' ');
+    if (begun.size() != 2 || fields.size() != 4)
+        return true;
+    const qint64 mtime = fields.at(2).toLongLong() * 1000000000 + fields.at(3).toLongLong();
+    return mtime >= begun.at(0).toLongLong() * 1000000000 + begun.at(1).toLongLong();
+}
+
 } // namespace
 
 WalBase::WalBase(QString databasePath) : m_database(std::move(databasePath)) {}
@@ -134,8 +158,7 @@ WalBase::Check WalBase::setAsideForeignWal()
     const LockedRecord record(m_database + QStringLiteral("-walbase"));
     if (!record.isLocked())
         return {};
-    const QByteArray recorded = record.read();
-    if (!recorded.startsWith("v2 ") || recorded == recordOf(m_database))
+    if (isOwnFile(record.read(), m_database))
         return {};
     // Still open elsewhere: moving it would split those processes from
     // their own WAL, and opening would replay it. Neither; said.
@@ -165,12 +188,31 @@ WalBase::Check WalBase::setAsideForeignWal()
                        .arg(m_database, wal + aside)};
 }
 
+void WalBase::closed()
+{
+    const LockedRecord record(m_database + QStringLiteral("-walbase"));
+    struct stat st = {};
+    // A WAL still there is another connection's: the record stays theirs.
+    if (!record.isLocked() ||
+        ::lstat(QFile::encodeName(m_database + QStringLiteral("-wal")).constData(), &st) == 0)
+        return;
+    const QByteArray now = recordOf(m_database);
+    if (!now.isEmpty())
+        record.write(now.chopped(1) + " closed\n");
+}
+
 void WalBase::checkpointed(const std::function<void()> &checkpoint)
 {
     const LockedRecord record(m_database + QStringLiteral("-walbase"));
     if (!record.isLocked())
         return;
-    record.write(kCheckpointing);
+    // The clock file times are taken from (coarse), so that a write by the
+    // checkpoint is never dated before it began.
+    struct timespec begun = {};
+    ::clock_gettime(CLOCK_REALTIME_COARSE, &begun);
+    record.write("checkpointing " + recordOf(m_database) +
+                 QByteArray::number(qint64(begun.tv_sec)) + ' ' +
+                 QByteArray::number(qint64(begun.tv_nsec)) + '\n');
     checkpoint();
     record.write(recordOf(m_database));
 }

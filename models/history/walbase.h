@@ -17,10 +17,15 @@ namespace opsdeck::history {
 /// place has another mtime (`cp` writes it now; `mv` and `cp -p` bring the
 /// backup's own, from when it was last written), while a data folder copied
 /// whole with `cp -a` keeps its file and WAL together. Every checkpoint runs
-/// under the record's flock(2), with "checkpointing" written before and the
-/// file's new record after, so that the WAL of a checkpoint that died midway
-/// is still replayed, as SQLite's own recovery needs. SQLite must not write
-/// the file on its own (the store turns automatic checkpoints off).
+/// under the record's flock(2), with "checkpointing", the file as it was and
+/// the time it began written before and the file's new record after: the WAL
+/// of a checkpoint that died midway is replayed (as SQLite's own recovery
+/// needs) into the file as it was or as the checkpoint wrote it (written
+/// since it began), while a backup moved in (`mv`, an older mtime) is still
+/// foreign. A backup copied over the file (`cp`) in the milliseconds a
+/// checkpoint dies in cannot be told from the checkpoint's own writes. SQLite
+/// must not write the file on its own (the store turns automatic
+/// checkpoints off).
 ///
 /// Thread: any; one instance per connection, used on its thread. Errors: a
 /// record that cannot be read, written or locked (within 5 s) is "unknown",
@@ -50,6 +55,13 @@ public:
     /// the lock is not had within 5 s, `checkpoint` is not run (the WAL keeps
     /// its frames for the next one).
     void checkpointed(const std::function<void()> &checkpoint);
+
+    /// After the last connection closed (SQLite removed the WAL): records the
+    /// file as closed ("v2 size mtime_s mtime_ns closed"), so that a WAL found
+    /// beside it later is another file's, set aside, even when the file and
+    /// its record were copied in together (`cp -a backup/. data/` over a
+    /// killed recorder's WAL). Nothing while a WAL is still there.
+    void closed();
 
 private:
     QString m_database;

@@ -269,10 +269,12 @@ void KnobFiles::backupName(const QString &path, int attempt,
             .arg(path, stamp, attempt > 1 ? QStringLiteral("-%1").arg(attempt) : QString());
     call(m_files->stat(name.toUtf8()),
          [this, path, attempt, name, done](const remote::RemoteFileResult &result) {
-             if (result.ok && attempt < 20) // taken (two edits in one second)
-                 backupName(path, attempt + 1, done);
-             else
-                 done(name);
+             // Taken (two edits in one second): the next suffix; never over
+             // an existing backup, whatever the count.
+             if (result.ok)
+                 return attempt < kMaxBackupsPerSecond ? backupName(path, attempt + 1, done)
+                                                       : done(QString());
+             done(name);
          });
 }
 
@@ -296,6 +298,14 @@ void KnobFiles::apply(const Plan &plan, AuditStep audit, std::function<void(cons
                             .arg(host, plan.path),
                         false);
         backupName(plan.path, 1, [=, this](const QString &backupPath) {
+            if (backupPath.isEmpty())
+                return fail(QStringLiteral("host %1: %2 backups of %3 were already made this "
+                                           "second: no free backup name, nothing changed (try "
+                                           "again)")
+                                .arg(host)
+                                .arg(kMaxBackupsPerSecond)
+                                .arg(plan.path),
+                            false);
             state->backupPath = backupPath;
             call(m_files->write(backupPath.toUtf8(), now.bytes, plan.permissions & 0777),
                  [=, this](const remote::RemoteFileResult &written) {

@@ -143,7 +143,10 @@ private:
     using FileThen = std::function<void(const remote::RemoteFileResult &)>;
     void call(quint64 id, FileThen then);
     void onFile(quint64 id, const remote::RemoteFileResult &result);
+    /// `<path>.opsdeck-<UTC second>[-N].bak`, the first not taken; empty
+    /// when kMaxBackupsPerSecond are taken (the edit then fails).
     void backupName(const QString &path, int attempt, std::function<void(const QString &)> done);
+    static constexpr int kMaxBackupsPerSecond = 20;
     /// Calls `then` with why `path` cannot be changed when it is a symbolic
     /// link (list(), which does not follow links), else with an empty text.
     void refuseLink(const QString &path, std::function<void(const QString &)> then);

@@ -26,6 +26,13 @@ if [ -f "$idf" ]; then
   # so the executable changes after the identity is written; pid + start time
   # + boot name the process.)
   ib=$(head -c 4096 "$idf" | sed -n 's/^boot=//p')
+  # Written for this pid file: a folder copied whole (pid files, identities)
+  # names the original's processes, which are not the copy's to stop.
+  ipf=$(head -c 4096 "$idf" | sed -n 's/^pidfile=//p' | head -n 1)
+  if [ -n "$ipf" ] && [ "$ipf" != "$pf" ]; then
+    echo "$pf's identity ($idf) was written for $ipf, not for it (a copied folder?): nothing stopped"
+    exit 3
+  fi
 fi
 valid=1
 case $p in ''|*[!0-9]*|0*) valid=0;; esac
@@ -99,8 +106,8 @@ rest=${line##*) }; set -- $rest
 umask 077
 # Created exclusively (noclobber): a link planted at the temporary name is not followed.
 rm -f "$idf.tmp"
-( set -C; printf 'pid=%s\nstart=%s\nexe=%s\nboot=%s\nargs=%s\n' "$p" "${20}" "$(readlink "/proc/$p/exe")" \
-  "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)" \
+( set -C; printf 'pid=%s\nstart=%s\nexe=%s\nboot=%s\npidfile=%s\nargs=%s\n' "$p" "${20}" \
+  "$(readlink "/proc/$p/exe")" "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)" "$pf" \
   "$(tr '\0' ' ' <"/proc/$p/cmdline" | head -c 4096)" >"$idf.tmp" ) && mv -f "$idf.tmp" "$idf"
 )sh";
 

@@ -13,9 +13,11 @@ namespace opsdeck::processes {
 /// Identity: a pid file only says which pid was started, and pids are reused.
 /// After a start OpsDeck writes `<pid file>.identity` beside it (`pid=`,
 /// `start=` the start time in clock ticks since boot, field 22 of
-/// /proc/PID/stat, `exe=`, `boot=` /proc/sys/kernel/random/boot_id, `args=`);
-/// the derived status, stop and kill act only on the pid the pid file names
-/// when that process has the identity's pid, start time and boot. (`exe` is
+/// /proc/PID/stat, `exe=`, `boot=` /proc/sys/kernel/random/boot_id,
+/// `pidfile=` the pid file's path, `args=`); the derived status, stop and
+/// kill act only on the pid the pid file names when that process has the
+/// identity's pid, start time and boot, and the identity was written for
+/// this pid file (a folder copied whole brings the original's). (`exe` is
 /// for the reader: a serve script's bash execs the server after it is written.) Without an identity
 /// (a host's own start scripts) the process serving the service's `port` is the service: while
 /// something listens there, the pid (or a child of it) must hold that socket (found in

@@ -1,5 +1,7 @@
 #include "processcontrol.h"
 
+#include "shellquote.h"
+
 #include <QElapsedTimer>
 #include <QTimer>
 #include <spdlog/spdlog.h>
@@ -46,6 +48,34 @@ void ProcessControl::run(const ManagedProcess &process, const QString &script, C
     m_pending.insert({transport, transport->run(request)}, std::move(then));
 }
 
+QString ProcessControl::startUnderLock(const ManagedProcess &process,
+                                       std::chrono::milliseconds deadline)
+{
+    // One start of a process at a time on its host (flock on `<pid
+    // file>.start-lock`), and none while it runs: a start whose connection
+    // was lost goes on on the host (its own session), and a second start
+    // (a resume) must find its process, not launch another over it. The
+    // start and its identity run in one subshell that holds the lock to the
+    // end, even when the shell around it is killed (bash reads a script on
+    // stdin line by line: a lost connection ends it after the command it is
+    // in); the server itself never inherits the lock's descriptor.
+    const int wait = std::max<int>(1, int(deadline.count() / 1000) - 1);
+    return QStringLiteral("opsdeck_name=%1; opsdeck_lock=%2\n"
+                          "if { exec 9>>\"$opsdeck_lock\"; } 2>/dev/null; then\n"
+                          "  flock -w %3 9 || { echo \"another start of $opsdeck_name still runs "
+                          "on this host (it holds $opsdeck_lock) after %3 s: not started\" >&2; "
+                          "exit 1; }\n"
+                          "fi\n"
+                          "if ( %4 ) >/dev/null 2>&1; then\n"
+                          "  echo \"$opsdeck_name already runs (its pid file's process, checked "
+                          "against its identity): not started again\"; exit 0\n"
+                          "fi\n"
+                          "(\n(\n%5\n) 9>&- || exit $?\n%6\nexit 0\n)\n")
+        .arg(shell::singleQuoted(process.name),
+             shell::singleQuoted(process.pidFile + QStringLiteral(".start-lock")),
+             QString::number(wait), process.status, process.start, process.recordIdentity);
+}
+
 void ProcessControl::startAll(const QVector<ManagedProcess> &processes)
 {
     startNext(processes);
@@ -66,9 +96,7 @@ void ProcessControl::startNext(QVector<ManagedProcess> remaining)
     // they outlive it) must not leave a process that stop refuses as not ours.
     const QString script = process.recordIdentity.isEmpty()
                                ? process.start
-                               : QStringLiteral("(\n") + process.start +
-                                     QStringLiteral("\n) || exit $?\n") + process.recordIdentity +
-                                     QStringLiteral("\nexit 0\n");
+                               : startUnderLock(process, m_settings.commandDeadline);
     run(process, script, [this, process, remaining](const CommandResult &result) {
         if (!result.succeeded()) {
             const QString message =
@@ -79,6 +107,10 @@ void ProcessControl::startNext(QVector<ManagedProcess> remaining)
             Q_EMIT startFinished(false, message);
             return;
         }
+        // What the start said (its lock's "already runs", a script's own lines).
+        if (const QString said = QString::fromUtf8(result.standardOutput).trimmed();
+            !said.isEmpty())
+            Q_EMIT progressed(QStringLiteral("%1@%2: %3").arg(process.name, process.host, said));
         startNext(remaining);
     });
 }

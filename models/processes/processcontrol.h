@@ -62,6 +62,11 @@ Q_SIGNALS:
     void runningChecked(const QStringList &notRunning);
 
 private:
+    /// The start script of a process with a pid file: under the host's
+    /// start lock, not run when the process already runs, its identity
+    /// written after it.
+    static QString startUnderLock(const ManagedProcess &process,
+                                  std::chrono::milliseconds deadline);
     struct StopState;
     using Callback = std::function<void(const remote::CommandResult &)>;
     void run(const ManagedProcess &process, const QString &script, Callback then);

@@ -27,15 +27,9 @@ bool setError(QString *error, const QString &text)
 }
 
 // A descriptor's file must be ours and regular; a looser mode is tightened.
-bool checkOwnRegular(int fd, const QString &path, QString *error)
+// Ours alone: this user's, and no other name (a hard link) reaches it.
+bool checkOwn(const struct stat &st, const QString &path, QString *error)
 {
-    struct stat st
-    {
-    };
-    if (::fstat(fd, &st) != 0)
-        return setError(error, QStringLiteral("%1: %2").arg(path, osError(errno)));
-    if (!S_ISREG(st.st_mode))
-        return setError(error, QStringLiteral("%1 is not a regular file: refused").arg(path));
     if (st.st_uid != ::geteuid())
         return setError(error, QStringLiteral("%1 belongs to uid %2, not to this user (uid %3): "
                                               "refused")
@@ -49,6 +43,20 @@ bool checkOwnRegular(int fd, const QString &path, QString *error)
                                               "file): refused, OpsDeck writes its own files only")
                                    .arg(path)
                                    .arg(st.st_nlink));
+    return true;
+}
+
+bool checkOwnRegular(int fd, const QString &path, QString *error)
+{
+    struct stat st
+    {
+    };
+    if (::fstat(fd, &st) != 0)
+        return setError(error, QStringLiteral("%1: %2").arg(path, osError(errno)));
+    if (!S_ISREG(st.st_mode))
+        return setError(error, QStringLiteral("%1 is not a regular file: refused").arg(path));
+    if (!checkOwn(st, path, error))
+        return false;
     if ((st.st_mode & 077) != 0) {
         if (::fchmod(fd, 0600) != 0)
             return setError(error, QStringLiteral("%1 has mode %2 and cannot be made 0600: %3")
@@ -111,6 +119,16 @@ int PrivateFiles::open(const QString &path, int flags, QString *error)
         return -1;
     }
     return fd;
+}
+
+bool PrivateFiles::ownOrAbsent(const QString &path, QString *error)
+{
+    if (!regularOrAbsent(path, error))
+        return false;
+    struct stat st
+    {
+    };
+    return ::lstat(QFile::encodeName(path).constData(), &st) != 0 || checkOwn(st, path, error);
 }
 
 bool PrivateFiles::regularOrAbsent(const QString &path, QString *error)

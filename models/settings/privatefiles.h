@@ -32,6 +32,12 @@ public:
     /// 0600. Returns the descriptor, or -1 with `error` naming the file.
     static int open(const QString &path, int flags, QString *error = nullptr);
 
+    /// For files another library opens by name (SQLite's database, WAL and
+    /// shared memory): true when `path` does not exist, or is a regular file
+    /// of this user with one name; else false with `error` saying which (a
+    /// link, a folder, another owner, hard links). Nothing is opened.
+    static bool ownOrAbsent(const QString &path, QString *error = nullptr);
+
     /// True when `path` does not exist or is a regular file (not followed);
     /// else false with `error` naming what it is.
     static bool regularOrAbsent(const QString &path, QString *error = nullptr);

@@ -18,22 +18,27 @@ using knobs::KnobFiles;
 using knobs::ScriptEdit;
 using knobs::ServeScript;
 
-// What the last revert-knob of `key` did to `script` in `cluster`: the
-// backup it made and the script's SHA-256 after it.
+// What a revert-knob (or, when undoing one workflow, that workflow) did to
+// `script`: the backup it made, the backup's SHA-256 then and the script's
+// after the edit.
 struct Revert
 {
+    QString workflow;
     QString backup;
+    QByteArray backupSha256;
     QByteArray afterSha256;
 };
 
-std::optional<Revert> lastRevert(const QString &dataDir, const QString &cluster, const QString &key,
-                                 const QString &script)
+std::optional<Revert> recordedEdit(const KnobEditPlanner::Request &request, const QString &key,
+                                   const QString &script)
 {
-    for (const auto &journal : WorkflowJournal::list(dataDir)) {
+    for (const auto &journal : WorkflowJournal::list(request.dataDir)) {
         const QJsonObject &plan = journal.plan;
-        if (plan.value(u"kind"_s).toString() != u"revert-knob" ||
-            plan.value(u"cluster"_s).toString() != cluster ||
-            plan.value(u"knob"_s).toString().section(u'=', 0, 0) != key)
+        const bool candidate = request.undoing.isEmpty()
+                                   ? plan.value(u"kind"_s).toString() == u"revert-knob" &&
+                                         plan.value(u"knob"_s).toString().section(u'=', 0, 0) == key
+                                   : journal.id == request.undoing;
+        if (!candidate || plan.value(u"cluster"_s).toString() != request.cluster)
             continue;
         for (const QJsonValue &value : plan.value(u"steps"_s).toArray()) {
             const QJsonObject step = value.toObject();
@@ -43,9 +48,12 @@ std::optional<Revert> lastRevert(const QString &dataDir, const QString &cluster,
             // "backup PATH (sha256 X); the script's sha256 is now Y"
             const QString detail = journal.endedDetail.value(step.value(u"n"_s).toInt());
             if (detail.startsWith(u"backup "_s))
-                return Revert{detail.mid(7).section(u" (sha256"_s, 0, 0),
+                return Revert{journal.id, detail.mid(7).section(u" (sha256 "_s, 0, 0),
+                              detail.section(u" (sha256 "_s, 1).section(u')', 0, 0).toLatin1(),
                               detail.section(u"is now "_s, 1).trimmed().toLatin1()};
         }
+        if (!request.undoing.isEmpty())
+            break;
     }
     return std::nullopt;
 }
@@ -70,9 +78,22 @@ struct Planning : std::enable_shared_from_this<Planning>
     void next()
     {
         if (index >= candidates.size()) {
+            const QString read = looked.isEmpty() ? u"none"_s : looked.join(u", "_s);
+            if (edits.isEmpty() && request.kind == WorkflowKind::RestoreKnob)
+                return fail(
+                    !request.backup.isEmpty()
+                        ? u"%1 is not a backup of a serve script of cluster %2 (read: "
+                          "%3)"_s.arg(request.backup, request.cluster, read)
+                    : request.undoing.isEmpty()
+                        ? u"no revert-knob of %1 in cluster %2 is recorded in %3 for its "
+                          "serve scripts (read: %4): give a backup"_s.arg(
+                              key, request.cluster, WorkflowJournal::folderIn(request.dataDir),
+                              read)
+                        : u"workflow %1 edited no serve script of cluster %2 (read: %3): "
+                          "nothing to restore"_s.arg(request.undoing, request.cluster, read));
             if (edits.isEmpty())
                 return fail(u"no serve script of cluster %1 sets %2 (read: %3)"_s.arg(
-                    request.cluster, key, looked.isEmpty() ? u"none"_s : looked.join(u", "_s)));
+                    request.cluster, key, read));
             return done(edits, QString());
         }
         const QString name = candidates.at(index++);
@@ -105,7 +126,7 @@ struct Planning : std::enable_shared_from_this<Planning>
         // commented out now), or the one the backup given belongs to.
         std::optional<Revert> revert;
         if (restore && request.backup.isEmpty())
-            revert = lastRevert(request.dataDir, request.cluster, key, scriptPath);
+            revert = recordedEdit(request, key, scriptPath);
         bool byOpsDeck = false;
         const bool backupIsItsOwn =
             !request.backup.isEmpty() &&
@@ -115,11 +136,15 @@ struct Planning : std::enable_shared_from_this<Planning>
         const bool concerned = restore ? (revert || backupIsItsOwn) : bool(script.knob(key));
         if (!concerned) {
             if (!request.service.isEmpty())
-                return fail(
-                    restore ? u"no revert-knob of %1 on %2 (service %3) is recorded in "
-                              "%4: give a backup"_s.arg(key, scriptPath, name,
-                                                        WorkflowJournal::folderIn(request.dataDir))
-                            : u"%1 (service %2) does not set %3"_s.arg(scriptPath, name, key));
+                return fail(restore
+                                ? (request.undoing.isEmpty()
+                                       ? u"no revert-knob of %1 on %2 (service %3) is recorded in "
+                                         "%4: give a backup"_s.arg(
+                                             key, scriptPath, name,
+                                             WorkflowJournal::folderIn(request.dataDir))
+                                       : u"workflow %1 did not edit %2 (service %3): nothing to "
+                                         "restore"_s.arg(request.undoing, scriptPath, name))
+                                : u"%1 (service %2) does not set %3"_s.arg(scriptPath, name, key));
             return next();
         }
         auto self = shared_from_this();
@@ -136,9 +161,6 @@ struct Planning : std::enable_shared_from_this<Planning>
         QString from = request.backup;
         if (revert)
             from = revert->backup;
-        // Untouched since the revert: its backup goes back whole, byte for byte.
-        if (revert && revert->afterSha256 == read.sha256)
-            return files.planRestore(scriptPath, from, planned);
         ScriptEdit edit;
         edit.name = key;
         if (from.isEmpty()) {
@@ -148,9 +170,22 @@ struct Planning : std::enable_shared_from_this<Planning>
             return files.plan(scriptPath, edit, planned);
         }
         KnobFiles *filesPtr = &files;
-        files.read(from, [self, filesPtr, scriptPath, edit, planned](const KnobFiles::Read &old) {
+        const QByteArray current = read.sha256;
+        files.read(from, [self, filesPtr, scriptPath, from, revert, current, edit,
+                          planned](const KnobFiles::Read &old) {
             if (!old.ok)
                 return self->fail(old.error);
+            // A backup changed since it was made no longer holds the script
+            // as it was: restoring it would put unknown bytes in place.
+            if (revert && old.sha256 != revert->backupSha256)
+                return self->fail(
+                    u"backup %1 is not the one workflow %2 made: its sha256 is %3, the journal "
+                    "recorded %4; nothing restored"_s.arg(
+                        from, revert->workflow, QString::fromLatin1(old.sha256),
+                        QString::fromLatin1(revert->backupSha256)));
+            // Untouched since the edit: the backup goes back whole, byte for byte.
+            if (revert && revert->afterSha256 == current)
+                return filesPtr->planRestore(scriptPath, from, planned);
             ScriptEdit fromBackup = edit;
             const std::optional<knobs::Knob> was = ServeScript::parse(old.bytes).knob(self->key);
             fromBackup.operation =

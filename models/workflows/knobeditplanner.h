@@ -25,8 +25,10 @@ namespace opsdeck::workflows {
 ///   (commented out when the backup does not set it);
 /// - restore-knob: the value in `backup`, else in the backup the last
 ///   revert-knob of KEY in this cluster made (the data dir's workflow
-///   journals); a script untouched since that revert gets the backup back
-///   whole, byte for byte.
+///   journals), or with `undoing` the backups that workflow made (of any
+///   kind, only the scripts it edited); a script untouched since gets the
+///   backup back whole, byte for byte. A recorded backup whose SHA-256 is no
+///   longer the one its journal recorded is refused.
 /// Thread: the KnobFiles' (the GUI or the CLI's main thread); `done` is
 /// called there once, with the edits or with what is wrong (naming the
 /// service, the script or the knob).
@@ -41,6 +43,9 @@ public:
         QString knob;    ///< KEY or KEY=VALUE
         QString backup;  ///< a backup's path on the service's host, or empty
         QString dataDir; ///< where the workflow journals are (restore-knob)
+        /// restore-knob: a workflow's id; only the scripts it edited are
+        /// restored, each from the backup it made (the automatic rollback)
+        QString undoing;
     };
     /// A host's KnobFiles; nullptr when the host cannot be reached.
     using FilesOf = std::function<knobs::KnobFiles *(const QString &host)>;

@@ -19,6 +19,7 @@
 #include <QSysInfo>
 #include <QTimer>
 #include <spdlog/spdlog.h>
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
@@ -78,7 +79,7 @@ void WorkflowSession::plan(const Request &request)
     // The scripts are read and each edit planned first: the plan shows the diffs.
     KnobEditPlanner::plan(inventory,
                           {request.kind, request.cluster, request.service, request.knob,
-                           request.backup, m_context.dataDir},
+                           request.backup, m_context.dataDir, request.undoing},
                           m_context.knobFilesFor,
                           [this, planWith, generation](const auto &edits, const QString &error) {
                               if (generation != m_planGeneration)
@@ -152,6 +153,8 @@ void WorkflowSession::audit(const history::AuditEntry &entry,
 void WorkflowSession::refuse(const QString &why)
 {
     m_rollingBack = false;
+    m_rollbackPending = false;
+    m_cancelRequested = false;
     Q_EMIT refused(why);
 }
 
@@ -292,8 +295,12 @@ void WorkflowSession::start(const WorkflowPlan &plan, WorkflowJournal journal,
                 });
             });
     m_starting = false;
+    m_rollbackPending = false;
     Q_EMIT started(m_id, plan, from);
     runner->run(plan, std::move(journal), confirmation, from);
+    // Cancelled while it took its lock: journaled as cancelled at its first step.
+    if (std::exchange(m_cancelRequested, false))
+        runner->cancel();
 }
 
 void WorkflowSession::dropAuditCopy()
@@ -335,9 +342,15 @@ void WorkflowSession::end(WorkflowRunner::Outcome outcome, const QString &detail
         if (!m_hostAuditProblem.isEmpty())
             said += u"; "_s + m_hostAuditProblem;
         // Never a rollback of a rollback: that one is left to the operator.
-        const bool rollBack = outcome == WorkflowRunner::Outcome::Failed &&
-                              m_context.autoRollback && m_edited && !m_rollingBack && m_plan;
+        const bool wanted = outcome == WorkflowRunner::Outcome::Failed && m_context.autoRollback &&
+                            m_edited && !m_rollingBack && m_plan;
+        const bool rollBack = wanted && !m_cancelRequested;
+        if (wanted && !rollBack)
+            said += u"; not rolled back automatically: cancelled (Roll back…, or `opsdeck-cli "
+                    "workflow run restore-knob`, restores its backups)"_s;
         m_rollingBack = false;
+        m_cancelRequested = false;
+        m_rollbackPending = rollBack;
         if (rollBack)
             Q_EMIT rollingBack(id);
         Q_EMIT finished(outcome, said, id);
@@ -359,6 +372,9 @@ void WorkflowSession::rollBackAutomatically(const WorkflowPlan &failed, const QS
     m_starting = true; // nothing else begins meanwhile
     audit(entry, [this, failed, id, knob](bool ok, const QString &why) {
         m_starting = false;
+        if (m_cancelRequested)
+            return refuse(u"the automatic rollback of workflow %1 was cancelled before it began: "
+                          "nothing restored"_s.arg(id));
         if (!ok)
             return refuse(u"the automatic rollback did not begin: its audit entry was not "
                           "written (%1)"_s.arg(why));
@@ -371,6 +387,10 @@ void WorkflowSession::rollBackAutomatically(const WorkflowPlan &failed, const QS
                                disconnect(*failedToPlan);
                                if (generation != m_planGeneration)
                                    return;
+                               if (m_cancelRequested)
+                                   return refuse(u"the automatic rollback of workflow %1 was "
+                                                 "cancelled before it began: nothing "
+                                                 "restored"_s.arg(id));
                                m_rollingBack = true;
                                // The operator confirmed the failed run and
                                // set auto_rollback: going back to the backup
@@ -385,7 +405,7 @@ void WorkflowSession::rollBackAutomatically(const WorkflowPlan &failed, const QS
                         disconnect(*failedToPlan);
                         refuse(u"the automatic rollback could not be planned: "_s + error);
                     });
-        plan({WorkflowKind::RestoreKnob, failed.cluster, failed.service, knob, {}});
+        plan({WorkflowKind::RestoreKnob, failed.cluster, failed.service, knob, {}, id});
     });
 }
 
@@ -524,6 +544,10 @@ void WorkflowSession::abandon(const QString &id)
 
 void WorkflowSession::cancel()
 {
+    // Kept for what comes next: the end (no automatic rollback), a rollback
+    // being planned, a workflow taking its lock.
+    if (m_draining || m_starting || m_rollbackPending)
+        m_cancelRequested = true;
     if (m_draining)
         return dropAuditCopy(); // the steps ended: only the copy is waited for
     if (m_runner)

@@ -61,6 +61,9 @@ public:
         QString service; ///< restart: the one service; revert/restore: only this one
         QString knob;    ///< revert-knob / restore-knob: KEY or KEY=VALUE
         QString backup;  ///< revert-knob / restore-knob: a backup's path
+        /// restore-knob: only the scripts this workflow edited, each from the
+        /// backup it made (the automatic rollback of a failed run)
+        QString undoing;
     };
 
     explicit WorkflowSession(QObject *parent = nullptr);
@@ -105,7 +108,10 @@ public:
     /// lock it left; abandoned() or refused().
     void abandon(const QString &id);
     /// Cancels the running step (WorkflowRunner::cancel()); once the steps
-    /// ended, stops waiting for the audit copy on the host.
+    /// ended, stops waiting for the audit copy on the host; before a
+    /// workflow's first step (its lock, its journal) or an automatic
+    /// rollback's, that workflow is cancelled as it starts, and a rollback not
+    /// yet begun is not begun (refused(), saying so).
     void cancel();
     bool running() const { return m_runner != nullptr || m_starting; }
     /// The workflows of the data dir that did not end well, newest first
@@ -169,6 +175,8 @@ private:
     std::optional<WorkflowPlan> m_plan; ///< the running workflow's
     bool m_edited = false;              ///< one of its edit steps ended well
     bool m_rollingBack = false;         ///< it is an automatic rollback
+    bool m_rollbackPending = false;     ///< an automatic rollback is being audited, planned
+    bool m_cancelRequested = false;     ///< cancel() came with no step to cancel
     quint64 m_planGeneration = 0;       ///< answers of an earlier plan() are dropped
 };
 

@@ -135,7 +135,8 @@ TEST(CliAudit, AnOlderLogAndHeadPutBackAreCaughtByTheKeyringsAnchor)
 // key it holds: an unkeyed log must then be NOT VERIFIED (exit 3), never
 // intact, because a keyed log rewritten without its key looks the same. The
 // keychain here is a private gnome-keyring, locked through the Secret
-// Service, in its own D-Bus session (the suite's shared one stays unlocked).
+// Service, in its own D-Bus session (the suite's shared one stays unlocked);
+// then the default alias is pointed at another, unlocked collection.
 TEST(CliAudit, ALockedKeychainLeavesAnUnkeyedLogNotVerified)
 {
     QTemporaryDir dir;
@@ -157,6 +158,12 @@ TEST(CliAudit, ALockedKeychainLeavesAnUnkeyedLogNotVerified)
         "dbus-send --session --dest=org.freedesktop.secrets --print-reply /org/freedesktop/secrets "
         "org.freedesktop.Secret.Service.Lock "
         "array:objpath:/org/freedesktop/secrets/aliases/default >/dev/null");
+    // The default alias pointed at the always-unlocked session collection:
+    // the locked login collection still holds the key.
+    const QString realias = QStringLiteral(
+        "dbus-send --session --dest=org.freedesktop.secrets --print-reply /org/freedesktop/secrets "
+        "org.freedesktop.Secret.Service.SetAlias string:default "
+        "objpath:/org/freedesktop/secrets/collection/session >/dev/null");
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     for (const char *name : {"HOME", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME"}) {
         const QString home = dir.filePath(QString::fromLatin1(name));
@@ -174,7 +181,9 @@ TEST(CliAudit, ALockedKeychainLeavesAnUnkeyedLogNotVerified)
                                   "--components=secrets >/dev/null || exit 9; ") +
                        verify + QStringLiteral("; echo \"unlocked-exit=$?\"; ") + lock +
                        QStringLiteral(" || exit 9; ") + verify +
-                       QStringLiteral("; echo \"locked-exit=$?\"")});
+                       QStringLiteral("; echo \"locked-exit=$?\"; ") + realias +
+                       QStringLiteral(" || exit 9; ") + verify +
+                       QStringLiteral("; echo \"realiased-exit=$?\"")});
     ASSERT_TRUE(session.waitForFinished(70000));
     const QString out = QString::fromUtf8(session.readAllStandardOutput());
     ASSERT_EQ(session.exitCode(), 0)
@@ -188,4 +197,5 @@ TEST(CliAudit, ALockedKeychainLeavesAnUnkeyedLogNotVerified)
     EXPECT_TRUE(out.contains(QStringLiteral("locked-exit=3"))) << out.toStdString();
     EXPECT_TRUE(locked.contains(QStringLiteral("NOT VERIFIED"))) << out.toStdString();
     EXPECT_TRUE(locked.contains(QStringLiteral("is locked"))) << out.toStdString();
+    EXPECT_TRUE(out.contains(QStringLiteral("realiased-exit=3"))) << out.toStdString();
 }

@@ -480,5 +480,23 @@ TEST_F(CliDemo, DownInAFolderHoldingAnotherDemosInventoryStopsNothing)
     EXPECT_TRUE(down.standardError.contains("nothing stopped")) << down.standardError.toStdString();
     for (auto it = pids.cbegin(); it != pids.cend(); ++it)
         EXPECT_TRUE(processAlive(it.value())) << it.key().toStdString() << " was stopped";
+
+    // The folder copied whole, its inventory rewritten to name the copy's own
+    // files: the pid files and identities it brought name the original's
+    // processes, which stay.
+    const QString whole = home() + QStringLiteral("/whole");
+    ASSERT_EQ(QProcess::execute(QStringLiteral("cp"), {QStringLiteral("-a"), demoDir(), whole}), 0);
+    const QString inventory = whole + QStringLiteral("/inventory.yaml");
+    ASSERT_TRUE(opsdeck::test::writeFile(
+        inventory, opsdeck::test::readFile(inventory).replace(QFile::encodeName(demoDir()),
+                                                              QFile::encodeName(whole))));
+    const auto downCopy = runCli(
+        {QStringLiteral("demo"), QStringLiteral("down"), QStringLiteral("--dir"), whole}, home());
+    EXPECT_NE(downCopy.exitCode, 0);
+    EXPECT_TRUE(downCopy.standardError.contains(
+        QStringLiteral("was written for %1/run/").arg(demoDir()).toUtf8()))
+        << downCopy.standardError.toStdString();
+    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
+        EXPECT_TRUE(processAlive(it.value())) << it.key().toStdString() << " was stopped";
     downLeavesNothing(pids);
 }

@@ -676,10 +676,12 @@ TEST_F(CliWorkflow, TheHostAuditCopyNeverFollowsALinkOrBlocksOnAFifo)
 
 // The co-restart with the host reached over SSH (a real sshd on loopback):
 // it runs to the end. Then a run whose connections are killed while it
-// starts decode (a start made to take 3 s) says the command's outcome is
-// unknown, stops with its journal, and `workflow resume` over a new
-// connection finishes it; connections killed while it polls for the old
-// processes' exit are said and asked again.
+// starts decode (a start made to take 3 s, running on the host) says the
+// command's outcome is unknown, stops with its journal, and `workflow
+// resume` over a new connection finishes it, whether the cut start went on
+// on the host or not (the start lock: one decode, never two); connections
+// killed while it polls for the old processes' exit are said and asked
+// again.
 TEST_F(CliWorkflow, OverSshACoRestartRunsAndADroppedConnectionIsReportedAndResumable)
 {
     const QString local = up();
@@ -701,7 +703,10 @@ TEST_F(CliWorkflow, OverSshACoRestartRunsAndADroppedConnectionIsReportedAndResum
     const QByteArray serveDecode =
         u"umask 077; setsid bash '%1/serve_decode.sh'"_qs.arg(demoDir()).toUtf8();
     ASSERT_TRUE(yaml.contains(serveDecode));
-    yaml.replace(serveDecode, QByteArray("sleep 3; ").append(serveDecode));
+    // The start says it runs on the host (the marker) before its 3 s.
+    const QString startMarker = m_home.filePath(u"decode-start-runs"_qs);
+    yaml.replace(serveDecode,
+                 u": >'%1'; sleep 3; "_qs.arg(startMarker).toUtf8().append(serveDecode));
     const QString inventory = m_home.filePath(u"over-ssh.yaml"_qs);
     ASSERT_TRUE(test::writeFile(inventory, yaml));
     const QStringList ssh{u"--ssh-config"_qs, sshd.sshConfig(), u"--known-hosts"_qs,
@@ -727,6 +732,7 @@ TEST_F(CliWorkflow, OverSshACoRestartRunsAndADroppedConnectionIsReportedAndResum
         << run.standardOutput.toStdString();
     EXPECT_TRUE(sshd.errorText().contains(u"Accepted publickey"_qs)) << "it went through sshd";
 
+    ASSERT_TRUE(QFile::remove(startMarker));
     QProcess cli;
     test::startCli(cli,
                    QStringList{u"workflow"_qs} + coRestart +
@@ -745,7 +751,10 @@ TEST_F(CliWorkflow, OverSshACoRestartRunsAndADroppedConnectionIsReportedAndResum
     ASSERT_TRUE(until("\n5. wait until prefill has exited on opsdeck-test ...\n"))
         << said.toStdString();
     killConnections();
-    ASSERT_TRUE(until("| start decode@opsdeck-test: sleep 3;")) << said.toStdString();
+    ASSERT_TRUE(until("| start decode@opsdeck-test: : >")) << said.toStdString();
+    ASSERT_TRUE(
+        test::waitUntil([&] { return QFile::exists(startMarker); }, std::chrono::seconds(30)))
+        << said.toStdString();
     killConnections();
     ASSERT_TRUE(cli.waitForFinished(120000));
     said += cli.readAllStandardOutput();
@@ -765,7 +774,9 @@ TEST_F(CliWorkflow, OverSshACoRestartRunsAndADroppedConnectionIsReportedAndResum
     const auto resumed = workflow(
         QStringList{u"resume"_qs, u"--inventory"_qs, inventory, u"--confirm"_qs, u"demo"_qs} + ssh);
     ASSERT_EQ(resumed.exitCode, 0)
-        << resumed.standardOutput.toStdString() << resumed.standardError.toStdString();
+        << resumed.standardOutput.toStdString() << resumed.standardError.toStdString()
+        << "decode's log:\n"
+        << test::readFile(demoDir() + u"/logs/decode.log"_qs).right(2000).toStdString();
     const auto status = runCli({u"status"_qs, u"--inventory"_qs, local});
     EXPECT_EQ(status.exitCode, 0) << status.standardOutput.toStdString();
 }
@@ -820,12 +831,27 @@ TEST_F(CliWorkflow, TheFailureWatchFailsTheWorkflowWhenBootstrapFailuresRise)
 
 // With --auto-rollback, a revert whose restart fails (here the decode's
 // script refuses to start without the knob) is rolled back at once: a
-// restore-knob workflow from the backup, audited as automatic, leaves the
-// script byte for byte as it was and the pair serving; the command still
-// exits 1 (what it ran failed).
+// restore-knob workflow from the backup the failed run made, audited as
+// automatic, leaves the script byte for byte as it was and the pair
+// serving; the command still exits 1 (what it ran failed). An earlier revert
+// of the same knob on another service (the prefill's) is not the failed
+// run's and stays. A restore whose recorded backup was changed since is
+// refused.
 TEST_F(CliWorkflow, WithAutoRollbackAFailedRevertIsRestoredAtOnce)
 {
     const QString inventory = up();
+    const QString prefill = demoDir() + u"/serve_prefill.sh"_qs;
+    ASSERT_TRUE(
+        test::writeFile(prefill, test::readFile(prefill).replace(
+                                     "exec ", "export SGLANG_SM120_MMA_TARGET_CTAS=512\nexec ")));
+    const auto earlier =
+        workflow({u"run"_qs, u"revert-knob"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                  u"demo"_qs, u"--service"_qs, u"prefill"_qs, u"--knob"_qs,
+                  u"SGLANG_SM120_MMA_TARGET_CTAS"_qs, u"--confirm"_qs, u"prefill"_qs});
+    ASSERT_EQ(earlier.exitCode, 0) << earlier.standardOutput.toStdString();
+    const QByteArray prefillReverted = test::readFile(prefill);
+    ASSERT_TRUE(prefillReverted.contains("# export SGLANG_SM120_MMA_TARGET_CTAS"));
+
     const QString script = demoDir() + u"/serve_decode.sh"_qs;
     ASSERT_TRUE(test::writeFile(
         script, test::readFile(script).replace(
@@ -833,10 +859,11 @@ TEST_F(CliWorkflow, WithAutoRollbackAFailedRevertIsRestoredAtOnce)
                              ">&2; exit 1; }\nexec ")));
     const QByteArray original = test::readFile(script);
 
-    const auto run = workflow({u"run"_qs, u"revert-knob"_qs, u"--inventory"_qs, inventory,
-                               u"--cluster"_qs, u"demo"_qs, u"--service"_qs, u"decode"_qs,
-                               u"--knob"_qs, u"SGLANG_SM120_MMA_TARGET_CTAS"_qs, u"--confirm"_qs,
-                               u"decode"_qs, u"--auto-rollback"_qs, u"--json"_qs});
+    // The whole cluster: only the decode still sets the knob.
+    const auto run =
+        workflow({u"run"_qs, u"revert-knob"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                  u"demo"_qs, u"--knob"_qs, u"SGLANG_SM120_MMA_TARGET_CTAS"_qs, u"--confirm"_qs,
+                  u"demo"_qs, u"--auto-rollback"_qs, u"--json"_qs});
     EXPECT_EQ(run.exitCode, 1) << run.standardOutput.toStdString();
     const QJsonObject result = run.json().object();
     EXPECT_EQ(result.value(u"kind"_qs).toString(), u"revert-knob"_qs);
@@ -845,6 +872,8 @@ TEST_F(CliWorkflow, WithAutoRollbackAFailedRevertIsRestoredAtOnce)
     EXPECT_EQ(rollback.value(u"outcome"_qs).toString(), u"succeeded"_qs)
         << run.standardOutput.toStdString();
     EXPECT_EQ(test::readFile(script), original) << "the backup is back, byte for byte";
+    EXPECT_EQ(test::readFile(prefill), prefillReverted)
+        << "the earlier revert on the prefill was not the failed run's: it stays";
     const QVector<history::AuditEntry> entries = audit();
     const auto automatic = std::find_if(entries.cbegin(), entries.cend(), [&](const auto &entry) {
         return entry.action == u"rollback-automatic"_qs &&
@@ -853,7 +882,7 @@ TEST_F(CliWorkflow, WithAutoRollbackAFailedRevertIsRestoredAtOnce)
     EXPECT_NE(automatic, entries.cend()) << "audited, naming the failed workflow";
     const auto listed = workflow({u"list"_qs, u"--json"_qs});
     const QJsonArray workflows = listed.json().array();
-    ASSERT_GE(workflows.size(), 2);
+    ASSERT_GE(workflows.size(), 3);
     EXPECT_EQ(workflows.at(0).toObject().value(u"kind"_qs).toString(), u"restore-knob"_qs);
     EXPECT_EQ(workflows.at(0).toObject().value(u"outcome"_qs).toString(), u"succeeded"_qs);
     const auto status = runCli({u"status"_qs, u"--inventory"_qs, inventory});
@@ -867,5 +896,23 @@ TEST_F(CliWorkflow, WithAutoRollbackAFailedRevertIsRestoredAtOnce)
     EXPECT_EQ(asked.exitCode, 1);
     EXPECT_TRUE(asked.standardOutput.contains("to roll back "))
         << asked.standardOutput.toStdString();
-    EXPECT_NE(test::readFile(script), original);
+    const QByteArray reverted = test::readFile(script);
+    EXPECT_NE(reverted, original);
+
+    // Its backup changed behind OpsDeck's back: the restore refuses it.
+    const QStringList backups =
+        QDir(demoDir()).entryList({u"serve_decode.sh.opsdeck-*.bak"_qs}, QDir::Files);
+    ASSERT_FALSE(backups.isEmpty());
+    for (const QString &backup : backups) {
+        const QString path = demoDir() + u'/' + backup;
+        ASSERT_TRUE(test::writeFile(path, test::readFile(path) + "# changed\n"));
+    }
+    const auto restore =
+        workflow({u"run"_qs, u"restore-knob"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                  u"demo"_qs, u"--service"_qs, u"decode"_qs, u"--knob"_qs,
+                  u"SGLANG_SM120_MMA_TARGET_CTAS"_qs, u"--confirm"_qs, u"decode"_qs});
+    EXPECT_EQ(restore.exitCode, 2) << restore.standardOutput.toStdString();
+    EXPECT_TRUE(restore.standardError.contains("the journal recorded"))
+        << restore.standardError.toStdString();
+    EXPECT_EQ(test::readFile(script), reverted) << "nothing restored";
 }

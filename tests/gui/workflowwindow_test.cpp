@@ -467,3 +467,50 @@ TEST(WorkflowWindow, ResumeAndRollBackFromTheWindow)
         << progress->output()->toPlainText().toStdString();
     EXPECT_EQ(test::readFile(script), original) << "the backup is back, byte for byte";
 }
+
+// With auto_rollback on, a cancel (the window's Cancel, the CLI's SIGTERM)
+// that comes after the failed revert ended but before its automatic rollback
+// began is kept: the rollback is not begun, said, and the script keeps the
+// failed run's edit for the operator to decide.
+TEST(WorkflowWindow, ACancelBeforeTheAutomaticRollbackBeginsIsNotLost)
+{
+    DemoWindow demo;
+    ASSERT_TRUE(demo.start()) << "the demo did not start";
+    MainWindow *window = demo.window.get();
+    workflows::WorkflowSession *session = window->session()->workflows();
+    auto context = session->context();
+    context.autoRollback = true;
+    session->setContext(context);
+    const QString script = demo.dir.path() + QStringLiteral("/demo/serve_decode.sh");
+    ASSERT_TRUE(test::writeFile(
+        script, test::readFile(script).replace(
+                    "exec ", "[ -n \"$SGLANG_SM120_MMA_TARGET_CTAS\" ] || { echo 'no MMA target' "
+                             ">&2; exit 1; }\nexec ")));
+    const QByteArray original = test::readFile(script);
+    // The moment between the two: the rollback is announced, not yet begun.
+    QObject::connect(session, &workflows::WorkflowSession::rollingBack, session,
+                     [session] { session->cancel(); });
+    QSignalSpy started(session, &workflows::WorkflowSession::started);
+    QSignalSpy finished(session, &workflows::WorkflowSession::finished);
+    QSignalSpy refused(session, &workflows::WorkflowSession::refused);
+
+    window->clusterActionsBar()->revertKnobButton()->click();
+    WorkflowDialog *dialog = window->workflowDialog();
+    ASSERT_NE(dialog, nullptr);
+    dialog->knobEdit()->setText(QStringLiteral("SGLANG_SM120_MMA_TARGET_CTAS"));
+    dialog->planButton()->click();
+    ASSERT_TRUE(waitUntil([&] { return dialog->planView()->plan().has_value(); }, 10s))
+        << dialog->planView()->planText()->toPlainText().toStdString();
+    dialog->planView()->confirmEdit()->setText(QStringLiteral("demo"));
+    dialog->planView()->runButton()->click();
+    ASSERT_TRUE(finished.wait(120000) || !finished.isEmpty());
+    EXPECT_EQ(finished.first().at(0).value<workflows::WorkflowRunner::Outcome>(),
+              workflows::WorkflowRunner::Outcome::Failed);
+    ASSERT_TRUE(waitUntil([&] { return !refused.isEmpty(); }, 10s));
+    EXPECT_TRUE(
+        refused.first().at(0).toString().contains(QStringLiteral("cancelled before it began")))
+        << refused.first().at(0).toString().toStdString();
+    EXPECT_EQ(started.size(), 1) << "no rollback was started";
+    EXPECT_FALSE(session->running());
+    EXPECT_NE(test::readFile(script), original) << "the failed run's edit stays, for the operator";
+}

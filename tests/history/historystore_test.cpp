@@ -4,10 +4,12 @@
 #include "historystore.h"
 #include "historywriter.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>
+#include <unistd.h>
 
 using namespace opsdeck::history;
 
@@ -211,4 +213,39 @@ TEST(HistoryStore, MarkersRoundTrip)
     EXPECT_EQ(markers[1].link, QStringLiteral("audit:17"));
     EXPECT_EQ(markers[1].service, QStringLiteral("decode"));
     EXPECT_GT(markers[1].id, 0);
+}
+
+// The database, its WAL and its shared memory are never written through a
+// second name (a hard link planted by someone who can write the folder) or a
+// symbolic link: the open is refused before SQLite touches any of them, and
+// the other name's bytes stay as they were.
+TEST(HistoryStore, ItsFilesAreNeverWrittenThroughAnotherName)
+{
+    for (const QString &suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")}) {
+        for (const bool hard : {true, false}) {
+            SCOPED_TRACE(
+                QString(suffix + (hard ? u" hard link" : u" symbolic link")).toStdString());
+            QTemporaryDir dir;
+            const QString path = HistoryStore::pathIn(dir.path());
+            const QString victim = dir.filePath(QStringLiteral("victim"));
+            const QByteArray bytes(4096, 'v');
+            {
+                QFile file(victim);
+                ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+                ASSERT_EQ(file.write(bytes), bytes.size());
+            }
+            const QByteArray name = QFile::encodeName(path + suffix);
+            ASSERT_EQ(hard ? ::link(QFile::encodeName(victim).constData(), name.constData())
+                           : ::symlink(QFile::encodeName(victim).constData(), name.constData()),
+                      0);
+            HistoryStore store(path);
+            EXPECT_FALSE(store.open());
+            EXPECT_TRUE(store.lastError().contains(hard ? QStringLiteral("2 hard links")
+                                                        : QStringLiteral("a symbolic link")))
+                << store.lastError().toStdString();
+            QFile file(victim);
+            ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+            EXPECT_EQ(file.readAll(), bytes);
+        }
+    }
 }

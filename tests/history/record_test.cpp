@@ -467,8 +467,15 @@ void killRecorderWithAFullWal(const QTemporaryDir &dir, const test::SimProcess &
         Snapshot snapshot(database);
         ASSERT_TRUE(snapshot.isOpen());
         *samplesBefore = snapshot.samples();
-        // The recorder flushes every 5 s.
-        ASSERT_TRUE(waitUntil([&] { return walSize(database) > 0; }, std::chrono::seconds(15)));
+        // The recorder flushes every 5 s; its checkpoint cannot empty the
+        // WAL while the snapshot reads. Killed once the record is settled
+        // (not in a checkpoint, which may still write the file).
+        ASSERT_TRUE(waitUntil(
+            [&] {
+                return walSize(database) > 0 &&
+                       test::readFile(database + QStringLiteral("-walbase")).startsWith("v2 ");
+            },
+            std::chrono::seconds(15)));
     }
     ::kill(pid_t(recorder.processId()), SIGKILL);
     ASSERT_TRUE(recorder.waitForFinished(5000));
@@ -520,20 +527,32 @@ TEST(RecordCommand, AKilledRecordersWalIsNeverReplayedIntoARestoredFile)
     {
         Move,
         CopyOver,
-        CopyOverWhileOpen
+        CopyOverWhileOpen,
+        CopyFolderOver
     };
-    for (const Restore restore : {Restore::Move, Restore::CopyOver, Restore::CopyOverWhileOpen}) {
+    for (const Restore restore :
+         {Restore::Move, Restore::CopyOver, Restore::CopyOverWhileOpen, Restore::CopyFolderOver}) {
         SCOPED_TRACE(restore == Restore::Move       ? "mv backup history.sqlite"
                      : restore == Restore::CopyOver ? "cp backup history.sqlite"
-                                                    : "cp backup history.sqlite, a reader open");
+                     : restore == Restore::CopyFolderOver
+                         ? "cp -a backup/. data/ (the backup's own record comes along)"
+                         : "cp backup history.sqlite, a reader open");
         QTemporaryDir dir;
         const QString data = dir.filePath(QStringLiteral("data"));
         const QString database = HistoryStore::pathIn(data);
-        const QString backup = dir.filePath(QStringLiteral("backup.sqlite"));
+        const QString backupFolder = dir.filePath(QStringLiteral("backup"));
+        const QString backup = restore == Restore::CopyFolderOver
+                                   ? HistoryStore::pathIn(backupFolder)
+                                   : dir.filePath(QStringLiteral("backup.sqlite"));
         ASSERT_TRUE(writeBackup(backup));
         qint64 before = 0;
         ASSERT_NO_FATAL_FAILURE(killRecorderWithAFullWal(dir, engine, data, &before));
-        if (restore == Restore::Move) {
+        if (restore == Restore::CopyFolderOver) {
+            ASSERT_EQ(QProcess::execute(QStringLiteral("cp"),
+                                        {QStringLiteral("-a"), backupFolder + QStringLiteral("/."),
+                                         data + QStringLiteral("/")}),
+                      0);
+        } else if (restore == Restore::Move) {
             ASSERT_EQ(::rename(QFile::encodeName(backup).constData(),
                                QFile::encodeName(database).constData()),
                       0);

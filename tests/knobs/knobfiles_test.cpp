@@ -11,6 +11,8 @@
 #include "sshtransport.h"
 #include "synchronousrun.h"
 
+#include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -228,6 +230,31 @@ TEST_P(KnobFilesTest, ABackupThatDoesNotReadBackIdenticalStopsTheEdit)
         << applied.error.toStdString();
     EXPECT_EQ(test::readFile(m_script), decodeScript);
     EXPECT_TRUE(m_audit.isEmpty()) << "nothing was done that needs an entry";
+}
+
+// Every backup name of this second (and the next few) taken: the edit is
+// refused, naming why, and no existing backup is written over.
+TEST_P(KnobFilesTest, AnEditNeverWritesOverAnEarlierBackup)
+{
+    const KnobFiles::Plan planned = plan(setCtas(QStringLiteral("256")));
+    ASSERT_TRUE(planned.ok) << planned.error.toStdString();
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    QStringList taken;
+    for (int second = 0; second < 5; ++second) {
+        const QString stamp = now.addSecs(second).toString(u"yyyyMMdd'T'HHmmss'Z'"_qs);
+        for (int n = 1; n <= 20; ++n) {
+            const QString name = u"%1.opsdeck-%2%3.bak"_qs.arg(
+                m_script, stamp, n > 1 ? u"-%1"_qs.arg(n) : QString());
+            ASSERT_TRUE(test::writeFile(name, "an earlier backup\n"));
+            taken << name;
+        }
+    }
+    const KnobFiles::Applied applied = apply(planned);
+    EXPECT_FALSE(applied.ok);
+    EXPECT_TRUE(applied.error.contains(u"no free backup name"_qs)) << applied.error.toStdString();
+    EXPECT_EQ(test::readFile(m_script), decodeScript);
+    for (const QString &name : std::as_const(taken))
+        EXPECT_EQ(test::readFile(name), QByteArray("an earlier backup\n")) << name.toStdString();
 }
 
 // The engineer's own backups are found beside the script, and one of them

@@ -463,3 +463,41 @@ TEST(ProcessControl, TheIdentityIsWrittenEvenWhenTheStarterGoesAway)
     EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
     EXPECT_TRUE(waitUntil([&] { return !processAlive(pid); }, std::chrono::seconds(5)));
 }
+
+// Two starts of one process at once (a resume while the start of a run
+// whose connection was lost still goes on on the host): one launches it, the
+// other waits for the host's start lock, finds it running and launches
+// nothing; both succeed, and the pid file names the one that runs.
+TEST(ProcessControl, TwoStartsAtOnceLaunchOneProcess)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl first([&](const QString &) { return &local; });
+    processes::ProcessControl second([&](const QString &) { return &local; });
+    processes::ManagedProcess slow = detachedSleeper(dir.path(), QStringLiteral("decode"), false);
+    const QString launches = dir.filePath(QStringLiteral("launches"));
+    slow.start =
+        QStringLiteral("sleep 1; echo launched >>%1; ").arg(shell::singleQuoted(launches)) +
+        slow.start;
+    slow.deriveMissingCommands();
+
+    QSignalSpy firstStarted(&first, &processes::ProcessControl::startFinished);
+    QSignalSpy secondStarted(&second, &processes::ProcessControl::startFinished);
+    first.startAll({slow});
+    second.startAll({slow});
+    ASSERT_TRUE(waitUntil([&] { return !firstStarted.isEmpty() && !secondStarted.isEmpty(); },
+                          std::chrono::seconds(20)));
+    EXPECT_TRUE(firstStarted.first().at(0).toBool())
+        << firstStarted.first().at(1).toString().toStdString();
+    EXPECT_TRUE(secondStarted.first().at(0).toBool())
+        << secondStarted.first().at(1).toString().toStdString();
+    EXPECT_EQ(test::readFile(launches), QByteArray("launched\n")) << "launched once";
+    const qint64 pid = pidFrom(slow.pidFile);
+    EXPECT_TRUE(processAlive(pid));
+
+    QSignalSpy stopped(&first, &processes::ProcessControl::stopFinished);
+    first.stopAll({slow});
+    ASSERT_TRUE(stopped.wait(15000));
+    EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
+    EXPECT_FALSE(processAlive(pid));
+}
