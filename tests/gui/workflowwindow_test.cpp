@@ -103,6 +103,30 @@ struct DemoWindow
         cli.kill();
         ASSERT_TRUE(cli.waitForFinished(5000));
     }
+    // A revert of the decode's knob planned from the cluster bar, confirmed,
+    // whose restart will fail: the decode's script refuses to start without
+    // the knob. `original` is the script before the revert.
+    void planAFailingRevert(QByteArray *original, WorkflowDialog **planned)
+    {
+        const QString script = dir.path() + QStringLiteral("/demo/serve_decode.sh");
+        ASSERT_TRUE(test::writeFile(
+            script,
+            test::readFile(script).replace(
+                "exec ", "[ -n \"$SGLANG_SM120_MMA_TARGET_CTAS\" ] || { echo 'no MMA target' "
+                         ">&2; exit 1; }\nexec ")));
+        *original = test::readFile(script);
+        window->clusterActionsBar()->revertKnobButton()->click();
+        WorkflowDialog *dialog = window->workflowDialog();
+        ASSERT_NE(dialog, nullptr);
+        dialog->knobEdit()->setText(QStringLiteral("SGLANG_SM120_MMA_TARGET_CTAS"));
+        dialog->planButton()->click();
+        ASSERT_TRUE(waitUntil([&] { return dialog->planView()->plan().has_value(); }, 10s))
+            << dialog->planView()->planText()->toPlainText().toStdString();
+        dialog->planView()->confirmEdit()->setText(QStringLiteral("demo"));
+        ASSERT_TRUE(dialog->planView()->runButton()->isEnabled())
+            << dialog->planView()->guardLabel()->text().toStdString();
+        *planned = dialog;
+    }
     ~DemoWindow()
     {
         QSignalSpy shutdown(window.get(), &MainWindow::shutdownFinished);
@@ -424,21 +448,8 @@ TEST(WorkflowWindow, ResumeAndRollBackFromTheWindow)
 
     // A revert whose restart fails: the decode refuses to start without it.
     const QString script = demoDir + QStringLiteral("/serve_decode.sh");
-    ASSERT_TRUE(test::writeFile(
-        script, test::readFile(script).replace(
-                    "exec ", "[ -n \"$SGLANG_SM120_MMA_TARGET_CTAS\" ] || { echo 'no MMA target' "
-                             ">&2; exit 1; }\nexec ")));
-    const QByteArray original = test::readFile(script);
-    bar->revertKnobButton()->click();
-    dialog = window->workflowDialog();
-    ASSERT_NE(dialog, nullptr);
-    dialog->knobEdit()->setText(QStringLiteral("SGLANG_SM120_MMA_TARGET_CTAS"));
-    dialog->planButton()->click();
-    ASSERT_TRUE(waitUntil([&] { return dialog->planView()->plan().has_value(); }, 10s))
-        << dialog->planView()->planText()->toPlainText().toStdString();
-    dialog->planView()->confirmEdit()->setText(QStringLiteral("demo"));
-    ASSERT_TRUE(dialog->planView()->runButton()->isEnabled())
-        << dialog->planView()->guardLabel()->text().toStdString();
+    QByteArray original;
+    ASSERT_NO_FATAL_FAILURE(demo.planAFailingRevert(&original, &dialog));
     finished.clear();
     dialog->planView()->runButton()->click();
     ASSERT_TRUE(finished.wait(120000) || !finished.isEmpty());
@@ -482,11 +493,6 @@ TEST(WorkflowWindow, ACancelBeforeTheAutomaticRollbackBeginsIsNotLost)
     context.autoRollback = true;
     session->setContext(context);
     const QString script = demo.dir.path() + QStringLiteral("/demo/serve_decode.sh");
-    ASSERT_TRUE(test::writeFile(
-        script, test::readFile(script).replace(
-                    "exec ", "[ -n \"$SGLANG_SM120_MMA_TARGET_CTAS\" ] || { echo 'no MMA target' "
-                             ">&2; exit 1; }\nexec ")));
-    const QByteArray original = test::readFile(script);
     // The moment between the two: the rollback is announced, not yet begun.
     QObject::connect(session, &workflows::WorkflowSession::rollingBack, session,
                      [session] { session->cancel(); });
@@ -494,14 +500,9 @@ TEST(WorkflowWindow, ACancelBeforeTheAutomaticRollbackBeginsIsNotLost)
     QSignalSpy finished(session, &workflows::WorkflowSession::finished);
     QSignalSpy refused(session, &workflows::WorkflowSession::refused);
 
-    window->clusterActionsBar()->revertKnobButton()->click();
-    WorkflowDialog *dialog = window->workflowDialog();
-    ASSERT_NE(dialog, nullptr);
-    dialog->knobEdit()->setText(QStringLiteral("SGLANG_SM120_MMA_TARGET_CTAS"));
-    dialog->planButton()->click();
-    ASSERT_TRUE(waitUntil([&] { return dialog->planView()->plan().has_value(); }, 10s))
-        << dialog->planView()->planText()->toPlainText().toStdString();
-    dialog->planView()->confirmEdit()->setText(QStringLiteral("demo"));
+    QByteArray original;
+    WorkflowDialog *dialog = nullptr;
+    ASSERT_NO_FATAL_FAILURE(demo.planAFailingRevert(&original, &dialog));
     dialog->planView()->runButton()->click();
     ASSERT_TRUE(finished.wait(120000) || !finished.isEmpty());
     EXPECT_EQ(finished.first().at(0).value<workflows::WorkflowRunner::Outcome>(),
