@@ -448,7 +448,7 @@ WorkflowDialog *MainWindow::openWorkflow(const QString &kind, const QString &clu
     if (!parsed || m_workflowDialog)
         return nullptr;
     return showWorkflowDialog(new WorkflowDialog(m_session->workflows(),
-                                                 {*parsed, cluster, service, {}, {}, {}},
+                                                 {*parsed, cluster, service, {}, {}, {}, false},
                                                  m_session->auditLogPath(), this));
 }
 

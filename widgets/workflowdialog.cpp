@@ -3,6 +3,7 @@
 #include "workflowplanview.h"
 #include "workflowprogressview.h"
 
+#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -46,7 +47,8 @@ WorkflowDialog::WorkflowDialog(WorkflowSession *session,
                  unfinished.plan.value(u"service"_s).toString(),
                  unfinished.plan.value(u"knob"_s).toString(),
                  {},
-                 {}};
+                 {},
+                 false};
     build();
     m_knobRow->hide();
     m_heading->setText(u"<b>Resume workflow %1</b> — it stopped at step %2 (%3); it runs again "
@@ -85,6 +87,13 @@ void WorkflowDialog::build()
     knobRow->addWidget(m_plan);
     m_knobRow->setVisible(editsKnobs(m_request.kind));
 
+    m_drain = new QCheckBox(
+        u"Drain first: remove each prefill and decode from the router and wait until its "
+        "running requests reach 0 (added back once it answers)"_s);
+    m_drain->setChecked(m_request.drain);
+    m_drain->setVisible(m_resumeId.isEmpty() && (m_request.kind == WorkflowKind::CoRestart ||
+                                                 m_request.kind == WorkflowKind::Restart));
+
     m_planView = new WorkflowPlanView(m_session);
     m_progress = new WorkflowProgressView;
     m_pages = new QStackedWidget;
@@ -94,6 +103,7 @@ void WorkflowDialog::build()
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_heading);
     layout->addWidget(m_knobRow);
+    layout->addWidget(m_drain);
     layout->addWidget(m_pages, 1);
 
     connect(m_plan, &QPushButton::clicked, this, [this] {
@@ -102,15 +112,20 @@ void WorkflowDialog::build()
         plan();
     });
     connect(m_knob, &QLineEdit::returnPressed, m_plan, &QPushButton::click);
+    connect(m_drain, &QCheckBox::toggled, this, [this](bool drain) {
+        m_request.drain = drain;
+        plan();
+    });
     connect(m_planView, &WorkflowPlanView::runRequested, this, &WorkflowDialog::run);
     connect(m_planView, &WorkflowPlanView::armRequested, m_session,
             &WorkflowSession::armForSession);
     connect(m_planView, &WorkflowPlanView::offerTaken, this,
             [this](WorkflowKind offered, const QString &service) {
                 const QString kind = opsdeck::workflows::workflowKindName(offered);
-                m_request = {offered, m_request.cluster, service, {}, {}, {}};
+                m_request = {offered, m_request.cluster, service, {}, {}, {}, false};
                 m_resumeId.clear();
                 m_knobRow->hide();
+                m_drain->hide();
                 setWindowTitle(u"Workflow: %1"_s.arg(kind));
                 m_heading->setText(u"<b>%1</b> of %2 — the evidence's offer"_s.arg(
                     kind, (service.isEmpty() ? m_request.cluster : service).toHtmlEscaped()));
@@ -140,6 +155,7 @@ void WorkflowDialog::build()
                 // The progress names the workflow and its id.
                 m_heading->hide();
                 m_knobRow->hide();
+                m_drain->hide();
                 m_progress->begin(id, plan, from);
             });
     connect(m_session, &WorkflowSession::stepStarted, m_progress,
@@ -184,13 +200,19 @@ void WorkflowDialog::rollback()
     const auto &ran = m_planView->plan();
     if (!ran)
         return;
-    m_request = {WorkflowKind::RestoreKnob,     ran->cluster, {},
-                 ran->knob.section(u'=', 0, 0), {},           m_finishedId};
+    m_request = {WorkflowKind::RestoreKnob,
+                 ran->cluster,
+                 {},
+                 ran->knob.section(u'=', 0, 0),
+                 {},
+                 m_finishedId,
+                 false};
     m_resumeId.clear();
     m_knob->setText(m_request.knob);
     m_backup->clear();
     m_backup->setPlaceholderText(u"backup path (default: the failed workflow's)"_s);
     m_knobRow->show();
+    m_drain->hide();
     m_heading->show();
     m_heading->setText(u"<b>Roll back</b>: restore-knob %1 on cluster %2, from the backups the "
                        "failed workflow made"_s.arg(m_request.knob.toHtmlEscaped(),

@@ -19,6 +19,8 @@ class WorkflowProgressView;
 /// that did not end well left by an earlier console is resumed the same way:
 /// its plan made again, shown and confirmed. Closing the dialog while a step
 /// runs cancels it first. Opened with open(), never exec().
+class QCheckBox;
+
 class WorkflowDialog : public QDialog
 {
     Q_OBJECT
@@ -36,6 +38,9 @@ public:
     QLineEdit *knobEdit() const { return m_knob; }
     QLineEdit *backupEdit() const { return m_backup; }
     QPushButton *planButton() const { return m_plan; }
+    /// restart / co-restart: drain the engines through the router first
+    /// (planned again when ticked).
+    QCheckBox *drainBox() const { return m_drain; }
     bool isRunning() const { return m_running; }
 
     /// Escape, the window's close button: cancels a running step first (the
@@ -60,6 +65,7 @@ private:
     QLineEdit *m_knob;
     QLineEdit *m_backup;
     QPushButton *m_plan;
+    QCheckBox *m_drain;
     QStackedWidget *m_pages;
     WorkflowPlanView *m_planView;
     WorkflowProgressView *m_progress;

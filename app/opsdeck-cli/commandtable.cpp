@@ -125,14 +125,14 @@ const std::vector<CliCommand> &commandTable()
          &runChangedSince},
         {u"workflow"_s, u"plan"_s,
          u"KIND --inventory FILE --cluster NAME [--service NAME] [--knob KEY[=VALUE]] "
-         "[--backup PATH] [--json] "_s +
+         "[--backup PATH] [--drain] [--json] "_s +
              inventoryFlags,
          u"the numbered plan of restart, co-restart, restart-proxy, revert-knob or restore-knob"_s,
          &runWorkflow},
         {u"workflow"_s, u"run"_s,
          u"KIND --inventory FILE --cluster NAME [--service NAME] [--knob KEY[=VALUE]] "
          "[--backup PATH] --confirm NAME [--reason TEXT] [--idle-gap S] [--failure-watch S] "
-         "[--auto-rollback] "
+         "[--drain [--drain-timeout S]] [--auto-rollback] "
          "[--despite-evidence] [--json] "_s +
              inventoryFlags,
          u"run it headless, guarded and journaled (exit 1 a step failed, 2 refused, 3 "

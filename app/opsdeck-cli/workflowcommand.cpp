@@ -69,6 +69,15 @@ void addPlanOptions(QCommandLineParser &parser)
                       "bootstrap and transfer failure counters are watched after it (default 30, "
                       "0..600; 0: not watched)."_s,
                       u"s"_s});
+    parser.addOption({u"drain"_s,
+                      u"restart / co-restart: each prefill and decode is first removed from the "
+                      "cluster's router and its running requests waited down to 0 (at most "
+                      "--drain-timeout s, then it stops anyway), and added back once it answers "
+                      "again."_s});
+    parser.addOption({u"drain-timeout"_s,
+                      u"with --drain: seconds the running requests are waited for (default 120, "
+                      "1..3600)."_s,
+                      u"s"_s});
     parser.addOption({u"auto-rollback"_s,
                       u"run / resume: a revert-knob or restore-knob that fails after its edit is "
                       "rolled back at once by restore-knob from its backups (also the settings' "
@@ -169,6 +178,9 @@ struct Workflows
             const bool ok = log->append(entry, &error);
             done(ok, error);
         };
+        context.timings.drainS = static_cast<int>(
+            std::ceil(secondsOption(parser, u"drain-timeout"_s, 1, 3600, context.timings.drainS)
+                          .value_or(context.timings.drainS)));
         context.autoRollback =
             parser.isSet(u"auto-rollback"_s) || WorkflowSession::autoRollbackSetting();
         session.setContext(std::move(context));
@@ -427,7 +439,8 @@ int plan(const QCommandLineParser &parser, bool run)
                                                     parser.value(u"service"_s),
                                                     parser.value(u"knob"_s),
                                                     parser.value(u"backup"_s),
-                                                    {}});
+                                                    {},
+                                                    parser.isSet(u"drain"_s)});
     if (!plan)
         return ExitBadInput;
     if (!run) {
@@ -546,7 +559,8 @@ int runWorkflow(const QStringList &arguments)
         return ExitBadInput;
     // Checked before any journal is begun.
     if (!secondsOption(parser, u"idle-gap"_s, 0, 600, 10) ||
-        !secondsOption(parser, u"failure-watch"_s, 0, 600, 30))
+        !secondsOption(parser, u"failure-watch"_s, 0, 600, 30) ||
+        !secondsOption(parser, u"drain-timeout"_s, 1, 3600, 120))
         return ExitBadInput;
     // A name typed twice is not a confirmation of either.
     for (const QString &once : {u"confirm"_s, u"reason"_s, u"cluster"_s, u"service"_s, u"knob"_s,

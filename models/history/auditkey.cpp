@@ -12,6 +12,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <spdlog/spdlog.h>
 
 namespace opsdeck::history {
@@ -85,18 +86,38 @@ std::atomic<int> &anchorWritesPending()
     return pending;
 }
 
+// The cached key of `name`, if the store answered; the first to take a key
+// this process made learns so (`created`), later ones do not.
+std::optional<AuditLog::ChainKey> takeCached(const QString &name)
+{
+    KeyCache &c = cache();
+    const std::lock_guard lock(c.mutex);
+    const auto known = c.keys.find(name);
+    if (known == c.keys.end())
+        return std::nullopt;
+    const AuditLog::ChainKey key = *known;
+    known->created = false;
+    return key;
+}
+
 // On the store's own thread (the CLI's main thread): blocking is allowed there.
 AuditLog::ChainKey askBlocking(const QString &name, bool create)
 {
     secrets::SecretStore &store = secrets::SecretStore::shared();
     AuditLog::ChainKey key = fromRead(store.readBlocking(name, kDeadline));
+    // The prefetch answered while this waited (and may have made the key).
+    if (const auto known = takeCached(name))
+        return *known;
     if (key.state == State::Key) {
         const SecretResult anchor = store.readBlocking(anchorNameOf(name), kDeadline);
         if (anchor.ok())
             key.anchor = AuditAnchor::parse(anchor.value);
     }
     if (key.state == State::None && create) {
+        // Known before it is kept: a prefetch answering while this waits
+        // defers to it instead of making another.
         const QByteArray value = newKey();
+        remember(name, AuditLog::ChainKey{State::Key, value, {}, false});
         const SecretResult written = store.writeBlocking(name, value, kDeadline);
         key = written.ok()
                   ? AuditLog::ChainKey{State::Key, value, {}, true}
@@ -160,6 +181,13 @@ void AuditKey::prefetch(const QString &logPath)
             if (asked != name)
                 return;
             QObject::disconnect(*connection);
+            // Answered first on the store's thread (a first append asked it
+            // blocking, and made the key if it had to): that answer stands.
+            {
+                const std::lock_guard lock(cache().mutex);
+                if (cache().keys.contains(name))
+                    return;
+            }
             const AuditLog::ChainKey key = fromRead(result);
             if (key.state == State::Key)
                 return prefetchAnchor(name, key);
@@ -167,30 +195,29 @@ void AuditKey::prefetch(const QString &logPath)
             // was slow to answer stays unkeyed rather than gain a key it lacks.
             if (key.state != State::None || !isNewLog(logPath))
                 return remember(name, key);
+            // Known before it is kept: the first append keys with it and knows
+            // it made it (a key it found already kept would mean a log emptied).
             const QByteArray value = newKey();
+            remember(name, AuditLog::ChainKey{State::Key, value, {}, true});
             auto written = std::make_shared<QMetaObject::Connection>();
             *written = QObject::connect(
                 &store, &secrets::SecretStore::writeFinished, &store,
-                [&store, name, value, written, logPath](quint64, const QString &asked,
-                                                        const SecretResult &done) {
+                [name, written, logPath](quint64, const QString &asked, const SecretResult &done) {
                     if (asked != name)
                         return;
                     QObject::disconnect(*written);
-                    // An entry went in unkeyed meanwhile (a writer that waited
-                    // no longer): the log stays unkeyed, so the key must go. A
-                    // log whose unkeyed head meets a key is taken as rewritten.
-                    if (done.ok() && !isNewLog(logPath)) {
-                        store.remove(name);
-                        return remember(name, AuditLog::ChainKey{State::None, {}, {}});
-                    }
-                    remember(
-                        name,
-                        done.ok()
-                            ? AuditLog::ChainKey{State::Key, value, {}, true}
-                            : AuditLog::ChainKey{
-                                  State::Unavailable,
-                                  {},
-                                  QStringLiteral("the key could not be kept: %1").arg(done.error)});
+                    if (done.ok())
+                        return;
+                    if (!isNewLog(logPath))
+                        spdlog::error("audit: the chain key of {} could not be kept in the "
+                                      "secret store ({}): entries keyed with it cannot be "
+                                      "verified by a later run",
+                                      logPath.toStdString(), done.error.toStdString());
+                    remember(name,
+                             AuditLog::ChainKey{
+                                 State::Unavailable,
+                                 {},
+                                 QStringLiteral("the key could not be kept: %1").arg(done.error)});
                 });
             store.write(name, value);
         });
@@ -212,8 +239,16 @@ AuditLog::KeySource AuditKey::fromSecretStore()
             }
         }
         if (QThread::currentThread() == secrets::SecretStore::shared().thread()) {
-            const AuditLog::ChainKey key = askBlocking(name, create);
+            {
+                // Asked again to make it: "none" is no longer the answer.
+                const std::lock_guard lock(c.mutex);
+                c.keys.remove(name);
+            }
+            AuditLog::ChainKey key = askBlocking(name, create);
             remember(name, key);
+            // Taken: the next asker does not learn it was made for it.
+            if (key.created)
+                takeCached(name);
             return key;
         }
         // Another thread (an SSH session's): the store's thread answers the

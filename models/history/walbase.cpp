@@ -77,6 +77,9 @@ private:
     int m_fd = -1;
 };
 
+// How long after it began a checkpoint that died may have written the file.
+constexpr qint64 kCheckpointWritesNs = 10LL * 1000 * 1000 * 1000;
+
 // "v2 size mtime_s mtime_ns\n" of the file now; empty when it is missing.
 // The file changes only at a checkpoint (automatic ones are off), and every
 // write sets its mtime: the same size and mtime to the nanosecond is the
@@ -119,6 +122,16 @@ bool anyoneHasItOpen(const QString &path)
     return false;
 }
 
+// A copy that keeps mtimes to the second only (tar's default format): the
+// same size and second, the copy's nanoseconds 0.
+bool sameToTheSecond(const QByteArray &record, const QByteArray &now)
+{
+    const QList<QByteArray> was = record.trimmed().split(' ');
+    const QList<QByteArray> is = now.trimmed().split(' ');
+    return was.size() == 4 && is.size() == 4 && is.at(3) == "0" && was.at(1) == is.at(1) &&
+           was.at(2) == is.at(2);
+}
+
 // The file named by `record` is the one there now: the same size and mtime
 // as after the last checkpoint; or, during a checkpoint that died midway
 // ("checkpointing" with the file as it was before and when it began), the
@@ -131,7 +144,7 @@ bool isOwnFile(const QByteArray &record, const QString &database)
     if (!record.startsWith("v2 ") && !record.startsWith("checkpointing v2 "))
         return true;
     if (record.startsWith("v2 "))
-        return record == now;
+        return record == now || sameToTheSecond(record, now);
     // "checkpointing v2 size mtime_s mtime_ns\n<begun_s> <begun_ns>\n"
     const QList<QByteArray> lines = record.split('\n');
     if (lines.size() < 2 || lines.at(0).mid(int(std::strlen("checkpointing "))) + '\n' == now)
@@ -140,8 +153,12 @@ bool isOwnFile(const QByteArray &record, const QString &database)
     const QList<QByteArray> fields = now.trimmed().split(' ');
     if (begun.size() != 2 || fields.size() != 4)
         return true;
+    // Written since the checkpoint began, and within kCheckpointWrites of
+    // it: a checkpoint writes one flush's pages; a file written later is a
+    // copy put over it.
     const qint64 mtime = fields.at(2).toLongLong() * 1000000000 + fields.at(3).toLongLong();
-    return mtime >= begun.at(0).toLongLong() * 1000000000 + begun.at(1).toLongLong();
+    const qint64 start = begun.at(0).toLongLong() * 1000000000 + begun.at(1).toLongLong();
+    return mtime >= start && mtime - start <= kCheckpointWritesNs;
 }
 
 } // namespace

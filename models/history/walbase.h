@@ -22,8 +22,10 @@ namespace opsdeck::history {
 /// of a checkpoint that died midway is replayed (as SQLite's own recovery
 /// needs) into the file as it was or as the checkpoint wrote it (written
 /// since it began), while a backup moved in (`mv`, an older mtime) is still
-/// foreign. A backup copied over the file (`cp`) in the milliseconds a
-/// checkpoint dies in cannot be told from the checkpoint's own writes. SQLite
+/// foreign, and so is one copied over it (`cp`) more than 10 s after the
+/// checkpoint began; one copied over it sooner cannot be told from the
+/// checkpoint's own writes. A copy that keeps mtimes to the second (tar)
+/// matches to the second with 0 ns. SQLite
 /// must not write the file on its own (the store turns automatic
 /// checkpoints off).
 ///

@@ -61,6 +61,11 @@ QString ProcessControl::startUnderLock(const ManagedProcess &process,
     // in); the server itself never inherits the lock's descriptor.
     const int wait = std::max<int>(1, int(deadline.count() / 1000) - 1);
     return QStringLiteral("opsdeck_name=%1; opsdeck_lock=%2\n"
+                          "if [ -e \"$opsdeck_lock\" ] && { [ -L \"$opsdeck_lock\" ] || "
+                          "[ ! -f \"$opsdeck_lock\" ]; }; then\n"
+                          "  echo \"$opsdeck_lock is not a regular file: not started (remove "
+                          "it)\" >&2; exit 1\n"
+                          "fi\n"
                           "if { exec 9>>\"$opsdeck_lock\"; } 2>/dev/null; then\n"
                           "  flock -w %3 9 || { echo \"another start of $opsdeck_name still runs "
                           "on this host (it holds $opsdeck_lock) after %3 s: not started\" >&2; "

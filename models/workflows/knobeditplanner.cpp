@@ -34,10 +34,13 @@ std::optional<Revert> recordedEdit(const KnobEditPlanner::Request &request, cons
 {
     for (const auto &journal : WorkflowJournal::list(request.dataDir)) {
         const QJsonObject &plan = journal.plan;
-        const bool candidate = request.undoing.isEmpty()
-                                   ? plan.value(u"kind"_s).toString() == u"revert-knob" &&
-                                         plan.value(u"knob"_s).toString().section(u'=', 0, 0) == key
-                                   : journal.id == request.undoing;
+        // A backup given: whichever workflow made it (found by its path).
+        const bool candidate =
+            !request.backup.isEmpty() ||
+            (request.undoing.isEmpty()
+                 ? plan.value(u"kind"_s).toString() == u"revert-knob" &&
+                       plan.value(u"knob"_s).toString().section(u'=', 0, 0) == key
+                 : journal.id == request.undoing);
         if (!candidate || plan.value(u"cluster"_s).toString() != request.cluster)
             continue;
         for (const QJsonValue &value : plan.value(u"steps"_s).toArray()) {
@@ -47,8 +50,12 @@ std::optional<Revert> recordedEdit(const KnobEditPlanner::Request &request, cons
                 continue;
             // "backup PATH (sha256 X); the script's sha256 is now Y"
             const QString detail = journal.endedDetail.value(step.value(u"n"_s).toInt());
+            const QString backup = detail.mid(7).section(u" (sha256 "_s, 0, 0);
+            if (!request.backup.isEmpty() && QFileInfo(backup).absoluteFilePath() !=
+                                                 QFileInfo(request.backup).absoluteFilePath())
+                continue;
             if (detail.startsWith(u"backup "_s))
-                return Revert{journal.id, detail.mid(7).section(u" (sha256 "_s, 0, 0),
+                return Revert{journal.id, backup,
                               detail.section(u" (sha256 "_s, 1).section(u')', 0, 0).toLatin1(),
                               detail.section(u"is now "_s, 1).trimmed().toLatin1()};
         }
@@ -125,7 +132,7 @@ struct Planning : std::enable_shared_from_this<Planning>
         // restore-knob: the scripts a revert of the knob edited (it may be
         // commented out now), or the one the backup given belongs to.
         std::optional<Revert> revert;
-        if (restore && request.backup.isEmpty())
+        if (restore)
             revert = recordedEdit(request, key, scriptPath);
         bool byOpsDeck = false;
         const bool backupIsItsOwn =
@@ -133,6 +140,9 @@ struct Planning : std::enable_shared_from_this<Planning>
             QFileInfo(request.backup).absolutePath() == QFileInfo(scriptPath).absolutePath() &&
             KnobFiles::isBackupName(QFileInfo(scriptPath).fileName(),
                                     QFileInfo(request.backup).fileName(), &byOpsDeck);
+        // A backup given belongs to one script: the others are not concerned.
+        if (revert && !request.backup.isEmpty() && !backupIsItsOwn)
+            revert.reset();
         const bool concerned = restore ? (revert || backupIsItsOwn) : bool(script.knob(key));
         if (!concerned) {
             if (!request.service.isEmpty())

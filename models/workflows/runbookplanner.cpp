@@ -34,6 +34,14 @@ struct Builder
     const inventory::Inventory &inventory;
     const inventory::Cluster &cluster;
     const RunbookPlanner::Timings &t;
+    bool drains = false; ///< engines are drained before they stop
+
+    // A prefill or decode behind the cluster's router, when draining.
+    bool drained(const Service &s) const
+    {
+        return drains && !cluster.router.isEmpty() &&
+               (s.role == Role::Prefill || s.role == Role::Decode);
+    }
 
     const Service &service(const QString &name) const { return *inventory.service(name); }
 
@@ -49,6 +57,51 @@ struct Builder
                  t.stopS + t.killS, QStringLiteral("start %1").arg(s.name));
         step.killAfterS = t.stopS;
         return step;
+    }
+    WorkflowStep drain(const Service &s) const
+    {
+        const Service &router = service(cluster.router);
+        WorkflowStep step =
+            leaf(Action::Drain, s, QStringLiteral("drain %1 through %2").arg(s.name, router.name),
+                 {QStringLiteral("DELETE %1/{%2, encoded}")
+                      .arg(urlText(router.urlWithPath(QStringLiteral("/workers"))), urlText(s.url)),
+                  QStringLiteral("GET %1 (else %2) until its running requests are 0 (at most "
+                                 "%3 s: then it stops anyway)")
+                      .arg(urlText(s.urlWithPath(QStringLiteral("/v1/loads"))),
+                           urlText(s.metricsUrl()), QString::number(t.drainS))},
+                 t.drainS, QStringLiteral("add %1 back to %2").arg(s.name, router.name));
+        step.host.clear();
+        // Past the deadline the restart goes on: said, never a reason to stop.
+        step.onError = WorkflowStep::OnError::Continue;
+        return step;
+    }
+    WorkflowStep registered(const Service &s) const
+    {
+        const Service &router = service(cluster.router);
+        QStringList commands{
+            QStringLiteral("GET %1 until 200")
+                .arg(urlText(s.role == Role::Prefill ? s.urlWithPath(QStringLiteral("/server_info"))
+                                                     : s.healthUrl()))};
+        commands << QStringLiteral("POST %1 {url %2, worker_type %3%4} unless listed")
+                        .arg(urlText(router.urlWithPath(QStringLiteral("/workers"))),
+                             urlText(s.url), inventory::roleName(s.role),
+                             s.role == Role::Prefill
+                                 ? QStringLiteral(", bootstrap_port from /server_info")
+                                 : QString());
+        WorkflowStep step =
+            leaf(Action::Register, s, QStringLiteral("add %1 back to %2").arg(s.name, router.name),
+                 commands, healthyS(s));
+        step.host.clear();
+        return step;
+    }
+    // Start, (added back to the router,) healthy: one engine or service.
+    QVector<WorkflowStep> startOf(const Service &s) const
+    {
+        QVector<WorkflowStep> steps{start(s)};
+        if (drained(s))
+            steps << registered(s);
+        steps << (s.role == Role::Prefill ? bootstrapped(s) : healthy(s));
+        return steps;
     }
     WorkflowStep exited(const Service &s) const
     {
@@ -181,20 +234,24 @@ struct Builder
         QVector<WorkflowStep> steps;
         if (!cluster.router.isEmpty())
             steps << checkBootstrap();
-        QVector<WorkflowStep> stopDecodes, stopPrefills, exits, startPrefills, startDecodes;
+        QVector<WorkflowStep> drains, stopDecodes, stopPrefills, exits, startPrefills, startDecodes;
         for (const QString &name : cluster.decode) {
             stopDecodes << stop(service(name));
             startDecodes << WorkflowStep::sequence(QStringLiteral("start %1").arg(name),
-                                                   {start(service(name)), healthy(service(name))});
+                                                   startOf(service(name)));
         }
         for (const QString &name : cluster.prefill) {
             stopPrefills << stop(service(name));
-            startPrefills << WorkflowStep::sequence(
-                QStringLiteral("start %1").arg(name),
-                {start(service(name)), bootstrapped(service(name))});
+            startPrefills << WorkflowStep::sequence(QStringLiteral("start %1").arg(name),
+                                                    startOf(service(name)));
         }
-        for (const QString &name : cluster.decode + cluster.prefill)
+        for (const QString &name : cluster.decode + cluster.prefill) {
             exits << exited(service(name));
+            if (drained(service(name)))
+                drains << drain(service(name));
+        }
+        if (!drains.isEmpty())
+            steps << WorkflowStep::parallel(QStringLiteral("drain every engine"), drains);
         steps << WorkflowStep::parallel(QStringLiteral("stop every decode"), stopDecodes)
               << WorkflowStep::parallel(QStringLiteral("stop every prefill"), stopPrefills)
               << WorkflowStep::parallel(QStringLiteral("wait until every one has exited"), exits)
@@ -207,8 +264,10 @@ struct Builder
     // Stop, wait until exited, start, wait until healthy: one service.
     QVector<WorkflowStep> restartOf(const Service &s) const
     {
-        return {stop(s), exited(s), start(s),
-                s.role == Role::Prefill ? bootstrapped(s) : healthy(s)};
+        QVector<WorkflowStep> steps;
+        if (drained(s))
+            steps << drain(s);
+        return steps << stop(s) << exited(s) << startOf(s);
     }
 };
 
@@ -259,11 +318,25 @@ std::optional<WorkflowPlan> RunbookPlanner::plan(const inventory::Inventory &inv
     plan.cluster = cluster->name;
     plan.service = request.service;
     plan.knob = request.knob;
-    const Builder b{inventory, *cluster, timings};
     const auto fail = [&](const QString &why) {
         *error = why;
         return std::nullopt;
     };
+    Builder b{inventory, *cluster, timings};
+    if (request.drain) {
+        if (request.kind != WorkflowKind::Restart && request.kind != WorkflowKind::CoRestart)
+            return fail(QStringLiteral("drain belongs to restart and co-restart"));
+        if (cluster->router.isEmpty())
+            return fail(
+                QStringLiteral("cluster %1 has no router to drain through").arg(cluster->name));
+        const inventory::Service *s =
+            request.service.isEmpty() ? nullptr : inventory.service(request.service);
+        if (s && s->role != Role::Prefill && s->role != Role::Decode)
+            return fail(QStringLiteral("%1 is not a prefill or decode: only engines are drained "
+                                       "(through the router)")
+                            .arg(s->name));
+        b.drains = true;
+    }
     QStringList targets;
     switch (request.kind) {
     case WorkflowKind::Restart: {

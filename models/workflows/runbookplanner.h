@@ -52,6 +52,9 @@ public:
         /// After a co-restart: the engines' bootstrap and transfer failure
         /// counters are watched this long (0: not at all), s.
         int failureWatchS = 30;
+        /// Draining: the running requests are waited down to 0 this long;
+        /// past it the stop goes ahead (said), s.
+        int drainS = 120;
     };
 
     struct Request
@@ -64,6 +67,10 @@ public:
         /// revert-knob / restore-knob: each serve script's edit, planned by the
         /// caller (it reads the scripts); the services to restart follow.
         QVector<WorkflowPlan::KnobEdit> edits;
+        /// restart / co-restart: each prefill and decode restarted is first
+        /// removed from the cluster's router and waited idle (Timings::drainS),
+        /// and added back once it answers again
+        bool drain = false;
     };
 
     /// The plan, numbered; nothing and `error` (naming the cluster or service)

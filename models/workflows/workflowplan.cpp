@@ -65,6 +65,10 @@ QString actionName(WorkflowStep::Action action)
         return QStringLiteral("edit-knob");
     case WorkflowStep::Action::Marker:
         return QStringLiteral("marker");
+    case WorkflowStep::Action::Drain:
+        return QStringLiteral("drain");
+    case WorkflowStep::Action::Register:
+        return QStringLiteral("register");
     }
     return {};
 }

@@ -220,6 +220,10 @@ void WorkflowRunner::act(const std::shared_ptr<Leaf> &leaf)
         return editKnob(leaf);
     case Action::Marker:
         return addMarker(leaf);
+    case Action::Drain:
+        return drain(leaf);
+    case Action::Register:
+        return registerWorker(leaf);
     }
 }
 

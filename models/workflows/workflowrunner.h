@@ -135,6 +135,8 @@ private:
     void watchFailures(const std::shared_ptr<Leaf> &leaf); ///< workflowrunnerwatch.cpp
     void editKnob(const std::shared_ptr<Leaf> &leaf);
     void addMarker(const std::shared_ptr<Leaf> &leaf);
+    void drain(const std::shared_ptr<Leaf> &leaf);          ///< workflowrunnerdrain.cpp
+    void registerWorker(const std::shared_ptr<Leaf> &leaf); ///< workflowrunnerdrain.cpp
     /// restart-proxy: whether the keep-alive stage says the stall is gone or
     /// persists, and where to look then ("" for other workflows).
     QString afterProxyRestart(const probes::VerificationResult &result) const;

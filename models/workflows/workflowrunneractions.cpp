@@ -14,16 +14,35 @@
 
 namespace opsdeck::workflows {
 
-namespace {
-
-using inventory::Service;
-
 QString seen(const probes::ProbeResult &result)
 {
     return result.status > 0
                ? QStringLiteral("HTTP %1").arg(result.status)
                : (result.error.isEmpty() ? QStringLiteral("no answer") : result.error);
 }
+
+QUrl workerUrl(const inventory::Service &router, const QString &id)
+{
+    // The id as one path segment, every reserved character encoded (a URL's
+    // "/" and ":" too), kept encoded: never a path that leaves /workers/.
+    return QUrl::fromEncoded(router.urlWithPath(QStringLiteral("/workers/")).toEncoded() +
+                                 QUrl::toPercentEncoding(id),
+                             QUrl::StrictMode);
+}
+
+bool sameEndpoint(const QUrl &a, const QUrl &b)
+{
+    const auto path = [](const QUrl &url) {
+        const QString p = url.path(QUrl::FullyDecoded);
+        return p.endsWith(u'/') ? p.chopped(1) : p;
+    };
+    return a.scheme() == b.scheme() && a.host() == b.host() && a.port() == b.port() &&
+           path(a) == path(b);
+}
+
+namespace {
+
+using inventory::Service;
 
 // The router's /workers entry for `worker` (by port, else the only one of its type).
 QJsonObject workerEntry(const QByteArray &workersJson, const QUrl &worker, const QString &type)
@@ -395,15 +414,10 @@ void WorkflowRunner::reRegister(const std::shared_ptr<Leaf> &leaf, const Service
     // Only a worker of this cluster, as the inventory names it: the router's
     // list is not trusted to say what to add back.
     const inventory::Cluster *cluster = m_context.inventory.cluster(m_plan.cluster);
-    const auto sameUrl = [](const QUrl &a, const QUrl &b) {
-        return a.scheme() == b.scheme() && a.host() == b.host() && a.port() == b.port() &&
-               a.path(QUrl::FullyDecoded).chopped(a.path().endsWith(u'/') ? 1 : 0) ==
-                   b.path(QUrl::FullyDecoded).chopped(b.path().endsWith(u'/') ? 1 : 0);
-    };
     bool ours = false;
     for (const QString &name : cluster ? cluster->prefill + cluster->decode : QStringList())
         if (const Service *engine = m_context.inventory.service(name))
-            ours = ours || (!url.isEmpty() && sameUrl(engine->url, QUrl(url)));
+            ours = ours || (!url.isEmpty() && sameEndpoint(engine->url, QUrl(url)));
     if (!ours || id.isEmpty() || leaf->reRegistered.contains(id))
         return; // once per worker and step; the polls then wait for it
     leaf->reRegistered.insert(id);
@@ -414,11 +428,7 @@ void WorkflowRunner::reRegister(const std::shared_ptr<Leaf> &leaf, const Service
                    worker.value(QStringLiteral("bootstrap_port")));
     probes::ProbeRequest remove;
     remove.kind = probes::ProbeKind::Delete;
-    // The id as one path segment, every reserved character encoded (a URL's
-    // "/" and ":" too), kept encoded: never a path that leaves /workers/.
-    remove.url = QUrl::fromEncoded(router.urlWithPath(QStringLiteral("/workers/")).toEncoded() +
-                                       QUrl::toPercentEncoding(id),
-                                   QUrl::StrictMode);
+    remove.url = workerUrl(router, id);
     remove.timeoutMs = 5000;
     probes::ProbeRequest post;
     post.kind = probes::ProbeKind::Chat; // a POST with a JSON body, answer read whole

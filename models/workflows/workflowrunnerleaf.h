@@ -28,4 +28,11 @@ struct WorkflowRunner::Leaf
     std::function<void()> cancelAction;
 };
 
+/// "HTTP 503", the error, or "no answer": what a check saw.
+QString seen(const probes::ProbeResult &result);
+/// The same server: scheme, host, port and path (a trailing "/" aside).
+bool sameEndpoint(const QUrl &a, const QUrl &b);
+/// `router`'s `/workers/{id}`, the id one percent-encoded path segment.
+QUrl workerUrl(const inventory::Service &router, const QString &id);
+
 } // namespace opsdeck::workflows

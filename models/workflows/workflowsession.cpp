@@ -58,10 +58,10 @@ void WorkflowSession::plan(const Request &request)
         if (generation != m_planGeneration)
             return;
         QString error;
-        auto plan = RunbookPlanner::plan(
-            m_context.runner.inventory,
-            {request.kind, request.cluster, request.service, request.knob, request.backup, edits},
-            &error, m_context.timings);
+        auto plan = RunbookPlanner::plan(m_context.runner.inventory,
+                                         {request.kind, request.cluster, request.service,
+                                          request.knob, request.backup, edits, request.drain},
+                                         &error, m_context.timings);
         if (!plan)
             return Q_EMIT planFailed(error);
         refreshEvidence(*plan);
@@ -405,7 +405,7 @@ void WorkflowSession::rollBackAutomatically(const WorkflowPlan &failed, const QS
                         disconnect(*failedToPlan);
                         refuse(u"the automatic rollback could not be planned: "_s + error);
                     });
-        plan({WorkflowKind::RestoreKnob, failed.cluster, failed.service, knob, {}, id});
+        plan({WorkflowKind::RestoreKnob, failed.cluster, failed.service, knob, {}, id, false});
     });
 }
 
@@ -443,16 +443,24 @@ void WorkflowSession::resume(const QString &id, const Confirmation &confirmation
     const QString cluster = was.value(u"cluster"_s).toString();
     // Planned again as it was run: its failure watch as long as it was.
     RunbookPlanner::Timings timings = m_context.timings;
-    for (const QJsonValue &step : was.value(u"steps"_s).toArray())
-        if (step.toObject().value(u"action"_s).toString() == u"watch-failures")
-            timings.failureWatchS = step.toObject().value(u"watch_s"_s).toInt();
+    bool drained = false;
+    for (const QJsonValue &value : was.value(u"steps"_s).toArray()) {
+        const QJsonObject step = value.toObject();
+        if (step.value(u"action"_s).toString() == u"watch-failures")
+            timings.failureWatchS = step.value(u"watch_s"_s).toInt();
+        if (step.value(u"action"_s).toString() == u"drain") {
+            drained = true;
+            timings.drainS = step.value(u"deadline_s"_s).toInt();
+        }
+    }
     auto plan = RunbookPlanner::plan(m_context.runner.inventory,
                                      {*kind,
                                       cluster,
                                       was.value(u"service"_s).toString(),
                                       was.value(u"knob"_s).toString(),
                                       QString(),
-                                      {}},
+                                      {},
+                                      drained},
                                      &error, timings);
     if (!plan)
         return refuse(error);

@@ -64,6 +64,9 @@ public:
         /// restore-knob: only the scripts this workflow edited, each from the
         /// backup it made (the automatic rollback of a failed run)
         QString undoing;
+        /// restart / co-restart: drain each engine through the router first
+        /// (RunbookPlanner::Request::drain)
+        bool drain = false;
     };
 
     explicit WorkflowSession(QObject *parent = nullptr);

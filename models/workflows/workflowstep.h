@@ -34,7 +34,13 @@ struct WorkflowStep
         /// again `watchS` later: any rise fails the step
         WatchFailures,
         EditKnob, ///< a serve script's knob: hash check, verified backup, atomic write
-        Marker    ///< a history marker ("before" / "after" the change)
+        Marker,   ///< a history marker ("before" / "after" the change)
+        /// removed from the router's workers (DELETE /workers/{url}), then
+        /// its running requests (its /metrics) waited down to 0
+        Drain,
+        /// added back to the router once it answers (POST /workers: its url,
+        /// its role, a prefill's bootstrap port from its /server_info)
+        Register
     };
     enum class OnError
     {

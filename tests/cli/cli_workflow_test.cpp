@@ -63,6 +63,15 @@ protected:
         return run.lastLine();
     }
     QString demoDir() const { return m_home.path() + u"/demo"_qs; }
+    // The url of the demo's service `name` (its role has the same name), as
+    // `inventory` gives it; empty when it does not.
+    static QString urlOf(const QString &inventory, const QString &name)
+    {
+        return QRegularExpression(u"name: %1\\n    role: %1\\n    host: local\\n"
+                                  u"    url: (http://127\\.0\\.0\\.1:\\d+)"_qs.arg(name))
+            .match(QString::fromUtf8(test::readFile(inventory)))
+            .captured(1);
+    }
     QString dataDir() const { return m_home.path() + u"/data"_qs; }
     QString log(const char *service) const
     {
@@ -781,6 +790,50 @@ TEST_F(CliWorkflow, OverSshACoRestartRunsAndADroppedConnectionIsReportedAndResum
     EXPECT_EQ(status.exitCode, 0) << status.standardOutput.toStdString();
 }
 
+// A co-restart with --drain while a long streamed request runs through the
+// router: each engine is removed from the router, the request is waited for
+// and ends whole ("[DONE]", not cut by the stop), and every engine is added
+// back; the cluster then serves.
+TEST_F(CliWorkflow, ADrainedCoRestartLetsTheRunningRequestFinish)
+{
+    const QString inventory = up();
+    const QString router = urlOf(inventory, u"router"_qs);
+    ASSERT_FALSE(router.isEmpty());
+    QProcess request;
+    request.start(u"curl"_qs, {u"-sN"_qs, u"-m"_qs, u"60"_qs, u"-H"_qs,
+                               u"Content-Type: application/json"_qs, u"-d"_qs,
+                               u"{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
+                               u"\"hi\"}],\"max_tokens\":400,\"stream\":true}"_qs,
+                               router + u"/v1/chat/completions"_qs});
+    QByteArray streamed;
+    ASSERT_TRUE(test::waitUntil(
+        [&] {
+            streamed += request.readAllStandardOutput();
+            return streamed.contains("data:");
+        },
+        std::chrono::seconds(30)))
+        << "the request is under way";
+
+    const auto run = workflow({u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
+                               u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs,
+                               u"--drain"_qs, u"--drain-timeout"_qs, u"60"_qs, u"--json"_qs});
+    ASSERT_TRUE(request.waitForFinished(60000));
+    streamed += request.readAllStandardOutput();
+    EXPECT_EQ(request.exitCode(), 0) << "curl: the stream was not cut";
+    EXPECT_TRUE(streamed.contains("data: [DONE]")) << streamed.right(300).toStdString();
+    EXPECT_EQ(run.exitCode, 0) << run.standardOutput.toStdString();
+    QStringList details;
+    for (const QJsonValue &step : run.json().object().value(u"steps"_qs).toArray())
+        details << step.toObject().value(u"detail"_qs).toString();
+    const QString said = details.join(u'\n');
+    EXPECT_TRUE(said.contains(u"removed from router (HTTP 202); no running request on decode"_qs))
+        << said.toStdString();
+    EXPECT_TRUE(said.contains(u"added back to router: POST"_qs)) << said.toStdString();
+    EXPECT_EQ(said.count(u"added back to router"_qs), 2) << said.toStdString();
+    const auto status = runCli({u"status"_qs, u"--inventory"_qs, inventory});
+    EXPECT_EQ(status.exitCode, 0) << status.standardOutput.toStdString();
+}
+
 // The failure watch fails the workflow when the engines' counters rise
 // during it: here a request sent to the decode with a bootstrap server that
 // nothing serves (a decode that cannot reach its prefill's bootstrap), as
@@ -788,11 +841,8 @@ TEST_F(CliWorkflow, OverSshACoRestartRunsAndADroppedConnectionIsReportedAndResum
 TEST_F(CliWorkflow, TheFailureWatchFailsTheWorkflowWhenBootstrapFailuresRise)
 {
     const QString inventory = up();
-    const QRegularExpressionMatch decode =
-        QRegularExpression(u"name: decode\\n    role: decode\\n    host: local\\n"
-                           u"    url: (http://127\\.0\\.0\\.1:\\d+)"_qs)
-            .match(QString::fromUtf8(test::readFile(inventory)));
-    ASSERT_TRUE(decode.hasMatch());
+    const QString decode = urlOf(inventory, u"decode"_qs);
+    ASSERT_FALSE(decode.isEmpty());
     QProcess cli;
     test::startCli(cli,
                    {u"workflow"_qs, u"run"_qs, u"co-restart"_qs, u"--inventory"_qs, inventory,
@@ -814,7 +864,7 @@ TEST_F(CliWorkflow, TheFailureWatchFailsTheWorkflowWhenBootstrapFailuresRise)
                    u"{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
                    u"\"hi\"}],\"bootstrap_host\":\"127.0.0.1\",\"bootstrap_port\":%1,"
                    u"\"bootstrap_room\":7}"_qs.arg(test::freeTcpPort()),
-                   decode.captured(1) + u"/v1/chat/completions"_qs});
+                   decode + u"/v1/chat/completions"_qs});
     ASSERT_TRUE(request.waitForFinished(15000));
     EXPECT_EQ(request.readAllStandardOutput(), "500") << "the decode says it failed";
     ASSERT_TRUE(cli.waitForFinished(60000));
@@ -899,20 +949,33 @@ TEST_F(CliWorkflow, WithAutoRollbackAFailedRevertIsRestoredAtOnce)
     const QByteArray reverted = test::readFile(script);
     EXPECT_NE(reverted, original);
 
-    // Its backup changed behind OpsDeck's back: the restore refuses it.
-    const QStringList backups =
-        QDir(demoDir()).entryList({u"serve_decode.sh.opsdeck-*.bak"_qs}, QDir::Files);
-    ASSERT_FALSE(backups.isEmpty());
-    for (const QString &backup : backups) {
-        const QString path = demoDir() + u'/' + backup;
-        ASSERT_TRUE(test::writeFile(path, test::readFile(path) + "# changed\n"));
+    // The failed run's backup, as its output names it for rolling back.
+    const QRegularExpressionMatch named =
+        QRegularExpression(u"--backup '([^']+)'"_qs).match(QString::fromUtf8(asked.standardOutput));
+    ASSERT_TRUE(named.hasMatch()) << asked.standardOutput.toStdString();
+    const QString backup = named.captured(1);
+    const QByteArray kept = test::readFile(backup);
+    const QStringList restoreKnob{u"run"_qs,         u"restore-knob"_qs,
+                                  u"--inventory"_qs, inventory,
+                                  u"--cluster"_qs,   u"demo"_qs,
+                                  u"--service"_qs,   u"decode"_qs,
+                                  u"--knob"_qs,      u"SGLANG_SM120_MMA_TARGET_CTAS"_qs,
+                                  u"--confirm"_qs,   u"decode"_qs};
+
+    // Changed behind OpsDeck's back: refused, found by the journal or given.
+    ASSERT_TRUE(test::writeFile(backup, kept + "# changed\n"));
+    for (const QStringList &extra : {QStringList{}, QStringList{u"--backup"_qs, backup}}) {
+        const auto refused = workflow(restoreKnob + extra);
+        EXPECT_EQ(refused.exitCode, 2) << refused.standardOutput.toStdString();
+        EXPECT_TRUE(refused.standardError.contains("the journal recorded"))
+            << refused.standardError.toStdString();
+        EXPECT_EQ(test::readFile(script), reverted) << "nothing restored";
     }
-    const auto restore =
-        workflow({u"run"_qs, u"restore-knob"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
-                  u"demo"_qs, u"--service"_qs, u"decode"_qs, u"--knob"_qs,
-                  u"SGLANG_SM120_MMA_TARGET_CTAS"_qs, u"--confirm"_qs, u"decode"_qs});
-    EXPECT_EQ(restore.exitCode, 2) << restore.standardOutput.toStdString();
-    EXPECT_TRUE(restore.standardError.contains("the journal recorded"))
-        << restore.standardError.toStdString();
-    EXPECT_EQ(test::readFile(script), reverted) << "nothing restored";
+
+    // As it was made: the command the failed run printed puts the script back
+    // byte for byte, and the decode starts again.
+    ASSERT_TRUE(test::writeFile(backup, kept));
+    const auto restored = workflow(restoreKnob + QStringList{u"--backup"_qs, backup});
+    EXPECT_EQ(restored.exitCode, 0) << restored.standardOutput.toStdString();
+    EXPECT_EQ(test::readFile(script), original);
 }

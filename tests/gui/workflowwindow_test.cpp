@@ -164,6 +164,19 @@ TEST(WorkflowWindow, CoRestartFromTheClusterBarRunsLiveAndEndsInTheAuditView)
     EXPECT_TRUE(plan->guardLabel()->text().contains(QStringLiteral("demo")))
         << plan->guardLabel()->text().toStdString();
     keepScreenshot(dialog, QStringLiteral("workflow-1-plan"));
+    // Drain first: planned again, the engines taken out of the router first.
+    ASSERT_TRUE(dialog->drainBox()->isVisible());
+    const auto planSays = [&](const char *words) {
+        return plan->plan().has_value() &&
+               plan->planText()->toPlainText().contains(QLatin1String(words));
+    };
+    dialog->drainBox()->setChecked(true);
+    ASSERT_TRUE(waitUntil([&] { return planSays("drain decode through router"); }, 10s))
+        << plan->planText()->toPlainText().toStdString();
+    keepScreenshot(dialog, QStringLiteral("workflow-1b-drain-plan"));
+    dialog->drainBox()->setChecked(false);
+    ASSERT_TRUE(
+        waitUntil([&] { return !planSays("drain decode") && planSays("stop decode"); }, 10s));
     plan->confirmEdit()->setText(QStringLiteral("dmeo"));
     EXPECT_FALSE(plan->runButton()->isEnabled()) << "a wrong name confirms nothing";
     EXPECT_TRUE(plan->guardLabel()->text().contains(QStringLiteral("dmeo")));

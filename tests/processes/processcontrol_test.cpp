@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <csignal>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 using namespace opsdeck;
 using opsdeck::test::processAlive;
@@ -500,4 +501,25 @@ TEST(ProcessControl, TwoStartsAtOnceLaunchOneProcess)
     ASSERT_TRUE(stopped.wait(15000));
     EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
     EXPECT_FALSE(processAlive(pid));
+}
+
+// Something else planted at the start lock's path (a FIFO would block the
+// start until its deadline): the start fails at once, naming it.
+TEST(ProcessControl, AStartLockThatIsNotAFileFailsTheStartNamingIt)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const auto sleeper = detachedSleeper(dir.path(), QStringLiteral("proxy"), false);
+    ASSERT_EQ(
+        ::mkfifo(QFile::encodeName(sleeper.pidFile + QStringLiteral(".start-lock")).constData(),
+                 0600),
+        0);
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
+    control.startAll({sleeper});
+    ASSERT_TRUE(started.wait(10000));
+    EXPECT_FALSE(started.first().at(0).toBool());
+    EXPECT_TRUE(started.first().at(1).toString().contains(QStringLiteral("is not a regular file")))
+        << started.first().at(1).toString().toStdString();
+    EXPECT_FALSE(QFile::exists(sleeper.pidFile)) << "nothing started";
 }

@@ -175,3 +175,57 @@ TEST(RunbookPlanner, ProductionAndBadRequestsAreSaidByName)
         load(text), {WorkflowKind::CoRestart, QStringLiteral("pd"), {}, {}, {}, {}}, &error));
     EXPECT_TRUE(error.contains(u"service d2 has no `start` command")) << error.toStdString();
 }
+
+// Drained: every engine leaves the router before any stops, and each is
+// added back between its start and its health (a prefill before its
+// bootstrap check, which needs the router to list it). Only engines behind
+// a router are drained; restart-proxy and a router's restart refuse it.
+TEST(RunbookPlanner, ADrainedCoRestartTakesTheEnginesOutOfTheRouterFirstAndPutsThemBack)
+{
+    const inventory::Inventory inventory = load(inventoryText());
+    QString error;
+    const auto planned = RunbookPlanner::plan(
+        inventory, {WorkflowKind::CoRestart, QStringLiteral("pd"), {}, {}, {}, {}, true}, &error);
+    ASSERT_TRUE(planned) << error.toStdString();
+    const QStringList s = shape(*planned);
+    for (const char *engine : {"d1", "d2", "p1", "p2"}) {
+        const QString drain = QStringLiteral("drain:") + QLatin1String(engine);
+        const QString added = QStringLiteral("register:") + QLatin1String(engine);
+        ASSERT_GE(s.indexOf(drain), 0) << s.join(u' ').toStdString();
+        EXPECT_LT(s.indexOf(drain), indexOf(s, "stop:d1"));
+        EXPECT_GT(s.indexOf(added), s.indexOf(QStringLiteral("start:") + QLatin1String(engine)));
+    }
+    EXPECT_LT(indexOf(s, "register:p1"), indexOf(s, "wait-bootstrap:p1"));
+    EXPECT_LT(indexOf(s, "register:d1"), indexOf(s, "wait-healthy:d1"));
+    EXPECT_LT(indexOf(s, "register:d2"), indexOf(s, "router-ready:router"));
+    const QString text = planned->text();
+    EXPECT_TRUE(text.contains(u"DELETE http://127.0.0.1:30100/workers/{http://127.0.0.1:30011, "
+                              u"encoded}"_qs))
+        << text.toStdString();
+    // A drain that times out lets the restart go on.
+    for (const WorkflowStep *step : planned->leaves()) {
+        if (step->action == WorkflowStep::Action::Drain) {
+            EXPECT_EQ(step->onError, WorkflowStep::OnError::Continue);
+        }
+    }
+
+    const auto single = RunbookPlanner::plan(
+        inventory,
+        {WorkflowKind::Restart, QStringLiteral("pd"), QStringLiteral("d1"), {}, {}, {}, true},
+        &error);
+    ASSERT_TRUE(single) << error.toStdString();
+    EXPECT_EQ(shape(*single).mid(0, 6),
+              QStringList({u"drain:d1"_qs, u"stop:d1"_qs, u"wait-exited:d1"_qs, u"start:d1"_qs,
+                           u"register:d1"_qs, u"wait-healthy:d1"_qs}));
+
+    EXPECT_FALSE(RunbookPlanner::plan(
+        inventory, {WorkflowKind::RestartProxy, QStringLiteral("pd"), {}, {}, {}, {}, true},
+        &error));
+    EXPECT_TRUE(error.contains(u"drain belongs to restart and co-restart"_qs))
+        << error.toStdString();
+    EXPECT_FALSE(RunbookPlanner::plan(
+        inventory,
+        {WorkflowKind::Restart, QStringLiteral("pd"), QStringLiteral("router"), {}, {}, {}, true},
+        &error));
+    EXPECT_TRUE(error.contains(u"only engines are drained"_qs)) << error.toStdString();
+}
