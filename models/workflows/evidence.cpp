@@ -36,9 +36,11 @@ bool Evidence::pointsAtConnectionLayer() const
     if (nowMs - stallAtMs > kRecentS * 1000 || stallClearedAtMs > stallAtMs)
         return false;
     // A queue at the engines could explain slow answers; without one they
-    // answer at once (the diagnosis's own probes keep a few running).
+    // answer at once. The diagnosis's own probes (at most 2 per path at once,
+    // over the proxy's and the router's paths) can wait a scheduler step on a
+    // loaded host: a queue shorter than they are is theirs.
     const double waiting = stall->decodeWaitingMax >= 0 ? stall->decodeWaitingMax : decodeWaiting;
-    return waiting <= 0;
+    return waiting < kOwnProbesAtOnce;
 }
 
 QString Evidence::connectionLayerWarning(const QString &whatThePlanDoes) const

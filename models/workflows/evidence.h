@@ -40,10 +40,16 @@ struct Evidence
     /// A diagnosis is "recent" for this long: the issue's 30 minutes.
     static constexpr qint64 kRecentS = 30 * 60;
 
+    /// Requests the diagnosis itself has in flight at once through a proxy
+    /// and a router (ProbeRounds: at most 2 per path): a decode queue shorter
+    /// than this is its own probes waiting a scheduler step.
+    static constexpr double kOwnProbesAtOnce = 4;
+
     /// True when the evidence points at the connection layer: a keep-alive
     /// stall diagnosed at a proxy or router within kRecentS while the engines
-    /// were idle: no request waiting at the decodes (or that not read; the
-    /// diagnosis itself saw fresh requests answered at once through them).
+    /// were idle: fewer requests waiting at the decodes than kOwnProbesAtOnce
+    /// (or that not read; the diagnosis itself saw fresh requests answered at
+    /// once through them).
     bool pointsAtConnectionLayer() const;
     /// "The evidence points at proxy-0: reused connections stall there while
     /// fresh ones answer and the engines are idle. ..." (empty when it does not).

@@ -1,4 +1,5 @@
 // WorkflowGuard: each guard refuses, in order, and says what to type.
+#include "evidence.h"
 #include "workflowguard.h"
 
 #include <gtest/gtest.h>
@@ -56,4 +57,23 @@ TEST(WorkflowGuard, ProductionNeedsAReasonAndAPlanningRefusalComesFirst)
     EXPECT_EQ(
         WorkflowGuard::refusal(plan, true, {QStringLiteral("d1"), QStringLiteral("hung"), false}),
         QStringLiteral("nixl pair"));
+}
+
+// The evidence points at the connection layer while the decodes' queue is
+// no longer than the diagnosis's own probes (a loaded host keeps them a
+// scheduler step); a real queue could explain the stall, and then it does not.
+TEST(Evidence, AQueueNoLongerThanTheDiagnosisOwnProbesStillPointsAtTheProxy)
+{
+    Evidence evidence;
+    evidence.nowMs = 1'000'000;
+    evidence.stallAtMs = evidence.nowMs - 60'000;
+    opsdeck::probes::Diagnosis stall;
+    stall.hop = QStringLiteral("proxy-0");
+    stall.role = opsdeck::inventory::Role::Proxy;
+    stall.decodeWaitingMax = 2;
+    evidence.stall = stall;
+    EXPECT_TRUE(evidence.pointsAtConnectionLayer());
+    evidence.stall->decodeWaitingMax = 20;
+    EXPECT_FALSE(evidence.pointsAtConnectionLayer());
+    EXPECT_TRUE(evidence.connectionLayerWarning(QStringLiteral("x")).isEmpty());
 }
