@@ -485,7 +485,15 @@ TEST_F(CliDemo, DownInAFolderHoldingAnotherDemosInventoryStopsNothing)
     // files: the pid files and identities it brought name the original's
     // processes, which stay.
     const QString whole = home() + QStringLiteral("/whole");
-    ASSERT_EQ(QProcess::execute(QStringLiteral("cp"), {QStringLiteral("-a"), demoDir(), whole}), 0);
+    // Copied while the demo runs: a file that vanishes mid-copy (the
+    // recorder's temporary identity) makes cp fail; copied again.
+    ASSERT_TRUE(opsdeck::test::waitUntil(
+        [&] {
+            QDir(whole).removeRecursively();
+            return QProcess::execute(QStringLiteral("cp"),
+                                     {QStringLiteral("-a"), demoDir(), whole}) == 0;
+        },
+        std::chrono::seconds(20)));
     const QString inventory = whole + QStringLiteral("/inventory.yaml");
     ASSERT_TRUE(opsdeck::test::writeFile(
         inventory, opsdeck::test::readFile(inventory).replace(QFile::encodeName(demoDir()),
