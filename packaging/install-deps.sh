@@ -17,7 +17,7 @@ build_packages=(
 )
 display_packages=(xvfb xauth)
 test_packages=("${display_packages[@]}" openssh-server curl dbus procps python3-prometheus-client openssl nginx-light
-               tinyproxy prometheus sudo openssh-client passwd socat iproute2)
+               tinyproxy prometheus sudo openssh-client passwd socat iproute2 strace)
 
 wanted=("${build_packages[@]}")
 case "${1:-}" in

@@ -41,6 +41,8 @@ int verify(const history::AuditLog &log, bool json)
         switch (result.status) {
         case history::AuditVerification::Status::Intact:
             verdict = u"intact, %1 entries"_s.arg(result.entries);
+            if (!result.reason.isEmpty())
+                verdict += u" (%1)"_s.arg(result.reason);
             break;
         case history::AuditVerification::Status::Broken:
             verdict = u"BROKEN at line %1: %2"_s.arg(result.line).arg(result.reason);

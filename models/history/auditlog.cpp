@@ -54,13 +54,38 @@ struct Head
     /// with the log's key (0: never): the lines before it cannot be vouched
     /// for, and a head written afresh must not bless them.
     qint64 lostAt = 0;
+    /// The entry being appended (0: none): the head is written with it
+    /// before its line, so that a writer killed after the line and before
+    /// the head leaves a line the head expects (the file's size once it is
+    /// in, and its hash), not one that reads as added behind its back.
+    qint64 pendingBytes = 0;
+    QByteArray pendingLast;
     QByteArray mac; ///< HMAC of the fields above when keyed
 
     QByteArray signedText() const
     {
         return QByteArray::number(entries) + '|' + QByteArray::number(bytes) + '|' + last + '|' +
                QByteArray::number(keyedFrom) +
-               (lostAt > 0 ? "|lost" + QByteArray::number(lostAt) : QByteArray());
+               (lostAt > 0 ? "|lost" + QByteArray::number(lostAt) : QByteArray()) +
+               (pendingBytes > 0 ? "|pending" + QByteArray::number(pendingBytes) + '|' + pendingLast
+                                 : QByteArray());
+    }
+
+    /// The head as the file stands: with its pending entry when the file
+    /// ends with exactly that line (its writer died before confirming it),
+    /// else without it (it never reached the file). Sets `landed`.
+    Head settled(qint64 fileBytes, const QByteArray &lastHash, bool *landed) const
+    {
+        Head head = *this;
+        *landed = pendingBytes > 0 && fileBytes == pendingBytes && lastHash == pendingLast;
+        if (*landed) {
+            head.entries += 1;
+            head.bytes = pendingBytes;
+            head.last = pendingLast;
+        }
+        head.pendingBytes = 0;
+        head.pendingLast.clear();
+        return head;
     }
 };
 
@@ -79,6 +104,8 @@ std::optional<Head> readHead(const QString &path)
     head.keyed = o.value(QStringLiteral("keyed")).toBool();
     head.keyedFrom = o.value(QStringLiteral("keyed_from")).toInteger(head.keyed ? 1 : 0);
     head.lostAt = o.value(QStringLiteral("head_lost_at")).toInteger(0);
+    head.pendingBytes = o.value(QStringLiteral("pending_bytes")).toInteger(0);
+    head.pendingLast = o.value(QStringLiteral("pending_last")).toString().toLatin1();
     head.mac = o.value(QStringLiteral("mac")).toString().toLatin1();
     return head;
 }
@@ -95,6 +122,10 @@ bool writeHead(const QString &path, const Head &head, const std::optional<QByteA
     o[QStringLiteral("keyed_from")] = head.keyedFrom;
     if (head.lostAt > 0)
         o[QStringLiteral("head_lost_at")] = head.lostAt;
+    if (head.pendingBytes > 0) {
+        o[QStringLiteral("pending_bytes")] = head.pendingBytes;
+        o[QStringLiteral("pending_last")] = QString::fromLatin1(head.pendingLast);
+    }
     if (key)
         o[QStringLiteral("mac")] = QString::fromLatin1(linkTo(head.signedText(), key));
     const QByteArray text = QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n';
@@ -269,17 +300,29 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     // QLockFile creates it 0666 less the umask.
     ::chmod(QFile::encodeName(lockPath).constData(), 0600);
 
-    const std::optional<Head> head = readHead(headPath());
+    const std::optional<Head> stored = readHead(headPath());
     const LastLine last = lastLine(m_path);
-    const bool fresh = !head && last.bytes.isEmpty() && QFileInfo(m_path).size() == 0;
+    const qint64 size = QFileInfo(m_path).size();
+    const bool fresh = !stored && last.bytes.isEmpty() && size == 0;
     const ChainKey chain = chainKey(fresh);
     const std::optional<QByteArray> key = chain.usable();
-    if (head && head->keyed && !key)
+    if (stored && stored->keyed && !key)
         return fail(QStringLiteral("its chain is keyed and the key is not available (%1): "
                                    "nothing written")
                         .arg(chain.state == ChainKey::State::None
                                  ? QStringLiteral("the secret store has none for it")
                                  : chain.problem));
+    // A head not written with the key is said for good below, never blessed.
+    const bool headUnkeyed = stored && key && (stored->entries > 0 || stored->pendingBytes > 0) &&
+                             (!stored->keyed || stored->mac != linkTo(stored->signedText(), key));
+    bool landed = false;
+    std::optional<Head> head;
+    if (stored)
+        head = stored->settled(size, hashOf(last.bytes), &landed);
+    if (landed)
+        spdlog::warn("audit log {}: entry {} was written by a process that died before "
+                     "confirming it; it is counted",
+                     m_path.toStdString(), head->entries);
     QJsonObject object;
     const QDateTime time = entry.time.isValid() ? entry.time : QDateTime::currentDateTimeUtc();
     object[QStringLiteral("time")] = time.toUTC().toString(Qt::ISODateWithMs);
@@ -307,6 +350,38 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     if (fd < 0)
         return fail(why);
     const off_t before = ::lseek(fd, 0, SEEK_END);
+    // Counted on from the head, not from the file: a cut before this entry stays visible.
+    Head next;
+    next.entries = (head ? head->entries : countLines(m_path)) + 1;
+    next.bytes = before + line.size();
+    next.last = hashOf(json);
+    next.keyedFrom = head ? head->keyedFrom : 0;
+    next.lostAt = head ? head->lostAt : 0;
+    // A log with lines but no head (deleted), or a head not written with the
+    // key: say so in the new head for good, never bless what came before.
+    // An empty log without a head that this object wrote to before, or whose
+    // key already existed with an anchor (so an entry went in), was emptied or
+    // removed: not a new log. A key without an anchor is a first append's
+    // whose writer died before its head was in place.
+    const bool emptied =
+        fresh && key && (m_appended || (!chain.created && knownAnchor(chain).has_value()));
+    const bool headLost = (!head && before > 0) || emptied || headUnkeyed;
+    if (headLost && next.lostAt == 0)
+        next.lostAt = next.entries;
+    if (key && next.keyedFrom == 0)
+        next.keyedFrom = headLost ? 1 : next.entries;
+    // The head names the entry before its line is written: a writer killed
+    // in between leaves the head's pending entry, not a line it never counted.
+    Head intent = next;
+    intent.entries = next.entries - 1;
+    intent.bytes = head ? head->bytes : before;
+    intent.last = head ? head->last : (last.bytes.isEmpty() ? QByteArray() : hashOf(last.bytes));
+    intent.pendingBytes = next.bytes;
+    intent.pendingLast = next.last;
+    if (!writeHead(headPath(), intent, key, &why)) {
+        ::close(fd);
+        return fail(why + QStringLiteral(" (nothing was written)"));
+    }
     // QFile on our O_APPEND descriptor: it writes the line whole (retrying
     // short writes); the descriptor stays ours for fsync and close.
     QFile out;
@@ -327,25 +402,7 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
         return fail(why);
     }
     const off_t after = ::lseek(fd, 0, SEEK_END);
-    // Counted on from the head, not from the file: a cut before this entry stays visible.
-    Head next;
-    next.entries = (head ? head->entries : countLines(m_path) - 1) + 1;
     next.bytes = after;
-    next.last = hashOf(json);
-    next.keyedFrom = head ? head->keyedFrom : 0;
-    next.lostAt = head ? head->lostAt : 0;
-    // A log with lines but no head (deleted), or a head not written with the
-    // key: say so in the new head for good, never bless what came before.
-    // An empty log without a head whose key already existed, or that this
-    // object wrote to before, was emptied or removed: not a new log.
-    const bool emptied = fresh && key && (!chain.created || m_appended);
-    const bool headLost = (!head && before > 0) || emptied ||
-                          (head && key && head->entries > 0 &&
-                           (!head->keyed || head->mac != linkTo(head->signedText(), key)));
-    if (headLost && next.lostAt == 0)
-        next.lostAt = next.entries;
-    if (key && next.keyedFrom == 0)
-        next.keyedFrom = headLost ? 1 : next.entries;
     if (!writeHead(headPath(), next, key, &why)) {
         // The entry goes too: an action refused must leave no entry saying it
         // ran, and a line the head does not count would read as forged.
@@ -430,7 +487,7 @@ AuditVerification AuditLog::check() const
     if (!settings::PrivateFiles::regularOrAbsent(m_path, &why) ||
         !settings::PrivateFiles::regularOrAbsent(headPath(), &why))
         return broken(0, why);
-    const std::optional<Head> head = readHead(headPath());
+    std::optional<Head> head = readHead(headPath());
     result.headEntries = head ? int(head->entries) : -1;
     QFile file(m_path);
     if (!file.exists()) {
@@ -517,7 +574,12 @@ AuditVerification AuditLog::check() const
         result.keyNote +=
             QStringLiteral("; anchored at entry %1 in the secret store").arg(anchor->entries);
     if (!head) {
-        if (number > 0) {
+        if (number == 0 && anchor) {
+            result.status = AuditVerification::Status::Truncated;
+            result.reason = QStringLiteral("the log is empty and has no head, but the secret "
+                                           "store's anchor says it held %1 entries")
+                                .arg(anchor->entries);
+        } else if (number > 0) {
             result.status = AuditVerification::Status::Truncated;
             result.reason = QStringLiteral("there is no head file %1: a cut-off end cannot be "
                                            "ruled out")
@@ -528,13 +590,20 @@ AuditVerification AuditLog::check() const
     if (key && (!head->keyed || head->mac != linkTo(head->signedText(), key)))
         return broken(number,
                       QStringLiteral("the head %1 was not written with the key").arg(headPath()));
+    bool landed = false;
+    head = head->settled(file.size(), lastHash, &landed);
+    result.headEntries = int(head->entries);
+    if (landed)
+        result.reason = QStringLiteral("entry %1 was written by a process that died before "
+                                       "confirming it: what it records may not have happened")
+                            .arg(head->entries);
     if (head->lostAt > 0)
         return broken(int(head->lostAt),
                       QStringLiteral("entry %1 was appended while the head file was missing or "
                                      "not written with the key: the lines before it cannot be "
                                      "vouched for (a cut or a rewrite would not show)")
                           .arg(head->lostAt));
-    if (head->keyed && !seenKeyed && number > 0)
+    if (head->keyed && !seenKeyed && number > 0 && number >= head->keyedFrom)
         return broken(1, QStringLiteral("the head is keyed but no line is"));
     if (number < head->entries) {
         result.status = AuditVerification::Status::Truncated;

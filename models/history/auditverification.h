@@ -23,7 +23,9 @@ struct AuditVerification
     /// (anyone can recompute it), or the key was not available to check it.
     bool keyed = false;
     /// In words: the break or cut-off, and what the check could and could not
-    /// cover ("unkeyed: no secret store answered (…)").
+    /// cover ("unkeyed: no secret store answered (…)"). Intact: empty, or the
+    /// last entry's writer died between its line and its head (counted, since
+    /// the head named it first; what it records may not have happened).
     QString reason;
     QString keyNote;
 

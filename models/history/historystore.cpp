@@ -137,9 +137,10 @@ bool HistoryStore::open(bool checkFirst)
     QString why;
     if (!settings::PrivateFiles::makeDir(QFileInfo(m_path).absolutePath(), &why))
         return fail(QStringLiteral("open"), why);
-    // Before SQLite opens (and writes) any of them: a link or a second name
-    // would be written through.
-    for (const QString &suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")}) {
+    // Before SQLite opens (and writes) any of them, or the WAL's record is
+    // written: a link or a second name would be written through.
+    for (const QString &suffix :
+         {QString(), QStringLiteral("-wal"), QStringLiteral("-shm"), QStringLiteral("-walbase")}) {
         if (!settings::PrivateFiles::ownOrAbsent(m_path + suffix, &why))
             return fail(QStringLiteral("open"), why);
     }

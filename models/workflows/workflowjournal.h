@@ -62,8 +62,8 @@ public:
     /// does not run.
     static std::optional<WorkflowJournal> create(const QString &dataDir, const WorkflowPlan &plan,
                                                  QString *error, const QString &id = {});
-    /// A new workflow's id: `<UTC yyyyMMddTHHmmssZ>-<kind>-<4 hex>` (what the
-    /// cluster lock names before the journal exists).
+    /// A new workflow's id: `<UTC yyyyMMddTHHmmssZ>-<kind>-<4 hex>` (its journal's
+    /// name, and what its cluster lock names).
     static QString newId(WorkflowKind kind);
     /// The journal of an earlier workflow, to go on writing (resume, abandon).
     static WorkflowJournal reopen(const Summary &summary);

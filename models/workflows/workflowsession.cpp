@@ -13,6 +13,7 @@
 #include "transport.h"
 
 #include <QDateTime>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QSettings>
@@ -159,34 +160,51 @@ void WorkflowSession::refuse(const QString &why)
 }
 
 void WorkflowSession::takeLock(const QString &cluster, const QString &id,
-                               std::function<void()> then)
+                               std::function<void(const QString &refusal)> done)
 {
     QString host;
     QString error;
     const QString path = ClusterLock::pathFor(m_context.runner.inventory, cluster, &host, &error);
-    if (path.isEmpty()) {
-        m_starting = false;
-        return refuse(error);
-    }
-    remote::Transport *transport =
-        m_context.runner.transportFor ? m_context.runner.transportFor(host) : nullptr;
-    if (!transport) {
-        m_starting = false;
-        return refuse(u"host %1 cannot be reached to take the cluster lock"_s.arg(host));
-    }
-    m_lock = std::make_unique<ClusterLock>(transport, path);
-    const ClusterLock::Holder me{
-        history::AuditLog::currentUser(), QSysInfo::machineHostName(), {}, {}, id};
-    m_lock->take(me, m_context.lockValidity,
-                 [this, then = std::move(then)](const ClusterLock::Result &taken) {
-                     if (!taken.ok) {
-                         m_lock.reset();
-                         m_starting = false;
-                         return refuse(taken.error +
-                                       u" (nothing was run; `opsdeck-cli lock status` shows it)"_s);
-                     }
-                     then();
-                 });
+    if (path.isEmpty())
+        return done(error);
+    const auto transportFor = [this, host] {
+        return m_context.runner.transportFor ? m_context.runner.transportFor(host) : nullptr;
+    };
+    const QString unreachable = u"host %1 cannot be reached to take the cluster lock"_s.arg(host);
+    if (!transportFor())
+        return done(unreachable);
+    // Audited before the host is touched: a console killed once the lock is
+    // there leaves an entry naming it (and the journal abandon releases it by).
+    history::AuditEntry entry;
+    entry.kind = u"workflow"_s;
+    entry.host = host;
+    entry.workflow = id;
+    entry.action = u"lock-take"_s;
+    entry.detail = u"taking the cluster lock %1 on %2 for cluster %3"_s.arg(path, host, cluster);
+    audit(entry, [this, transportFor, unreachable, path, id, entry,
+                  done = std::move(done)](bool ok, const QString &auditError) {
+        if (!ok)
+            return done(
+                u"the audit entry could not be written (%1): nothing was run"_s.arg(auditError));
+        remote::Transport *transport = transportFor(); // the inventory may have changed
+        if (!transport)
+            return done(unreachable);
+        m_lock = std::make_unique<ClusterLock>(transport, path);
+        const ClusterLock::Holder me{
+            history::AuditLog::currentUser(), QSysInfo::machineHostName(), {}, {}, id};
+        m_lock->take(
+            me, m_context.lockValidity, [this, entry, done](const ClusterLock::Result &taken) {
+                if (taken.ok)
+                    return done(QString());
+                m_lock.reset();
+                const QString refusal =
+                    taken.error + u" (nothing was run; `opsdeck-cli lock status` shows it)"_s;
+                history::AuditEntry notTaken = entry;
+                notTaken.action = u"lock-not-taken"_s;
+                notTaken.detail = refusal;
+                audit(notTaken, [refusal, done](bool, const QString &) { done(refusal); });
+            });
+    });
 }
 
 void WorkflowSession::releaseLock(const QString &id,
@@ -207,19 +225,32 @@ void WorkflowSession::run(const WorkflowPlan &plan, const Confirmation &confirma
     if (const QString refusedBy = refusal(plan, confirmation); !refusedBy.isEmpty())
         return refuse(refusedBy);
     m_starting = true;
-    // One workflow per cluster at a time, whoever runs it from wherever.
     const QString id = WorkflowJournal::newId(plan.kind);
-    takeLock(plan.cluster, id, [this, plan, confirmation, id] {
-        QString error;
-        auto journal = WorkflowJournal::create(m_context.dataDir, plan, &error, id);
-        if (!journal) {
-            return releaseLock(id, [this, error](const QString &) {
-                m_starting = false;
-                refuse(error + u": nothing was run"_s);
-            });
-        }
-        start(plan, std::move(*journal), confirmation, 1);
-    });
+    // The journal before the lock: a run killed while it takes the lock is
+    // found unfinished, and abandoning it releases the lock it names.
+    QString error;
+    auto journal = WorkflowJournal::create(m_context.dataDir, plan, &error, id);
+    if (!journal) {
+        m_starting = false;
+        return refuse(error + u": nothing was run"_s);
+    }
+    // One workflow per cluster at a time, whoever runs it from wherever.
+    takeLock(plan.cluster, id,
+             [this, plan, confirmation, journal = *journal](const QString &refusal) mutable {
+                 if (refusal.isEmpty())
+                     return start(plan, std::move(journal), confirmation, 1);
+                 m_starting = false;
+                 // Nothing of it ran: its journal goes (the audit keeps
+                 // "lock-not-taken"), or ends, never offered for resume.
+                 QString error;
+                 if (!QFile::remove(journal.path()) &&
+                     !journal.append({{u"event"_s, u"end"_s},
+                                      {u"outcome"_s, u"abandoned"_s},
+                                      {u"detail"_s, QString(u"not run: "_s + refusal)}},
+                                     &error))
+                     spdlog::warn("{}", error.toStdString());
+                 refuse(refusal);
+             });
 }
 
 void WorkflowSession::start(const WorkflowPlan &plan, WorkflowJournal journal,
@@ -477,29 +508,35 @@ void WorkflowSession::resume(const QString &id, const Confirmation &confirmation
     m_starting = true;
     const WorkflowJournal::Summary summary = *found;
     // Still ours when this workflow took it; else it must be free.
-    takeLock(cluster, summary.id, [this, summary, plan = *plan, confirmation] {
-        history::AuditEntry entry;
-        entry.kind = u"workflow"_s;
-        entry.host = plan.cluster;
-        entry.workflow = summary.id;
-        entry.action = u"resume-chosen"_s;
-        entry.detail = u"workflow %1 (%2 of %3), stopped at step %4: resumed from step %5"_s.arg(
-            summary.id, workflowKindName(plan.kind), plan.confirmationTarget(),
-            QString::number(summary.lastStarted), QString::number(summary.resumeFrom()));
-        audit(entry, [this, summary, plan, confirmation](bool ok, const QString &auditError) {
-            QString error = auditError;
-            auto journal = WorkflowJournal::reopen(summary);
-            if (!ok ||
-                !journal.append({{u"event"_s, u"resume"_s}, {u"from"_s, summary.resumeFrom()}},
-                                &error)) {
-                return releaseLock(summary.id, [this, error](const QString &) {
-                    m_starting = false;
-                    refuse(error + u": nothing was run"_s);
-                });
+    takeLock(
+        cluster, summary.id, [this, summary, plan = *plan, confirmation](const QString &refusal) {
+            if (!refusal.isEmpty()) {
+                m_starting = false;
+                return refuse(refusal);
             }
-            start(plan, std::move(journal), confirmation, summary.resumeFrom());
+            history::AuditEntry entry;
+            entry.kind = u"workflow"_s;
+            entry.host = plan.cluster;
+            entry.workflow = summary.id;
+            entry.action = u"resume-chosen"_s;
+            entry.detail =
+                u"workflow %1 (%2 of %3), stopped at step %4: resumed from step %5"_s.arg(
+                    summary.id, workflowKindName(plan.kind), plan.confirmationTarget(),
+                    QString::number(summary.lastStarted), QString::number(summary.resumeFrom()));
+            audit(entry, [this, summary, plan, confirmation](bool ok, const QString &auditError) {
+                QString error = auditError;
+                auto journal = WorkflowJournal::reopen(summary);
+                if (!ok ||
+                    !journal.append({{u"event"_s, u"resume"_s}, {u"from"_s, summary.resumeFrom()}},
+                                    &error)) {
+                    return releaseLock(summary.id, [this, error](const QString &) {
+                        m_starting = false;
+                        refuse(error + u": nothing was run"_s);
+                    });
+                }
+                start(plan, std::move(journal), confirmation, summary.resumeFrom());
+            });
         });
-    });
 }
 
 void WorkflowSession::abandon(const QString &id)

@@ -144,8 +144,12 @@ Q_SIGNALS:
 
 private:
     void audit(const history::AuditEntry &entry, std::function<void(bool, QString)> done);
-    /// Takes the lock for `id`, then calls `then`; refused() when it cannot.
-    void takeLock(const QString &cluster, const QString &id, std::function<void()> then);
+    /// Audits taking the lock for `id` ("lock-take"), takes it, then calls
+    /// `done` with an empty refusal; with the refusal in words when the entry
+    /// cannot be written (the host untouched) or the lock cannot be taken
+    /// (audited as "lock-not-taken").
+    void takeLock(const QString &cluster, const QString &id,
+                  std::function<void(const QString &refusal)> done);
     void start(const WorkflowPlan &plan, WorkflowJournal journal, const Confirmation &confirmation,
                int from);
     void releaseLock(const QString &id, std::function<void(const QString &problem)> then);

@@ -46,6 +46,26 @@ AuditLog::KeySource fixedKey(const QByteArray &key)
     };
 }
 
+// As the secret store keeps them: the key made for the first entry, and the
+// anchor each append moves forward.
+struct AnchoredKey
+{
+    AuditLog::KeySource source;
+    AuditLog::AnchorSink sink;
+};
+
+AnchoredKey anchoredKey(const QByteArray &key)
+{
+    auto anchor = std::make_shared<std::optional<AuditAnchor>>();
+    const AuditLog::KeySource made = fixedKey(key);
+    return {[made, anchor](const QString &path, bool create) {
+                AuditLog::ChainKey chain = made(path, create);
+                chain.anchor = *anchor;
+                return chain;
+            },
+            [anchor](const QString &, const AuditAnchor &moved) { *anchor = moved; }};
+}
+
 // A store that answers: this log has no key (it was begun without one).
 AuditLog::KeySource storeHasNone()
 {
@@ -290,21 +310,44 @@ TEST(AuditLog, ADeletedHeadIsNeverReplacedByOneThatBlessesTheLog)
 TEST(AuditLog, ALogRemovedWithItsHeadIsNotBornAgainIntact)
 {
     QTemporaryDir dir;
-    const AuditLog::KeySource store = fixedKey(QByteArray(32, 'k'));
+    const AnchoredKey store = anchoredKey(QByteArray(32, 'k'));
     {
-        AuditLog log(AuditLog::pathIn(dir.path()), store);
+        AuditLog log(AuditLog::pathIn(dir.path()), store.source, store.sink);
         for (int i = 0; i < 2; ++i)
             ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
         ASSERT_TRUE(log.check().ok());
     }
-    ASSERT_TRUE(QFile::remove(AuditLog::pathIn(dir.path())));
     ASSERT_TRUE(QFile::remove(AuditLog::pathIn(dir.path()) + QStringLiteral(".head")));
-    AuditLog later(AuditLog::pathIn(dir.path()), store); // another run of the program
+    writeAll(AuditLog::pathIn(dir.path()), QByteArray());
+    {
+        AuditLog emptied(AuditLog::pathIn(dir.path()), store.source, store.sink);
+        const AuditVerification result = emptied.check();
+        EXPECT_EQ(result.status, AuditVerification::Status::Truncated)
+            << result.reason.toStdString();
+    }
+    ASSERT_TRUE(QFile::remove(AuditLog::pathIn(dir.path())));
+    // another run of the program
+    AuditLog later(AuditLog::pathIn(dir.path()), store.source, store.sink);
     ASSERT_TRUE(later.append(entry(QStringLiteral("gpu-9"), QStringLiteral("x"))));
     const AuditVerification result = later.check();
     EXPECT_EQ(result.status, AuditVerification::Status::Broken) << result.reason.toStdString();
     EXPECT_TRUE(result.reason.contains(QStringLiteral("cannot be vouched for")))
         << result.reason.toStdString();
+}
+
+// A first append whose writer died after its key was made and before its
+// head was in place leaves an empty log, no head and a key with no anchor:
+// the next append begins the log, intact.
+TEST(AuditLog, AFirstAppendKilledBeforeItsHeadBeginsTheLogAgain)
+{
+    QTemporaryDir dir;
+    const AnchoredKey store = anchoredKey(QByteArray(32, 'k'));
+    ASSERT_TRUE(store.source(AuditLog::pathIn(dir.path()), true).created); // the key was made
+    writeAll(AuditLog::pathIn(dir.path()), QByteArray());
+    AuditLog log(AuditLog::pathIn(dir.path()), store.source, store.sink);
+    ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-1"), QStringLiteral("x"))));
+    EXPECT_TRUE(log.check().ok()) << log.verify().toStdString();
+    EXPECT_TRUE(log.check().keyed);
 }
 
 TEST(AuditLog, AKeyedLogWritesNothingWithoutItsKeyAndChecksNothingItCannot)
@@ -330,9 +373,10 @@ TEST(AuditLog, AKeyedLogWritesNothingWithoutItsKeyAndChecksNothingItCannot)
 // A FIFO in the head's place neither hangs an append (the action waits on
 // it) nor a check; a head whose size disagrees with the file is a break.
 // A head that cannot be written (a folder planted at its temporary name, a
-// full disk) fails the append and takes the entry back out: the refused
-// action leaves no entry saying it ran, and the log stays intact.
-TEST(AuditLog, AnEntryWhoseHeadCannotBeWrittenIsTakenBackOut)
+// full disk) fails the append: the head names an entry before its line goes
+// in, so the log is not touched, the refused action leaves no entry saying it
+// ran, and the log stays intact.
+TEST(AuditLog, AnEntryWhoseHeadCannotBeWrittenLeavesTheLogAsItWas)
 {
     QTemporaryDir dir;
     AuditLog log(AuditLog::pathIn(dir.path()), fixedKey(QByteArray(32, 'k')));
@@ -343,7 +387,7 @@ TEST(AuditLog, AnEntryWhoseHeadCannotBeWrittenIsTakenBackOut)
     QString error;
     EXPECT_FALSE(log.append(entry(QStringLiteral("gpu-9"), QStringLiteral("edit")), &error));
     EXPECT_TRUE(error.contains(u"cannot write its head")) << error.toStdString();
-    EXPECT_TRUE(error.contains(u"the entry was taken back out")) << error.toStdString();
+    EXPECT_TRUE(error.contains(u"nothing was written")) << error.toStdString();
     EXPECT_EQ(readAll(log.path()), before);
     EXPECT_TRUE(log.check().ok()) << log.verify().toStdString();
     ASSERT_TRUE(QDir().rmdir(log.headPath() + QStringLiteral(".tmp")));

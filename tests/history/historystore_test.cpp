@@ -215,13 +215,14 @@ TEST(HistoryStore, MarkersRoundTrip)
     EXPECT_GT(markers[1].id, 0);
 }
 
-// The database, its WAL and its shared memory are never written through a
-// second name (a hard link planted by someone who can write the folder) or a
-// symbolic link: the open is refused before SQLite touches any of them, and
-// the other name's bytes stay as they were.
+// The database, its WAL, its shared memory and the WAL's record are never
+// written through a second name (a hard link planted by someone who can write
+// the folder) or a symbolic link: the open is refused before SQLite touches
+// any of them, and the other name's bytes stay as they were.
 TEST(HistoryStore, ItsFilesAreNeverWrittenThroughAnotherName)
 {
-    for (const QString &suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")}) {
+    for (const QString &suffix :
+         {QString(), QStringLiteral("-wal"), QStringLiteral("-shm"), QStringLiteral("-walbase")}) {
         for (const bool hard : {true, false}) {
             SCOPED_TRACE(
                 QString(suffix + (hard ? u" hard link" : u" symbolic link")).toStdString());

@@ -468,11 +468,14 @@ void killRecorderWithAFullWal(const QTemporaryDir &dir, const test::SimProcess &
         ASSERT_TRUE(snapshot.isOpen());
         *samplesBefore = snapshot.samples();
         // The recorder flushes every 5 s; its checkpoint cannot empty the
-        // WAL while the snapshot reads. Killed once the record is settled
-        // (not in a checkpoint, which may still write the file).
+        // WAL while the snapshot reads, so the next flush is appended to it
+        // (a WAL left by an earlier passive checkpoint is not empty, hence
+        // its size now is the mark). Killed once the record is settled (not
+        // in a checkpoint, which may still write the file).
+        const qint64 walAtSnapshot = walSize(database);
         ASSERT_TRUE(waitUntil(
             [&] {
-                return walSize(database) > 0 &&
+                return walSize(database) > walAtSnapshot &&
                        test::readFile(database + QStringLiteral("-walbase")).startsWith("v2 ");
             },
             std::chrono::seconds(15)));

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 using opsdeck::test::SshdProcess;
+using namespace Qt::StringLiterals;
 
 namespace {
 
@@ -23,15 +24,20 @@ struct CliRun
     QString standardError;
 };
 
+// `under`: a program that runs the CLI (its arguments first), e.g. strace.
 CliRun runSsh(const SshdProcess &sshd, const QStringList &options, const QStringList &command,
-              const QString &host = SshdProcess::alias())
+              const QString &host = SshdProcess::alias(), const QStringList &under = {})
 {
     QProcess cli;
     QStringList arguments{QStringLiteral("ssh"), host};
     arguments << QStringLiteral("--known-hosts") << sshd.knownHosts()
               << QStringLiteral("--identity") << sshd.clientKey() << options << QStringLiteral("--")
               << command;
-    cli.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")), arguments);
+    const QString program = opsdeck::test::binPath(QStringLiteral("opsdeck-cli"));
+    if (under.isEmpty())
+        cli.start(program, arguments);
+    else
+        cli.start(under.first(), under.mid(1) << program << arguments);
     CliRun run;
     if (!cli.waitForFinished(60000)) {
         cli.kill();
@@ -138,6 +144,68 @@ TEST(SshCli, AHostKeyWhoseAuditEntryCannotBeWrittenIsNotAcceptedAndNothingRuns)
     QFile knownHosts(sshd.knownHosts());
     ASSERT_TRUE(knownHosts.open(QIODevice::ReadOnly));
     EXPECT_TRUE(knownHosts.readAll().isEmpty()) << "the key must not be saved";
+}
+
+// The CLI killed (SIGKILL, by strace at the head's renames) before an
+// acceptance's audit line and then between its line and its head: the key is
+// not saved and the command does not run either time, `audit --verify` stays
+// intact (counting the line the head named, and saying its writer died), and
+// the next acceptance appends on.
+TEST(SshCli, AnAcceptanceKilledMidAuditLeavesAnIntactLogAndNothingDone)
+{
+    SshdProcess sshd;
+    ASSERT_TRUE(sshd.start()) << sshd.errorText().toStdString();
+    ASSERT_TRUE(opsdeck::test::writeFile(sshd.knownHosts(), QByteArray()));
+    QTemporaryDir data;
+    const QString marker = data.filePath(QStringLiteral("ran"));
+    const QStringList options = withConfig(sshd) << QStringLiteral("--data-dir") << data.path()
+                                                 << QStringLiteral("--accept-new-host-key")
+                                                 << sshd.hostKeyFingerprint();
+    const auto verify = [&] {
+        QProcess cli;
+        cli.start(opsdeck::test::binPath(QStringLiteral("opsdeck-cli")),
+                  {QStringLiteral("audit"), QStringLiteral("--verify"),
+                   QStringLiteral("--data-dir"), data.path()});
+        const bool ended = cli.waitForFinished(30000);
+        return std::make_pair(ended ? cli.exitCode() : -1,
+                              QString::fromUtf8(cli.readAllStandardOutput()));
+    };
+    const auto knownHosts = [&] {
+        QFile file(sshd.knownHosts());
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("unreadable");
+    };
+    // The append's first rename puts the head naming the entry in place,
+    // its second the head counting it.
+    for (const int killedAt : {1, 2}) {
+        SCOPED_TRACE(killedAt == 1 ? "killed before the line" : "killed after the line");
+        const QStringList strace{QStringLiteral("strace"),
+                                 QStringLiteral("-f"),
+                                 QStringLiteral("-qq"),
+                                 QStringLiteral("-o"),
+                                 QStringLiteral("/dev/null"),
+                                 QStringLiteral("-e"),
+                                 QStringLiteral("trace=rename,renameat,renameat2"),
+                                 QStringLiteral("-e"),
+                                 QStringLiteral("inject=rename,renameat,renameat2:signal=SIGKILL:"
+                                                "when=%1")
+                                     .arg(killedAt)};
+        const CliRun killed =
+            runSsh(sshd, options, {QStringLiteral("touch"), marker}, SshdProcess::alias(), strace);
+        EXPECT_NE(killed.exitCode, 0) << killed.standardError.toStdString();
+        EXPECT_FALSE(QFile::exists(marker)) << "nothing ran";
+        EXPECT_TRUE(knownHosts().isEmpty()) << "the key was not saved";
+        const auto [exitCode, said] = verify();
+        EXPECT_EQ(exitCode, 0) << said.toStdString();
+        EXPECT_TRUE(said.contains(u"intact, %1 entries"_s.arg(killedAt - 1))) << said.toStdString();
+        EXPECT_EQ(said.contains(u"died before confirming it"_s), killedAt == 2)
+            << said.toStdString();
+    }
+    const CliRun accepted = runSsh(sshd, options, {QStringLiteral("touch"), marker});
+    EXPECT_EQ(accepted.exitCode, 0) << accepted.standardError.toStdString();
+    EXPECT_TRUE(QFile::exists(marker));
+    const auto [exitCode, said] = verify();
+    EXPECT_EQ(exitCode, 0) << said.toStdString();
+    EXPECT_TRUE(said.contains(u"intact, 2 entries\n"_s)) << said.toStdString();
 }
 
 // Output is copied while the command runs: the command waits for a file the
