@@ -8,7 +8,7 @@ set -euo pipefail
 
 build_packages=(
   cmake ninja-build g++ pkg-config dpkg-dev
-  qt6-base-dev libqt6opengl6-dev qt6-charts-dev libqt6sql6-sqlite qt6-qpa-plugins
+  qt6-base-dev libqt6opengl6-dev qt6-charts-dev libqt6sql6-sqlite libsqlite3-dev qt6-qpa-plugins
   qtkeychain-qt6-dev libsecret-1-0 gnome-keyring
   libssh-dev libspdlog-dev libyaml-cpp-dev libcurl4-openssl-dev libcpp-httplib-dev nlohmann-json3-dev
   libcli11-dev

@@ -266,7 +266,8 @@ int change(
     }
     if (!applied->error.isEmpty())
         printError(applied->error);
-    return applied->ok ? ExitOk : ExitFailed;
+    // Changed but its "edited" entry not written: a failure to say, not a success.
+    return applied->ok && applied->error.isEmpty() ? ExitOk : ExitFailed;
 }
 
 int listBackups(Target &target, bool json)
@@ -350,8 +351,8 @@ int drift(const QCommandLineParser &parser)
         return ExitBadInput;
     const inventory::Service *service = loaded->service(parser.value(u"service"_s));
     if (!service || service->serveScript.isEmpty()) {
-        printError(service ? u"%1: service %2 has no serve_script to compare"_s.arg(
-                                 loaded->path, service->name)
+        printError(service ? u"%1: service %2 has no serve_script to compare"_s.arg(loaded->path,
+                                                                                    service->name)
                            : u"%1: no service named \"%2\""_s.arg(loaded->path,
                                                                   parser.value(u"service"_s)));
         return ExitBadInput;

@@ -285,12 +285,41 @@ AuditLog::AnchorSink AuditKey::anchorSink()
     });
     return [](const QString &logPath, const AuditAnchor &anchor) {
         secrets::SecretStore &store = secrets::SecretStore::shared();
-        const QString name = anchorNameOf(secretName(logPath));
+        const QString keyName = secretName(logPath);
+        const QString name = anchorNameOf(keyName);
         ++anchorWritesPending();
-        // Never waited for here: an append runs inside its caller's callbacks
-        // (a workflow's steps), where a nested event loop would let them run
-        // again meanwhile. settle() waits for it before the program ends.
-        store.write(name, anchor.text());
+        // Read, then kept only over an anchor the log still holds: this
+        // process read the anchor once, and another one may have moved it
+        // since, past an older log put back meanwhile; that anchor stays, as
+        // the evidence. Never waited for here: an append runs inside its
+        // caller's callbacks (a workflow's steps), where a nested event loop
+        // would let them run again meanwhile. settle() waits for it.
+        auto connection = std::make_shared<QMetaObject::Connection>();
+        *connection = QObject::connect(
+            &store, &secrets::SecretStore::readFinished, &store,
+            [&store, logPath, keyName, name, anchor, connection](quint64, const QString &asked,
+                                                                 const SecretResult &result) {
+                if (asked != name)
+                    return;
+                QObject::disconnect(*connection);
+                const std::optional<AuditAnchor> stored =
+                    result.ok() ? AuditAnchor::parse(result.value) : std::nullopt;
+                std::optional<QByteArray> key;
+                {
+                    const std::lock_guard lock(cache().mutex);
+                    key = cache().keys.value(keyName).usable();
+                }
+                const bool forward = !stored || (key && stored->entries < anchor.entries &&
+                                                 AuditLog::holdsAnchor(logPath, *stored, *key));
+                if (forward)
+                    return void(store.write(name, anchor.text()));
+                --anchorWritesPending();
+                if (stored->entries != anchor.entries || stored->link != anchor.link)
+                    spdlog::warn("audit log {}: the secret store's anchor (entry {}) is not in "
+                                 "the log, or past entry {}: left where it is, as evidence",
+                                 logPath.toStdString(), stored->entries, anchor.entries);
+            });
+        store.read(name);
     };
 }
 
@@ -303,10 +332,14 @@ void AuditKey::settle(std::chrono::milliseconds deadline)
         return;
     QEventLoop loop;
     QTimer::singleShot(deadline, &loop, &QEventLoop::quit);
-    QObject::connect(&store, &secrets::SecretStore::writeFinished, &loop, [&loop] {
+    const auto quitWhenKept = [&loop] {
         if (anchorWritesPending() <= 0)
             loop.quit();
-    });
+    };
+    // A write ends it, or the read before it that found it must not be made.
+    QObject::connect(&store, &secrets::SecretStore::writeFinished, &loop, quitWhenKept);
+    QObject::connect(&store, &secrets::SecretStore::readFinished, &loop, quitWhenKept,
+                     Qt::QueuedConnection);
     if (anchorWritesPending() > 0)
         loop.exec();
     if (const int pending = anchorWritesPending(); pending > 0)

@@ -31,7 +31,10 @@ public:
     static AuditLog::KeySource fromSecretStore();
     /// Keeps a keyed log's AuditAnchor in the secret store, as
     /// `audit/chain-anchor/<16 hex>` (the same hash as the key's name). It
-    /// only sends it, from any thread: settle() waits for those.
+    /// only sends it, from any thread: settle() waits for those. The store's
+    /// anchor is read first and moved only when the log still holds it and
+    /// the new one reaches past it (another process may have moved it past
+    /// an older log put back since this one read it).
     static AuditLog::AnchorSink anchorSink();
     /// On the store's thread (a program about to exit): waits, at most
     /// `deadline`, until the anchors sent are kept.

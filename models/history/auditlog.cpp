@@ -258,6 +258,11 @@ QString AuditLog::currentUser()
     return loginName();
 }
 
+bool AuditLog::holdsAnchor(const QString &path, const AuditAnchor &anchor, const QByteArray &key)
+{
+    return anchorHeld(path, anchor, key);
+}
+
 QString AuditLog::pathIn(const QString &dataDir)
 {
     return QDir(dataDir).filePath(QStringLiteral("audit.jsonl"));

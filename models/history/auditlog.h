@@ -93,6 +93,9 @@ public:
     /// The user entries are written as: the login name of this process's uid
     /// (its number when it has none).
     static QString currentUser();
+    /// Whether line `anchor.entries` of the log at `path` has the anchor's
+    /// link under `key` (reads the file up to that line; false when shorter).
+    static bool holdsAnchor(const QString &path, const AuditAnchor &anchor, const QByteArray &key);
 
     /// Appends `entry`; false with `error` (naming the file, or its lock file
     /// when that cannot be created) when it could not be written whole (then

@@ -6,12 +6,14 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QSqlDatabase>
+#include <QSqlDriver>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QVariant>
 #include <algorithm>
 #include <atomic>
 #include <spdlog/spdlog.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -183,7 +185,7 @@ bool HistoryStore::open(bool checkFirst)
             (st.st_mode & 077) != 0)
             ::chmod(file.constData(), st.st_mode & 0700);
     }
-    emptyWal(); // the schema's pages too
+    emptyWal(true); // the schema's pages too, and SQLite's own setup of a new file
     return true;
 }
 
@@ -207,17 +209,36 @@ bool HistoryStore::commitBatch()
     return true;
 }
 
-void HistoryStore::emptyWal()
+void HistoryStore::emptyWal(bool adopt)
 {
     // Without waiting (busy_timeout 0): a reader in the middle of a query
     // leaves the WAL as it is until the next write. A failure here loses
     // nothing, the pages stay in the WAL.
-    m_walBase.checkpointed([this] {
-        QSqlQuery query(QSqlDatabase::database(m_connection, false));
-        query.exec(QStringLiteral("PRAGMA busy_timeout=0"));
-        query.exec(QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
-        query.exec(QStringLiteral("PRAGMA busy_timeout=5000"));
-    });
+    if (m_keepWal)
+        return;
+    const bool ownFile = m_walBase.checkpointed(
+        [this] {
+            QSqlQuery query(QSqlDatabase::database(m_connection, false));
+            query.exec(QStringLiteral("PRAGMA busy_timeout=0"));
+            query.exec(QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
+            query.exec(QStringLiteral("PRAGMA busy_timeout=5000"));
+        },
+        adopt);
+    // Written outside: the WAL's pages are another file's (an empty WAL
+    // writes nothing as it closes).
+    if (!ownFile && QFileInfo(m_path + QStringLiteral("-wal")).size() > 0)
+        keepWalOnClose();
+}
+
+void HistoryStore::keepWalOnClose()
+{
+    m_keepWal = true;
+    // The last connection to close checkpoints on its own, and Qt Sql offers
+    // no switch for it: SQLite's, so that the pages never reach the file.
+    const QVariant handle = QSqlDatabase::database(m_connection, false).driver()->handle();
+    if (handle.isValid() && qstrcmp(handle.typeName(), "sqlite3*") == 0)
+        if (sqlite3 *connection = *static_cast<sqlite3 *const *>(handle.data()))
+            sqlite3_db_config(connection, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
 }
 
 void HistoryStore::rollbackBatch()

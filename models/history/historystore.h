@@ -71,6 +71,14 @@ public:
     /// True when the last error was SQLite's "corrupt" (SQLITE_CORRUPT) or
     /// "not a database" (SQLITE_NOTADB): writing on would lose more.
     bool lastErrorIsCorruption() const { return m_corrupt; }
+    /// Whether the file was written in place by another program while open
+    /// (WalBase::writtenOutside(): a backup copied over it): the text naming
+    /// it, else empty. Then keepWalOnClose() before closing.
+    QString writtenOutside() const { return m_walBase.writtenOutside(); }
+    /// From now on no checkpoint of this connection, nor its close, writes
+    /// the WAL's pages into the file (they belong to the file as it was; the
+    /// next open sets them aside).
+    void keepWalOnClose();
     /// `PRAGMA quick_check`: empty when the file is sound, else SQLite's first
     /// findings (and lastErrorIsCorruption() is true). O(size of the file).
     QString quickCheck();
@@ -132,15 +140,18 @@ private:
     /// parsing them each time was most of its SQLite cost.
     QSqlQuery &prepared(std::unique_ptr<QSqlQuery> &slot, const QString &sql);
     /// After each write: checkpoints the WAL into the file and truncates it
-    /// (see the class comment).
-    void emptyWal();
+    /// (see the class comment); nothing after keepWalOnClose(). A file
+    /// written outside since the last checkpoint is not written into (and
+    /// keepWalOnClose() follows), unless `adopt`: the checkpoint ending open().
+    void emptyWal(bool adopt = false);
 
     QString m_path;
     QString m_connection; ///< unique Qt Sql connection name of this instance
     QString m_error;
     QString m_notice;
     bool m_corrupt = false;
-    WalBase m_walBase; ///< every checkpoint goes through it
+    bool m_keepWal = false; ///< keepWalOnClose() was called
+    WalBase m_walBase;      ///< every checkpoint goes through it
     std::unique_ptr<QSqlQuery> m_insertBlock;
     std::unique_ptr<QSqlQuery> m_updateBlock;
     std::unique_ptr<QSqlQuery> m_mergeRollup;

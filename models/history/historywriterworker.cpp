@@ -95,6 +95,23 @@ bool HistoryWriterWorker::flush(bool final)
         Q_EMIT corrupted(error);
         return false;
     }
+    // Written in place under us (a backup copied over it): this connection's
+    // pages are for the file as it was; writing on would corrupt both.
+    if (const QString outside = m_store->writtenOutside(); !outside.isEmpty()) {
+        m_corrupt = true;
+        m_timer->stop();
+        m_store->keepWalOnClose();
+        m_store.reset();
+        const QString error =
+            outside + QStringLiteral(": recording stopped, nothing more is written (the samples "
+                                     "queued are counted as not written); the pages recorded "
+                                     "since the last checkpoint are set aside, not replayed, at "
+                                     "the next start");
+        spdlog::error("history: {}", error.toStdString());
+        m_corruption = error;
+        Q_EMIT corrupted(error);
+        return false;
+    }
     QVector<PendingSample> pending;
     {
         QMutexLocker lock(&m_queue->mutex);

@@ -4,8 +4,10 @@
 
 #include <QDateTime>
 #include <QDeadlineTimer>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QSet>
 #include <QThread>
 #include <cstring>
 #include <ctime>
@@ -122,6 +124,46 @@ bool anyoneHasItOpen(const QString &path)
     return false;
 }
 
+// True when a process holding a POSIX lock on `shm` (a SQLite connection of
+// the database) has `database`'s very inode open: a connection of this file,
+// not of one moved away under it. Read from /proc (locks, then each holder's
+// descriptors); true when unsure.
+bool aConnectionHoldsThisFile(const QString &database, const QString &shm)
+{
+    struct stat file = {};
+    struct stat lockOn = {};
+    if (::stat(QFile::encodeName(database).constData(), &file) != 0 ||
+        ::stat(QFile::encodeName(shm).constData(), &lockOn) != 0)
+        return false;
+    QFile locks(QStringLiteral("/proc/locks"));
+    if (!locks.open(QIODevice::ReadOnly))
+        return true;
+    const QByteArray inode = QStringLiteral("%1:%2:%3")
+                                 .arg(major(lockOn.st_dev), 2, 16, QLatin1Char('0'))
+                                 .arg(minor(lockOn.st_dev), 2, 16, QLatin1Char('0'))
+                                 .arg(quint64(lockOn.st_ino))
+                                 .toLatin1();
+    QSet<QByteArray> holders;
+    for (const QByteArray &line : locks.readAll().split('\n')) {
+        const QList<QByteArray> fields = line.simplified().split(' ');
+        if (fields.size() >= 6 && fields.at(1) == "POSIX" && fields.at(5) == inode)
+            holders.insert(fields.at(4));
+    }
+    for (const QByteArray &pid : std::as_const(holders)) {
+        const QString fds = QStringLiteral("/proc/%1/fd").arg(QString::fromLatin1(pid));
+        const QStringList entries = QDir(fds).entryList(QDir::Files | QDir::System);
+        if (entries.isEmpty())
+            return true; // not readable here: unsure
+        for (const QString &fd : entries) {
+            struct stat open = {};
+            if (::stat(QFile::encodeName(fds + u'/' + fd).constData(), &open) == 0 &&
+                open.st_dev == file.st_dev && open.st_ino == file.st_ino)
+                return true;
+        }
+    }
+    return false;
+}
+
 // A copy that keeps mtimes to the second only (tar's default format): the
 // same size and second, the copy's nanoseconds 0.
 bool sameToTheSecond(const QByteArray &record, const QByteArray &now)
@@ -161,6 +203,29 @@ bool isOwnFile(const QByteArray &record, const QString &database)
     return mtime >= start && mtime - start <= kCheckpointWritesNs;
 }
 
+// The file is not the one a settled record ("v2 size mtime_s mtime_ns", or
+// with " closed") names: what it is now, else empty.
+QByteArray writtenSince(const QByteArray &record, const QString &database)
+{
+    if (!record.startsWith("v2 "))
+        return {};
+    QByteArray settled = record.trimmed();
+    if (settled.endsWith(" closed"))
+        settled.chop(int(std::strlen(" closed")));
+    const QByteArray now = recordOf(database);
+    return now.isEmpty() || now.trimmed() == settled ? QByteArray() : now.trimmed();
+}
+
+QString writtenOutsideText(const QString &database, const QByteArray &record, const QByteArray &now)
+{
+    return QStringLiteral("%1 was written by another program while open (a backup copied over "
+                          "it?): it is not the file its WAL's pages were written for (size and "
+                          "mtime %2, recorded after the last checkpoint as %3), so they are not "
+                          "written into it")
+        .arg(database, QString::fromLatin1(now.mid(3)),
+             QString::fromLatin1(record.trimmed().mid(3)));
+}
+
 } // namespace
 
 WalBase::WalBase(QString databasePath) : m_database(std::move(databasePath)) {}
@@ -170,8 +235,18 @@ WalBase::Check WalBase::setAsideForeignWal()
     const QString wal = m_database + QStringLiteral("-wal");
     struct stat st = {};
     if (::lstat(QFile::encodeName(wal).constData(), &st) != 0 || !S_ISREG(st.st_mode) ||
-        st.st_size == 0)
+        st.st_size == 0) {
+        // No frames: a record naming another file is an earlier file's
+        // (removed, moved aside), adopted by the open's checkpoint; unless a
+        // connection still has the file open (its pages are of the old one).
+        const QString outside = writtenOutside();
+        if (!outside.isEmpty() &&
+            aConnectionHoldsThisFile(m_database, m_database + QStringLiteral("-shm")))
+            return {true, outside + QStringLiteral(" while another process has it open: not "
+                                                   "opened. Close every program that has it "
+                                                   "open (the window, a recorder), then open it")};
         return {};
+    }
     const LockedRecord record(m_database + QStringLiteral("-walbase"));
     if (!record.isLocked())
         return {};
@@ -218,11 +293,23 @@ void WalBase::closed()
         record.write(now.chopped(1) + " closed\n");
 }
 
-void WalBase::checkpointed(const std::function<void()> &checkpoint)
+QString WalBase::writtenOutside() const
 {
     const LockedRecord record(m_database + QStringLiteral("-walbase"));
     if (!record.isLocked())
-        return;
+        return {};
+    const QByteArray was = record.read();
+    const QByteArray now = writtenSince(was, m_database);
+    return now.isEmpty() ? QString() : writtenOutsideText(m_database, was, now);
+}
+
+bool WalBase::checkpointed(const std::function<void()> &checkpoint, bool adopt)
+{
+    const LockedRecord record(m_database + QStringLiteral("-walbase"));
+    if (!record.isLocked())
+        return true;
+    if (!adopt && !writtenSince(record.read(), m_database).isEmpty())
+        return false;
     // The clock file times are taken from (coarse), so that a write by the
     // checkpoint is never dated before it began.
     struct timespec begun = {};
@@ -232,6 +319,7 @@ void WalBase::checkpointed(const std::function<void()> &checkpoint)
                  QByteArray::number(qint64(begun.tv_nsec)) + '\n');
     checkpoint();
     record.write(recordOf(m_database));
+    return true;
 }
 
 } // namespace opsdeck::history

@@ -50,13 +50,28 @@ public:
     /// another file (another size or mtime) is renamed with its `-shm` to
     /// `<name>.not-replayed-<UTC yyyyMMddTHHmmssZ>` when no process has it
     /// open (no POSIX lock on `-shm`, from /proc/locks), else refused.
+    /// Without a WAL with frames, a file written outside (writtenOutside())
+    /// while another connection has it open is refused too: that connection
+    /// holds pages of the file as it was.
     Check setAsideForeignWal();
+
+    /// Whether the file was written by something other than a checkpoint
+    /// since the record was made: its size or mtime is not the record's (a
+    /// backup copied over it in place while it was open; every open ends
+    /// with a checkpoint, so SQLite's own writes as it sets a new file up are
+    /// in the record). Then the text says so, naming the file; empty when it
+    /// is the record's, or when the record is unknown or a checkpoint is in
+    /// flight.
+    QString writtenOutside() const;
 
     /// Runs `checkpoint` (which writes the WAL's frames into the database)
     /// under the record's lock and records the file as it is after it. When
     /// the lock is not had within 5 s, `checkpoint` is not run (the WAL keeps
-    /// its frames for the next one).
-    void checkpointed(const std::function<void()> &checkpoint);
+    /// its frames for the next one). Nor, unless `adopt` (the checkpoint
+    /// that ends an open, after SQLite set a new file up), when the file was
+    /// written outside (writtenOutside()): its frames belong to the file as
+    /// it was and are never written into another; false then.
+    bool checkpointed(const std::function<void()> &checkpoint, bool adopt = false);
 
     /// After the last connection closed (SQLite removed the WAL): records the
     /// file as closed ("v2 size mtime_s mtime_ns closed"), so that a WAL found

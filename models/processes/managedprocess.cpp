@@ -81,6 +81,12 @@ elif [ -n "$program" ]; then
   case $args in *"$program"*) ;; *)
     echo "$pf names pid $p, which runs ${args:0:120}, not the $what ($program): nothing stopped"
     exit 3;; esac
+  # Run by a shell, or the program itself: an editor, pager or `tail -f` on
+  # the serve script names it too.
+  a0=$(head -c 4096 "/proc/$p/cmdline" 2>/dev/null | tr '\0' '\n' | head -n 1); a0=${a0##*/}
+  case $a0 in bash|sh|dash|ksh|zsh|"${program##*/}") ;; *)
+    echo "$pf names pid $p, which runs ${args:0:120}: $a0 is not a shell running $program, nor $program itself: nothing stopped"
+    exit 3;; esac
 fi
 )sh";
 

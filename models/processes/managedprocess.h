@@ -23,7 +23,9 @@ namespace opsdeck::processes {
 /// something listens there, the pid (or a child of it) must hold that socket (found in
 /// /proc/net/tcp{,6} and /proc/PID/fd); while nothing listens (a server still
 /// loading) or this user cannot read the pid's fds, the process must run
-/// `program` (the serve script, else the server) on its command line. Pid 1 and below are never
+/// `program` (the serve script, else the server): named on its command line,
+/// by a shell (bash, sh, dash, ksh, zsh) or as its own first word (an editor
+/// or `tail -f` on the serve script is not the service). Pid 1 and below are never
 /// signalled. Status exits 0 while it runs, 1 when not, 3 when the pid file names another process,
 /// printing e.g. "run/proxy.pid names pid 4242, started 10:02:11, not the proxy started 09:15:40:
 /// nothing stopped".

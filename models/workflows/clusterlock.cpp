@@ -24,6 +24,14 @@ QString iso(const QDateTime &time)
 // Exit codes of the scripts.
 constexpr int kHeld = 3;
 
+// Anything but a regular file at the lock's name (a link to /dev/null that
+// noclobber would write through, a FIFO it would block on) is refused.
+const QString kOnlyAFile = QStringLiteral(
+    "if [ -L \"$lf\" ] || { [ -e \"$lf\" ] && [ ! -f \"$lf\" ]; }; then\n"
+    "  echo \"$lf is a link or not a regular file: not a lock OpsDeck takes or trusts; remove it "
+    "after checking what it is\" >&2; exit 1\n"
+    "fi\n");
+
 } // namespace
 
 QString ClusterLock::Holder::describe(const QDateTime &now) const
@@ -113,14 +121,19 @@ void ClusterLock::take(Holder me, std::chrono::seconds validity, Done done)
         QStringLiteral("owner=%1\nhost=%2\ntime=%3\nexpires=%4\nworkflow=%5\n")
             .arg(me.owner, me.fromHost, iso(me.time), iso(me.expires), me.workflow);
     // noclobber: created only when absent, atomically (O_EXCL); a link planted
-    // there is not followed. Else what it holds, read bounded.
+    // there is not followed (and one planted between the check and the write
+    // is caught after it). Else what it holds, read bounded.
     const QString script =
+        QStringLiteral("lf=%1\numask 022\n").arg(shell::singleQuoted(m_path)) + kOnlyAFile +
         QStringLiteral(
-            "lf=%1\numask 022\n"
-            "if ( set -C; printf '%s' %2 >\"$lf\" ) 2>/dev/null; then exit 0; fi\n"
+            "if ( set -C; printf '%s' %1 >\"$lf\" ) 2>/dev/null; then\n"
+            "  [ -f \"$lf\" ] && [ ! -L \"$lf\" ] && grep -qxF %2 \"$lf\" && exit 0\n"
+            "  echo \"$lf changed under the lock being taken: not taken\" >&2; exit 1\n"
+            "fi\n"
             "if [ -f \"$lf\" ] && [ ! -L \"$lf\" ]; then head -c 4096 \"$lf\"; exit %3; fi\n"
             "echo \"cannot create $lf\" >&2; exit 1\n")
-            .arg(shell::singleQuoted(m_path), shell::singleQuoted(content))
+            .arg(shell::singleQuoted(content),
+                 shell::singleQuoted(QStringLiteral("workflow=") + me.workflow))
             .arg(kHeld);
     run(script, [this, me, done](const remote::CommandResult &result) {
         Result out;
@@ -153,11 +166,12 @@ void ClusterLock::take(Holder me, std::chrono::seconds validity, Done done)
 void ClusterLock::release(const QString &workflow, Done done)
 {
     const QString script =
-        QStringLiteral("lf=%1\n[ -e \"$lf\" ] || exit 0\n"
-                       "grep -qxF %2 \"$lf\" || { head -c 4096 \"$lf\"; exit %3; }\n"
+        QStringLiteral("lf=%1\n[ -e \"$lf\" ] || [ -L \"$lf\" ] || exit 0\n")
+            .arg(shell::singleQuoted(m_path)) +
+        kOnlyAFile +
+        QStringLiteral("grep -qxF %1 \"$lf\" || { head -c 4096 \"$lf\"; exit %2; }\n"
                        "rm -f \"$lf\"\n")
-            .arg(shell::singleQuoted(m_path),
-                 shell::singleQuoted(QStringLiteral("workflow=") + workflow))
+            .arg(shell::singleQuoted(QStringLiteral("workflow=") + workflow))
             .arg(kHeld);
     run(script, [this, done](const remote::CommandResult &result) {
         Result out;
@@ -168,9 +182,10 @@ void ClusterLock::release(const QString &workflow, Done done)
             out.error =
                 QStringLiteral("cluster lock %1 on %2 was not released: %3")
                     .arg(m_path, m_transport->hostName(),
-                         out.holder ? QStringLiteral("it is held by ") +
-                                          out.holder->describe(QDateTime::currentDateTimeUtc())
-                                    : result.describe());
+                         out.holder ? QString(QStringLiteral("it is held by ") +
+                                              out.holder->describe(QDateTime::currentDateTimeUtc()))
+                                    : QString(result.describe() + u' ' +
+                                              QString::fromUtf8(result.standardError).trimmed()));
         }
         done(out);
     });
@@ -178,10 +193,10 @@ void ClusterLock::release(const QString &workflow, Done done)
 
 void ClusterLock::status(Done done)
 {
-    const QString script =
-        QStringLiteral("lf=%1\n[ -e \"$lf\" ] || exit 0\nhead -c 4096 \"$lf\"; exit %2\n")
-            .arg(shell::singleQuoted(m_path))
-            .arg(kHeld);
+    const QString script = QStringLiteral("lf=%1\n[ -e \"$lf\" ] || [ -L \"$lf\" ] || exit 0\n")
+                               .arg(shell::singleQuoted(m_path)) +
+                           kOnlyAFile +
+                           QStringLiteral("head -c 4096 \"$lf\"; exit %1\n").arg(kHeld);
     run(script, [this, done](const remote::CommandResult &result) {
         Result out;
         out.path = m_path;
@@ -190,8 +205,9 @@ void ClusterLock::status(Done done)
         if (result.exitCode == kHeld)
             out.holder = parse(result.standardOutput).value_or(Holder());
         if (!out.ok)
-            out.error = QStringLiteral("cluster lock %1 on %2: %3")
-                            .arg(m_path, m_transport->hostName(), result.describe());
+            out.error = QStringLiteral("cluster lock %1 on %2: %3 %4")
+                            .arg(m_path, m_transport->hostName(), result.describe(),
+                                 QString::fromUtf8(result.standardError).trimmed());
         done(out);
     });
 }

@@ -103,11 +103,15 @@ void HostAuditLog::next()
         return;
     }
     // Appended only to a regular file (or a new one): never through a link
-    // to another file, never into a FIFO that would block.
+    // to another file (symbolic, or a second name of a hard-linked one),
+    // never into a FIFO that would block.
     remote::CommandRequest request;
     request.script = u"umask 022\nf=%2\n"
                      "if [ -L \"$f\" ] || { [ -e \"$f\" ] && [ ! -f \"$f\" ]; }; then\n"
                      "  echo \"$f is not a regular file\" >&2\n  exit 1\nfi\n"
+                     "if [ -e \"$f\" ] && [ \"$(stat -c %h -- \"$f\")\" != 1 ]; then\n"
+                     "  echo \"$f has $(stat -c %h -- \"$f\") hard links: another file's name\" "
+                     ">&2\n  exit 1\nfi\n"
                      "printf '%s\\n' %1 >> \"$f\"\n"_s.arg(
                          shell::singleQuoted(QString::fromUtf8(m_queue.head().line)),
                          shell::singleQuoted(m_path));

@@ -131,6 +131,55 @@ TEST(CliAudit, AnOlderLogAndHeadPutBackAreCaughtByTheKeyringsAnchor)
         << run.standardOutput.toStdString();
 }
 
+// A long-running writer (the window, a workflow) read the anchor when it
+// began. Another process appends and moves the anchor on; an older log and
+// head are put back; the long-running writer then appends over the older log.
+// The anchor the other process left stays, and `--verify` fails (exit 1)
+// rather than read intact without the other process's entries.
+TEST(CliAudit, AnOlderLogPutBackUnderALongRunningWriterIsStillCaught)
+{
+    QTemporaryDir dir;
+    const auto longRunning = AuditKey::inDataDir(dir.path());
+    const auto append = [](AuditLog &log, int i) {
+        AuditEntry entry;
+        entry.kind = QStringLiteral("workflow");
+        entry.host = QStringLiteral("gpu-%1").arg(i);
+        entry.action = QStringLiteral("step-start");
+        QString error;
+        EXPECT_TRUE(log.append(entry, &error)) << error.toStdString();
+    };
+    for (int i = 0; i < 3; ++i)
+        append(*longRunning, i);
+    AuditKey::settle();
+    const QString path = AuditLog::pathIn(dir.path());
+    const QByteArray olderLog = opsdeck::test::readFile(path);
+    const QByteArray olderHead = opsdeck::test::readFile(path + QStringLiteral(".head"));
+    // Another process: a knob edit, its anchor at entry 5.
+    const QStringList verify{QStringLiteral("audit"), QStringLiteral("--verify"),
+                             QStringLiteral("--data-dir"), dir.path()};
+    {
+        AuditLog other(path, AuditKey::fromSecretStore(), AuditKey::anchorSink());
+        append(other, 3);
+        append(other, 4);
+        AuditKey::settle();
+    }
+    auto run = runCli(verify);
+    ASSERT_EQ(run.exitCode, 0) << run.standardOutput.toStdString();
+    ASSERT_TRUE(run.standardOutput.contains("anchored at entry 5"))
+        << run.standardOutput.toStdString();
+
+    ASSERT_TRUE(opsdeck::test::writeFile(path, olderLog));
+    ASSERT_TRUE(opsdeck::test::writeFile(path + QStringLiteral(".head"), olderHead));
+    append(*longRunning, 5);
+    append(*longRunning, 6);
+    AuditKey::settle();
+    run = runCli(verify);
+    EXPECT_EQ(run.exitCode, 1) << run.standardOutput.toStdString();
+    EXPECT_TRUE(run.standardOutput.contains("line 5 is not the entry the secret store's anchor "
+                                            "names"))
+        << run.standardOutput.toStdString();
+}
+
 // A locked keychain (no prompt can be shown) answers "no such key" for the
 // key it holds: an unkeyed log must then be NOT VERIFIED (exit 3), never
 // intact, because a keyed log rewritten without its key looks the same. The

@@ -174,6 +174,31 @@ TEST(CliKnobs, AnEditWhoseAuditEntryCannotBeWrittenDoesNotRun)
     EXPECT_EQ(test::readFile(script), decodeScript);
 }
 
+// The edit ran, and its "edited" entry met a full disk (strace makes the
+// second write to audit.jsonl fail with ENOSPC): said, and exit 1, never 0.
+TEST(CliKnobs, AnEditWhoseEditedEntryCannotBeWrittenExitsOne)
+{
+    QTemporaryDir dir;
+    const QString script = dir.filePath(u"serve_decode.sh"_qs);
+    ASSERT_TRUE(test::writeFile(script, decodeScript));
+    const QString data = dir.filePath(u"data"_qs);
+    ASSERT_TRUE(QDir().mkpath(data));
+    QProcess cli;
+    cli.setStandardInputFile(QProcess::nullDevice());
+    cli.start(u"strace"_qs,
+              {u"-f"_qs, u"-qq"_qs, u"-o"_qs, u"/dev/null"_qs, u"-P"_qs, data + u"/audit.jsonl"_qs,
+               u"-e"_qs, u"inject=write:error=ENOSPC:when=2"_qs, test::binPath(u"opsdeck-cli"_qs),
+               u"knobs"_qs, u"unset"_qs, script, u"SGLANG_SM120_MMA_TARGET_CTAS"_qs,
+               u"--data-dir"_qs, data});
+    ASSERT_TRUE(cli.waitForFinished(60000));
+    const QByteArray said = cli.readAllStandardError();
+    EXPECT_EQ(cli.exitCode(), 1) << said.toStdString();
+    EXPECT_TRUE(said.contains("\"edited\" audit entry could not be written")) << said.toStdString();
+    EXPECT_NE(test::readFile(script), decodeScript) << "the edit itself ran";
+    const auto verify = runCli({u"audit"_qs, u"--verify"_qs, u"--data-dir"_qs, data});
+    EXPECT_EQ(verify.exitCode, 0) << verify.standardOutput.toStdString();
+}
+
 TEST(CliKnobs, AHandMadeBackupIsListedAndRestored)
 {
     QTemporaryDir dir;

@@ -20,6 +20,7 @@
 #include <csignal>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using opsdeck::test::runCli;
 using namespace opsdeck;
@@ -508,6 +509,23 @@ TEST_F(CliWorkflow, TwoConsolesContendForTheLockAndOneIsRefusedWithTheOwnerNamed
     EXPECT_EQ(broken.exitCode, 0) << broken.standardError.toStdString();
     EXPECT_FALSE(left.exists());
     EXPECT_TRUE(actionsOf(audit()).contains(u"lock-broken"_qs));
+
+    // A link to /dev/null at the lock's name (noclobber would write through
+    // it, and every run would pass): refused, named, and nothing runs.
+    ASSERT_EQ(::symlink("/dev/null", QFile::encodeName(left.fileName()).constData()), 0);
+    const auto linked = lock(QStringList{u"status"_qs} + target);
+    EXPECT_NE(linked.exitCode, 0);
+    EXPECT_TRUE(linked.standardError.contains("a link or not a regular file"))
+        << linked.standardError.toStdString();
+    const qsizetype runs = actionsOf(audit()).count(u"run"_qs);
+    const auto through =
+        workflow({u"run"_qs, u"restart"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                  u"demo"_qs, u"--service"_qs, u"proxy"_qs, u"--confirm"_qs, u"proxy"_qs});
+    EXPECT_EQ(through.exitCode, 2);
+    EXPECT_TRUE(through.standardError.contains("a link or not a regular file"))
+        << through.standardError.toStdString();
+    EXPECT_EQ(actionsOf(audit()).count(u"run"_qs), runs) << "nothing ran";
+    EXPECT_TRUE(QFileInfo(left.fileName()).isSymLink());
 }
 
 // Killed just as decode was being started, then resumed: the start runs
@@ -668,7 +686,12 @@ TEST_F(CliWorkflow, TheHostAuditCopyNeverFollowsALinkOrBlocksOnAFifo)
     ASSERT_TRUE(QFile::link(victim, link));
     const QString fifo = m_home.path() + u"/fifo.log"_qs;
     ASSERT_EQ(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
-    for (const QString &target : {link, fifo}) {
+    const QString secondName = m_home.path() + u"/hard.log"_qs;
+    ASSERT_EQ(
+        ::link(QFile::encodeName(victim).constData(), QFile::encodeName(secondName).constData()),
+        0);
+    for (const QString &target : {link, fifo, secondName}) {
+        SCOPED_TRACE(target.toStdString());
         QByteArray changed = yaml;
         const QByteArray line = "    audit_log: " + target.toUtf8() + "\n    transfer_backend:";
         changed.replace(QByteArray("    transfer_backend:"), line);
@@ -679,7 +702,8 @@ TEST_F(CliWorkflow, TheHostAuditCopyNeverFollowsALinkOrBlocksOnAFifo)
         const auto run = workflow({u"run"_qs, u"restart-proxy"_qs, u"--inventory"_qs, path,
                                    u"--cluster"_qs, u"demo"_qs, u"--confirm"_qs, u"demo"_qs});
         EXPECT_EQ(run.exitCode, 0) << run.standardOutput.toStdString();
-        EXPECT_TRUE(run.standardOutput.contains("is not a regular file"))
+        EXPECT_TRUE(run.standardOutput.contains(target == secondName ? "has 2 hard links"
+                                                                     : "is not a regular file"))
             << run.standardOutput.toStdString();
         EXPECT_LT(clock.elapsed(), 60'000) << "the copy never blocks the run";
         EXPECT_TRUE(actionsOf(audit()).contains(u"audit-copy-failed"_qs));

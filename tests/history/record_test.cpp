@@ -516,6 +516,48 @@ TEST(RecordCommand, AKilledRecordersLastFlushIsReplayedIntoItsOwnFile)
     }
 }
 
+// A backup copied over the file in place (`cp backup history.sqlite`) while
+// the recorder runs: its next flush finds the file written outside, stops
+// recording (exit 1, said), and never writes its pages into the backup,
+// neither by a checkpoint nor as it closes; the backup opens whole.
+TEST(RecordCommand, ABackupCopiedOverTheFileWhileRecordingStopsItAndStaysAsItWas)
+{
+    test::SimProcess engine;
+    ASSERT_TRUE(engine.start(test::simArgs(QStringLiteral("engine"))))
+        << engine.errorText().toStdString();
+    QTemporaryDir dir;
+    const QString data = dir.filePath(QStringLiteral("data"));
+    const QString database = HistoryStore::pathIn(data);
+    const QString backup = dir.filePath(QStringLiteral("backup.sqlite"));
+    ASSERT_TRUE(writeBackup(backup));
+    QProcess recorder;
+    QByteArray said;
+    ASSERT_TRUE(startRecording(
+        recorder,
+        {QStringLiteral("record"), QStringLiteral("--inventory"), engineIn(dir, engine.url()),
+         QStringLiteral("--data-dir"), data, QStringLiteral("--interval-ms"),
+         QStringLiteral("200")},
+        said,
+        [&] {
+            HistoryStore reader(database);
+            return QFile::exists(database) && reader.open() && !reader.seriesList().isEmpty();
+        },
+        std::chrono::seconds(20)))
+        << said.toStdString();
+    const QByteArray backupBytes = test::readFile(backup);
+    ASSERT_NO_FATAL_FAILURE(restoreByCopyOver(backup, database));
+    ASSERT_TRUE(recorder.waitForFinished(20000)) << "the next flush (every 5 s) stops it";
+    said += recorder.readAllStandardError();
+    EXPECT_EQ(recorder.exitCode(), 1) << said.toStdString();
+    EXPECT_TRUE(said.contains("was written by another program while open")) << said.toStdString();
+    EXPECT_EQ(test::readFile(database), backupBytes) << "the backup stays as it was";
+    HistoryStore reopened(database);
+    ASSERT_TRUE(reopened.open(true)) << reopened.lastError().toStdString();
+    const QVector<history::Marker> markers = reopened.markers(0, 2000);
+    ASSERT_EQ(markers.size(), 1);
+    EXPECT_EQ(markers.first().text, QStringLiteral("from the backup"));
+}
+
 // The same WAL, but a backup was put in place by hand before the next start,
 // by `mv` or by `cp` over the file: the WAL is set aside (and said), never
 // replayed into the backup. Put in place while a reader still has the WAL
@@ -599,7 +641,8 @@ TEST(RecordCommand, AKilledRecordersWalIsNeverReplayedIntoARestoredFile)
 
 // A WAL some process still has open is never moved, even when the file
 // changed since its record (here its mtime, set to now): the open is
-// refused instead, and the recorder that has it open goes on.
+// refused instead. The recorder that has it open stops at its next flush
+// (the file reads as written outside), without writing its WAL into it.
 TEST(RecordCommand, AWalInUseIsNeverSetAside)
 {
     test::SimProcess engine;
@@ -631,7 +674,10 @@ TEST(RecordCommand, AWalInUseIsNeverSetAside)
     }
     recorder.terminate();
     ASSERT_TRUE(recorder.waitForFinished(15000));
-    EXPECT_EQ(recorder.exitCode(), 0) << recorder.readAllStandardError().toStdString();
+    said += recorder.readAllStandardError();
+    EXPECT_EQ(recorder.exitCode(), 1) << said.toStdString();
+    EXPECT_TRUE(said.contains("was written by another program while open")) << said.toStdString();
+    EXPECT_GT(walSize(database), 0) << "its pages stay in the WAL";
 }
 
 // A link planted where the pid file (or its temporary file) goes is replaced,

@@ -11,6 +11,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <csignal>
 #include <gtest/gtest.h>
@@ -398,6 +399,50 @@ TEST(ProcessControl, WithoutAnIdentityThePortSaysWhichProcessIsTheService)
         waitUntil([&] { return !processAlive(decodeServer.pid()); }, std::chrono::seconds(10)));
     impostor.kill();
     impostor.waitForFinished();
+}
+
+// Without an identity and with nothing listening on the port (a server
+// still loading), the command line decides, and naming the serve script is
+// not enough: `tail -f` on it is never signalled; the shell running it is.
+TEST(ProcessControl, WithoutAnIdentityOrAListenerOnlyTheShellRunningTheScriptIsTheService)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const QString script = dir.filePath(QStringLiteral("serve_proxy.sh"));
+    ASSERT_TRUE(test::writeFile(script, "sleep 30\n"));
+    QProcess reader; // someone looking at the serve script
+    reader.start(QStringLiteral("tail"), {QStringLiteral("-f"), script});
+    ASSERT_TRUE(reader.waitForStarted());
+    processes::ManagedProcess proxy;
+    proxy.name = QStringLiteral("proxy");
+    proxy.host = QStringLiteral("local");
+    proxy.pidFile = dir.filePath(QStringLiteral("proxy.pid"));
+    proxy.program = script;
+    QTcpServer unused; // a port nothing listens on
+    ASSERT_TRUE(unused.listen(QHostAddress::LocalHost));
+    proxy.port = unused.serverPort();
+    unused.close();
+    proxy.deriveMissingCommands();
+
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(reader.processId())));
+    const QString said = stopAndSay(control, proxy);
+    EXPECT_TRUE(processAlive(reader.processId())) << "tail -f on the script was signalled";
+    EXPECT_TRUE(said.contains(QStringLiteral("tail is not a shell running %1").arg(script)))
+        << said.toStdString();
+
+    QProcess serving; // the serve script, still in its shell
+    serving.start(QStringLiteral("bash"), {script});
+    ASSERT_TRUE(serving.waitForStarted());
+    const qint64 servingPid = serving.processId();
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(servingPid)));
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
+    control.stopAll({proxy});
+    ASSERT_TRUE(stopped.wait(15000));
+    EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
+    EXPECT_TRUE(waitUntil([&] { return !processAlive(servingPid); }, std::chrono::seconds(10)));
+    reader.kill();
+    reader.waitForFinished();
 }
 
 // The identity names the boot as well: an identity written before a reboot
