@@ -98,50 +98,26 @@ QByteArray recordOf(const QString &path)
         .toLatin1();
 }
 
-// True when any process (this one too) holds a POSIX lock on `path`'s inode:
-// every SQLite connection in WAL mode holds one on `-shm` while it is open.
-// Read from /proc/locks, never by opening the file (closing a descriptor
-// would drop the locks SQLite holds in this process). True when unsure.
-bool anyoneHasItOpen(const QString &path)
+// The pids holding a POSIX lock on `path`'s inode ("1: POSIX  ADVISORY  READ
+// 4242 fe:00:10953097 128 128"): every SQLite connection in WAL mode holds
+// one on `-shm` while it is open. Read from /proc/locks, never by opening the
+// file (closing a descriptor would drop the locks SQLite holds in this
+// process). Nothing when there is no such file; `unsure` when unreadable.
+QSet<QByteArray> lockHolders(const QString &path, bool *unsure)
 {
+    *unsure = false;
     struct stat st = {};
     if (::stat(QFile::encodeName(path).constData(), &st) != 0)
-        return false;
+        return {};
     QFile locks(QStringLiteral("/proc/locks"));
-    if (!locks.open(QIODevice::ReadOnly))
-        return true;
-    // "1: POSIX  ADVISORY  READ 4242 fe:00:10953097 128 128"
+    if (!locks.open(QIODevice::ReadOnly)) {
+        *unsure = true;
+        return {};
+    }
     const QByteArray inode = QStringLiteral("%1:%2:%3")
                                  .arg(major(st.st_dev), 2, 16, QLatin1Char('0'))
                                  .arg(minor(st.st_dev), 2, 16, QLatin1Char('0'))
                                  .arg(quint64(st.st_ino))
-                                 .toLatin1();
-    for (const QByteArray &line : locks.readAll().split('\n')) {
-        const QList<QByteArray> fields = line.simplified().split(' ');
-        if (fields.size() >= 6 && fields.at(1) == "POSIX" && fields.at(5) == inode)
-            return true;
-    }
-    return false;
-}
-
-// True when a process holding a POSIX lock on `shm` (a SQLite connection of
-// the database) has `database`'s very inode open: a connection of this file,
-// not of one moved away under it. Read from /proc (locks, then each holder's
-// descriptors); true when unsure.
-bool aConnectionHoldsThisFile(const QString &database, const QString &shm)
-{
-    struct stat file = {};
-    struct stat lockOn = {};
-    if (::stat(QFile::encodeName(database).constData(), &file) != 0 ||
-        ::stat(QFile::encodeName(shm).constData(), &lockOn) != 0)
-        return false;
-    QFile locks(QStringLiteral("/proc/locks"));
-    if (!locks.open(QIODevice::ReadOnly))
-        return true;
-    const QByteArray inode = QStringLiteral("%1:%2:%3")
-                                 .arg(major(lockOn.st_dev), 2, 16, QLatin1Char('0'))
-                                 .arg(minor(lockOn.st_dev), 2, 16, QLatin1Char('0'))
-                                 .arg(quint64(lockOn.st_ino))
                                  .toLatin1();
     QSet<QByteArray> holders;
     for (const QByteArray &line : locks.readAll().split('\n')) {
@@ -149,7 +125,30 @@ bool aConnectionHoldsThisFile(const QString &database, const QString &shm)
         if (fields.size() >= 6 && fields.at(1) == "POSIX" && fields.at(5) == inode)
             holders.insert(fields.at(4));
     }
-    for (const QByteArray &pid : std::as_const(holders)) {
+    return holders;
+}
+
+// True when any process (this one too) has a connection on the database
+// whose `-shm` is `shm`; true when unsure.
+bool anyoneHasItOpen(const QString &shm)
+{
+    bool unsure = false;
+    return !lockHolders(shm, &unsure).isEmpty() || unsure;
+}
+
+// True when a process with a connection on `shm` has `database`'s very inode
+// open: a connection of this file, not of one moved away under it (each
+// holder's descriptors, from /proc); true when unsure.
+bool aConnectionHoldsThisFile(const QString &database, const QString &shm)
+{
+    struct stat file = {};
+    if (::stat(QFile::encodeName(database).constData(), &file) != 0)
+        return false;
+    bool unsure = false;
+    const QSet<QByteArray> holders = lockHolders(shm, &unsure);
+    if (unsure)
+        return true;
+    for (const QByteArray &pid : holders) {
         const QString fds = QStringLiteral("/proc/%1/fd").arg(QString::fromLatin1(pid));
         const QStringList entries = QDir(fds).entryList(QDir::Files | QDir::System);
         if (entries.isEmpty())

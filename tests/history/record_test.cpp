@@ -442,18 +442,15 @@ QStringList walsSetAside(const QString &database)
         .entryList({QFileInfo(database).fileName() + QStringLiteral("-wal.not-replayed-*")});
 }
 
-// Starts a recorder of `engine` into `data` and kills it (SIGKILL) while its
-// last flush sits in the WAL; `samplesBefore` is what the file held without it.
-void killRecorderWithAFullWal(const QTemporaryDir &dir, const test::SimProcess &engine,
-                              const QString &data, qint64 *samplesBefore)
+// Starts `record` of `engine` into `data` and waits until a series is in
+// the file; its stderr so far in `said`.
+bool recordUntilASeriesIsIn(QProcess &recorder, const QTemporaryDir &dir,
+                            const test::SimProcess &engine, const QString &data, QByteArray &said)
 {
-    const QString inventory = engineIn(dir, engine.url());
     const QString database = HistoryStore::pathIn(data);
-    QProcess recorder;
-    QByteArray said;
-    ASSERT_TRUE(startRecording(
+    return startRecording(
         recorder,
-        {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+        {QStringLiteral("record"), QStringLiteral("--inventory"), engineIn(dir, engine.url()),
          QStringLiteral("--data-dir"), data, QStringLiteral("--interval-ms"),
          QStringLiteral("200")},
         said,
@@ -461,21 +458,30 @@ void killRecorderWithAFullWal(const QTemporaryDir &dir, const test::SimProcess &
             HistoryStore reader(database);
             return QFile::exists(database) && reader.open() && !reader.seriesList().isEmpty();
         },
-        std::chrono::seconds(20)))
-        << said.toStdString();
+        std::chrono::seconds(20));
+}
+
+// Starts a recorder of `engine` into `data` and kills it (SIGKILL) while its
+// last flush sits in the WAL; `samplesBefore` is what the file held without it.
+void killRecorderWithAFullWal(const QTemporaryDir &dir, const test::SimProcess &engine,
+                              const QString &data, qint64 *samplesBefore)
+{
+    const QString database = HistoryStore::pathIn(data);
+    QProcess recorder;
+    QByteArray said;
+    ASSERT_TRUE(recordUntilASeriesIsIn(recorder, dir, engine, data, said)) << said.toStdString();
     {
         Snapshot snapshot(database);
         ASSERT_TRUE(snapshot.isOpen());
         *samplesBefore = snapshot.samples();
         // The recorder flushes every 5 s; its checkpoint cannot empty the
-        // WAL while the snapshot reads, so the next flush is appended to it
-        // (a WAL left by an earlier passive checkpoint is not empty, hence
-        // its size now is the mark). Killed once the record is settled (not
-        // in a checkpoint, which may still write the file).
-        const qint64 walAtSnapshot = walSize(database);
+        // WAL while the snapshot reads, so the next flush stays in it. Killed
+        // once that flush is committed (a new reader sees more samples: a
+        // transaction still being written is not replayed) and the record
+        // is settled (not in a checkpoint, which may still write the file).
         ASSERT_TRUE(waitUntil(
             [&] {
-                return walSize(database) > walAtSnapshot &&
+                return samplesInFile(database) > *samplesBefore &&
                        test::readFile(database + QStringLiteral("-walbase")).startsWith("v2 ");
             },
             std::chrono::seconds(15)));
@@ -532,18 +538,7 @@ TEST(RecordCommand, ABackupCopiedOverTheFileWhileRecordingStopsItAndStaysAsItWas
     ASSERT_TRUE(writeBackup(backup));
     QProcess recorder;
     QByteArray said;
-    ASSERT_TRUE(startRecording(
-        recorder,
-        {QStringLiteral("record"), QStringLiteral("--inventory"), engineIn(dir, engine.url()),
-         QStringLiteral("--data-dir"), data, QStringLiteral("--interval-ms"),
-         QStringLiteral("200")},
-        said,
-        [&] {
-            HistoryStore reader(database);
-            return QFile::exists(database) && reader.open() && !reader.seriesList().isEmpty();
-        },
-        std::chrono::seconds(20)))
-        << said.toStdString();
+    ASSERT_TRUE(recordUntilASeriesIsIn(recorder, dir, engine, data, said)) << said.toStdString();
     const QByteArray backupBytes = test::readFile(backup);
     ASSERT_NO_FATAL_FAILURE(restoreByCopyOver(backup, database));
     ASSERT_TRUE(recorder.waitForFinished(20000)) << "the next flush (every 5 s) stops it";
