@@ -334,7 +334,20 @@ void KnobFiles::apply(const Plan &plan, AuditStep audit, std::function<void(cons
                                                                   "written (%1): nothing changed")
                                                        .arg(auditError),
                                                    false);
-                                   writeScript(plan, state, fail, audit, done);
+                                   // Checked again just before the write: another edit (a
+                                   // teammate's, another console's) may have landed while
+                                   // the backup was made and the entry written.
+                                   read(plan.path, [=, this](const Read &again) {
+                                       if (!again.ok || again.sha256 != plan.beforeSha256)
+                                           return fail(
+                                               QStringLiteral("host %1: %2 changed on disk since "
+                                                              "preview (while its backup and "
+                                                              "audit entry were written): "
+                                                              "nothing changed (preview again)")
+                                                   .arg(host, plan.path),
+                                               true);
+                                       writeScript(plan, state, fail, audit, done);
+                                   });
                                });
                      });
                  });

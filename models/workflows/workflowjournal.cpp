@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace opsdeck::workflows {
@@ -88,6 +89,36 @@ std::optional<WorkflowJournal> WorkflowJournal::create(const QString &dataDir,
 WorkflowJournal WorkflowJournal::reopen(const Summary &summary)
 {
     return WorkflowJournal(summary.id, summary.path);
+}
+
+int WorkflowJournal::claim(const QString &path, QString *error)
+{
+    QString why;
+    const int fd = settings::PrivateFiles::open(path, O_RDONLY, &why);
+    if (fd < 0) {
+        if (error)
+            *error = why;
+        return -1;
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return fd;
+    const int code = errno;
+    ::close(fd);
+    if (error)
+        *error =
+            code == EWOULDBLOCK
+                ? QStringLiteral("workflow %1 is still running in another process on this "
+                                 "machine (it holds %2): nothing done; cancel it there, or "
+                                 "wait for it to end")
+                      .arg(QFileInfo(path).completeBaseName(), path)
+                : QStringLiteral("%1: %2").arg(path, QString::fromLocal8Bit(std::strerror(code)));
+    return -1;
+}
+
+void WorkflowJournal::release(int claim)
+{
+    if (claim >= 0)
+        ::close(claim); // drops the flock
 }
 
 bool WorkflowJournal::append(QJsonObject event, QString *error)

@@ -68,6 +68,16 @@ public:
     /// The journal of an earlier workflow, to go on writing (resume, abandon).
     static WorkflowJournal reopen(const Summary &summary);
 
+    /// Claims the journal at `path` for the process that runs (or abandons)
+    /// its workflow: an flock(2) on the file, held on the returned descriptor
+    /// (close-on-exec) until release(). A second resume, or an abandon, of a
+    /// workflow still running elsewhere on this machine is refused by it.
+    /// -1 with `error` (naming the workflow and the file) when another
+    /// process holds it or the file cannot be opened.
+    static int claim(const QString &path, QString *error);
+    /// Gives a claim up (nothing for -1).
+    static void release(int claim);
+
     /// Appends one event (adds "time"); false with `error` naming the file.
     bool append(QJsonObject event, QString *error);
 

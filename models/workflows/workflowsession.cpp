@@ -32,7 +32,10 @@ namespace {
 
 WorkflowSession::WorkflowSession(QObject *parent) : QObject(parent) {}
 
-WorkflowSession::~WorkflowSession() = default;
+WorkflowSession::~WorkflowSession()
+{
+    releaseClaim();
+}
 
 bool WorkflowSession::autoRollbackSetting()
 {
@@ -230,7 +233,9 @@ void WorkflowSession::run(const WorkflowPlan &plan, const Confirmation &confirma
     // found unfinished, and abandoning it releases the lock it names.
     QString error;
     auto journal = WorkflowJournal::create(m_context.dataDir, plan, &error, id);
-    if (!journal) {
+    if (journal)
+        m_claim = WorkflowJournal::claim(journal->path(), &error);
+    if (!journal || m_claim < 0) {
         m_starting = false;
         return refuse(error + u": nothing was run"_s);
     }
@@ -249,6 +254,7 @@ void WorkflowSession::run(const WorkflowPlan &plan, const Confirmation &confirma
                                       {u"detail"_s, QString(u"not run: "_s + refusal)}},
                                      &error))
                      spdlog::warn("{}", error.toStdString());
+                 releaseClaim();
                  refuse(refusal);
              });
 }
@@ -364,6 +370,7 @@ void WorkflowSession::end(WorkflowRunner::Outcome outcome, const QString &detail
     }
     const QString id = m_id;
     releaseLock(id, [this, outcome, detail, id](const QString &problem) {
+        releaseClaim();
         // The runner goes after its last signal has been handled.
         if (m_runner)
             m_runner.release()->deleteLater();
@@ -505,6 +512,13 @@ void WorkflowSession::resume(const QString &id, const Confirmation &confirmation
     refreshEvidence(*plan);
     if (const QString refusedBy = refusal(*plan, confirmation); !refusedBy.isEmpty())
         return refuse(refusedBy);
+    // Never two processes on one workflow: a second resume, or one of a
+    // workflow still running elsewhere, is refused.
+    QString claimError;
+    const int claim = WorkflowJournal::claim(found->path, &claimError);
+    if (claim < 0)
+        return refuse(claimError);
+    m_claim = claim;
     m_starting = true;
     const WorkflowJournal::Summary summary = *found;
     // Still ours when this workflow took it; else it must be free.
@@ -512,6 +526,7 @@ void WorkflowSession::resume(const QString &id, const Confirmation &confirmation
         cluster, summary.id, [this, summary, plan = *plan, confirmation](const QString &refusal) {
             if (!refusal.isEmpty()) {
                 m_starting = false;
+                releaseClaim();
                 return refuse(refusal);
             }
             history::AuditEntry entry;
@@ -531,6 +546,7 @@ void WorkflowSession::resume(const QString &id, const Confirmation &confirmation
                                     &error)) {
                     return releaseLock(summary.id, [this, error](const QString &) {
                         m_starting = false;
+                        releaseClaim();
                         refuse(error + u": nothing was run"_s);
                     });
                 }
@@ -557,7 +573,14 @@ void WorkflowSession::abandon(const QString &id)
             found->id, was.value(u"kind"_s).toString(), was.value(u"confirm"_s).toString(),
             QString::number(found->lastStarted));
     const WorkflowJournal::Summary summary = *found;
-    audit(entry, [this, summary](bool ok, const QString &auditError) {
+    // Not while it still runs elsewhere: held until the abandon is done.
+    QString claimError;
+    const int claimed = WorkflowJournal::claim(summary.path, &claimError);
+    if (claimed < 0)
+        return refuse(claimError);
+    const std::shared_ptr<void> claim(nullptr,
+                                      [claimed](void *) { WorkflowJournal::release(claimed); });
+    audit(entry, [this, summary, claim](bool ok, const QString &auditError) {
         if (!ok)
             return refuse(
                 u"the audit entry could not be written (%1): nothing done"_s.arg(auditError));
@@ -566,8 +589,16 @@ void WorkflowSession::abandon(const QString &id)
         if (!journal.append({{u"event"_s, u"end"_s},
                              {u"outcome"_s, u"abandoned"_s},
                              {u"detail"_s, u"abandoned at step %1"_s.arg(summary.lastStarted)}},
-                            &error))
-            return refuse(error);
+                            &error)) {
+            // The entry above said it was abandoned: said again, that it was not.
+            history::AuditEntry failed;
+            failed.kind = u"workflow"_s;
+            failed.host = summary.plan.value(u"cluster"_s).toString();
+            failed.workflow = summary.id;
+            failed.action = u"abandon-failed"_s;
+            failed.detail = error + u": the workflow is not abandoned, its lock not released"_s;
+            return audit(failed, [this, error, claim](bool, const QString &) { refuse(error); });
+        }
         // The lock a killed run left, when it names this workflow.
         QString host;
         const QString cluster = summary.plan.value(u"cluster"_s).toString();
@@ -579,12 +610,17 @@ void WorkflowSession::abandon(const QString &id)
         if (!transport)
             return Q_EMIT abandoned(summary.id, summary.lastStarted);
         m_lock = std::make_unique<ClusterLock>(transport, path);
-        releaseLock(summary.id, [this, summary](const QString &problem) {
+        releaseLock(summary.id, [this, summary, claim](const QString &problem) {
             if (!problem.isEmpty())
                 Q_EMIT refused(problem);
             Q_EMIT abandoned(summary.id, summary.lastStarted);
         });
     });
+}
+
+void WorkflowSession::releaseClaim()
+{
+    WorkflowJournal::release(std::exchange(m_claim, -1));
 }
 
 void WorkflowSession::cancel()

@@ -158,6 +158,8 @@ private:
     /// The runner ended: the lock released, then finished().
     void end(WorkflowRunner::Outcome outcome, const QString &detail);
     void refuse(const QString &why);
+    /// Gives up m_claim.
+    void releaseClaim();
     /// Context::autoRollback: audits it, plans restore-knob for `failed`'s
     /// knob from the backups of workflow `id` and runs it.
     void rollBackAutomatically(const WorkflowPlan &failed, const QString &id);
@@ -169,6 +171,9 @@ private:
     Context m_context;
     bool m_armedForSession = false;
     bool m_starting = false; ///< between run() and started() (the lock, the journal)
+    /// WorkflowJournal::claim() of the workflow run or resumed here, from
+    /// before its lock is taken until its end (-1: none).
+    int m_claim = -1;
     std::unique_ptr<ClusterLock> m_lock;
     std::unique_ptr<WorkflowRunner> m_runner;
     /// The run's copy of its audit entries on the cluster's host.

@@ -481,12 +481,25 @@ TEST_F(CliWorkflow, TwoConsolesContendForTheLockAndOneIsRefusedWithTheOwnerNamed
         QByteArray(QByteArray("is held by ") + history::AuditLog::currentUser().toUtf8() + " on ")))
         << second.standardError.toStdString();
     EXPECT_TRUE(second.standardError.contains("-co-restart-")) << "names the workflow";
+    // The running workflow looks unfinished from outside: neither resumed a
+    // second time (its lock names it) nor abandoned while it runs.
+    const auto resumed =
+        workflow({u"resume"_qs, u"--inventory"_qs, inventory, u"--confirm"_qs, u"demo"_qs});
+    EXPECT_EQ(resumed.exitCode, 2) << resumed.standardOutput.toStdString();
+    EXPECT_TRUE(resumed.standardError.contains("still running in another process"))
+        << resumed.standardError.toStdString();
+    const auto abandoned = workflow({u"abandon"_qs, u"--inventory"_qs, inventory});
+    EXPECT_EQ(abandoned.exitCode, 2) << abandoned.standardOutput.toStdString();
+    EXPECT_TRUE(abandoned.standardError.contains("still running in another process"))
+        << abandoned.standardError.toStdString();
     ASSERT_TRUE(first.waitForFinished(120000));
     EXPECT_EQ(first.exitCode(), 0)
         << QByteArray(said + first.readAllStandardOutput()).toStdString();
     const auto listed = workflow({u"list"_qs, u"--json"_qs});
     EXPECT_EQ(listed.json().array().size(), 1) << "the refused one has no journal";
     EXPECT_TRUE(actionsOf(audit()).contains(u"lock-not-taken"_qs));
+    EXPECT_FALSE(actionsOf(audit()).contains(u"resume-chosen"_qs));
+    EXPECT_FALSE(actionsOf(audit()).contains(u"abandoned"_qs));
 
     // A lock left behind (here: written by hand, as a crashed console would).
     QFile left(demoDir() + u"/.opsdeck-lock-demo"_qs);

@@ -16,6 +16,7 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <functional>
 #include <gtest/gtest.h>
 #include <memory>
 #include <sys/stat.h>
@@ -114,8 +115,10 @@ protected:
         EXPECT_TRUE(test::waitUntil([&] { return result.has_value(); }, std::chrono::seconds(30)));
         return result.value_or(KnobFiles::Plan{});
     }
+    // `whileEditIsAudited`: run as the "edit" entry is being written.
     KnobFiles::Applied apply(const KnobFiles::Plan &plan, bool auditWorks = true,
-                             KnobFiles *files = nullptr)
+                             KnobFiles *files = nullptr,
+                             const std::function<void()> &whileEditIsAudited = {})
     {
         std::optional<KnobFiles::Applied> result;
         (files ? files : m_knobFiles.get())
@@ -124,6 +127,8 @@ protected:
                 [&](const KnobFiles::Plan &p, const KnobFiles::Applied &state,
                     const QString &action, const KnobFiles::AuditDone &audited) {
                     m_audit.append({action, state.backupPath, state.backupSha256, p.diff});
+                    if (action == u"edit" && whileEditIsAudited)
+                        whileEditIsAudited();
                     // Answered later, as an auditor thread does.
                     QTimer::singleShot(0, [audited, auditWorks] {
                         audited(auditWorks, auditWorks
@@ -205,6 +210,24 @@ TEST_P(KnobFilesTest, AFileChangedSincePreviewIsNotTouched)
     EXPECT_EQ(test::readFile(m_script), meanwhile);
     EXPECT_TRUE(backupsOnDisk().isEmpty());
     EXPECT_TRUE(m_audit.isEmpty());
+}
+
+// Another edit lands while this one's backup and "edit" entry are written
+// (two consoles on one script): the script is checked again just before the
+// write, so the other edit stays and this one fails, audited as edit-failed.
+TEST_P(KnobFilesTest, AnEditThatLandsWhileTheEntryIsWrittenIsNeverOverwritten)
+{
+    const KnobFiles::Plan planned = plan(setCtas(QStringLiteral("256")));
+    ASSERT_TRUE(planned.ok) << planned.error.toStdString();
+    const QByteArray teammates = decodeScript + "export SOMEONE_ELSE=1\n";
+    const KnobFiles::Applied applied =
+        apply(planned, true, nullptr, [&] { ASSERT_TRUE(test::writeFile(m_script, teammates)); });
+    EXPECT_FALSE(applied.ok);
+    EXPECT_TRUE(applied.error.contains(u"changed on disk since preview"_qs))
+        << applied.error.toStdString();
+    EXPECT_EQ(test::readFile(m_script), teammates);
+    ASSERT_EQ(m_audit.size(), 2);
+    EXPECT_EQ(m_audit.at(1).action, u"edit-failed"_qs);
 }
 
 TEST_P(KnobFilesTest, AnAuditEntryThatCannotBeWrittenStopsTheEdit)
