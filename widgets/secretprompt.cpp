@@ -6,6 +6,7 @@
 #include <QLineEdit>
 #include <QPointer>
 #include <QThread>
+#include <QTimer>
 
 using opsdeck::secrets::SecretBytes;
 using opsdeck::secrets::SecretStore;
@@ -46,8 +47,12 @@ std::optional<QByteArray> SecretPrompt::ask(const QString &question)
     const quint64 generation = m_generation;
     quint64 id = 0;
     for (const auto &[openId, open] : m_questions)
-        if (open.text == question && !open.answered)
+        if (open.text == question && !open.expired)
             id = openId;
+    if (id != 0 && m_questions[id].answered) {
+        const Question &recent = m_questions[id];
+        return recent.answer ? std::optional<QByteArray>(recent.answer->copy()) : std::nullopt;
+    }
     if (id == 0) {
         id = m_nextQuestion++;
         m_questions[id].text = question;
@@ -65,7 +70,7 @@ std::optional<QByteArray> SecretPrompt::ask(const QString &question)
     std::optional<QByteArray> answer;
     if (asked.answer)
         answer = asked.answer->copy();
-    if (--asked.waiters == 0)
+    if (--asked.waiters == 0 && asked.expired)
         m_questions.erase(id); // SecretBytes zeroes the prompt's copy
     return answer;
 }
@@ -85,6 +90,17 @@ void SecretPrompt::resume()
 {
     std::lock_guard lock(m_mutex);
     m_refusing = false;
+}
+
+void SecretPrompt::expire(quint64 id)
+{
+    std::lock_guard lock(m_mutex);
+    const auto found = m_questions.find(id);
+    if (found == m_questions.end())
+        return; // abandoned meanwhile
+    found->second.expired = true;
+    if (found->second.waiters == 0)
+        m_questions.erase(found); // SecretBytes zeroes the prompt's copy
 }
 
 void SecretPrompt::show(const QString &question, quint64 id, quint64 generation)
@@ -119,6 +135,7 @@ void SecretPrompt::show(const QString &question, quint64 id, quint64 generation)
             asked.answered = true;
         }
         m_answered.notify_all();
+        QTimer::singleShot(reuseFor, this, [this, id] { expire(id); });
     });
     dialog->setWindowModality(Qt::WindowModal);
     dialog->open();

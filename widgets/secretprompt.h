@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QObject>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -20,11 +21,12 @@ class QWidget;
 /// so a question never deadlocks a reload or the window closing.
 /// The same question asked again while it is still open (the host's command
 /// session and its tunnel both log in at once) waits for the same answer,
-/// so the operator types it once. Each waiter gets a buffer of its own (its
-/// caller wipes it, SecretStore::wipe); the prompt's copy is zeroed when every
-/// waiter has it. The dialog's text is taken out of the line edit and the
-/// last buffer of it zeroed (Qt's own intermediate copies while typing are
-/// out of reach). Never logged. Lives in the GUI thread.
+/// and asked again within reuseFor after it was answered (the second login
+/// started a moment later) gets that answer without a dialog, so the
+/// operator types it once. A cancel is reused the same way. Each waiter gets a buffer of its own
+/// (its caller wipes it, SecretStore::wipe); the prompt's copy is zeroed when every waiter has it.
+/// The dialog's text is taken out of the line edit and the last buffer of it zeroed (Qt's own
+/// intermediate copies while typing are out of reach). Never logged. Lives in the GUI thread.
 class SecretPrompt : public QObject
 {
     Q_OBJECT
@@ -43,6 +45,10 @@ public:
     /// Questions are shown again (after the transports were replaced).
     void resume();
 
+    /// How long an answer is handed to the same question asked again, then
+    /// zeroed: long enough for a host's logins that start together.
+    static constexpr std::chrono::seconds reuseFor{30};
+
     /// Questions shown so far.
     int asked() const { return m_asked; }
 
@@ -52,6 +58,9 @@ Q_SIGNALS:
 
 private:
     void show(const QString &question, quint64 id, quint64 generation);
+    /// reuseFor after an answer (GUI thread): the answer is zeroed once no
+    /// waiter still copies it.
+    void expire(quint64 id);
 
     QWidget *m_window;
     int m_asked = 0;
@@ -65,6 +74,7 @@ private:
         QString text;
         int waiters = 0;
         bool answered = false;
+        bool expired = false; ///< reuseFor has passed since the answer
         std::optional<opsdeck::secrets::SecretBytes> answer; ///< zeroed when erased
     };
     /// By id. Dialogs can nest (a second host asks while the first question

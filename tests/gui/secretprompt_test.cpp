@@ -138,3 +138,43 @@ TEST(SecretPrompt, BetweenAbandonAndResumeAQuestionIsRefusedAtOnce)
     ASSERT_TRUE(askFromAnotherThread(prompt, QStringLiteral("Password for ops@gpu-2: "), answer));
     EXPECT_EQ(prompt.asked(), 1);
 }
+
+// A host's command session and its tunnel log in a moment apart: the second
+// asks after the first answer came. It gets that answer without a dialog; a
+// question about another login is still shown.
+TEST(SecretPrompt, TheSameQuestionAskedJustAfterItsAnswerIsNotShownAgain)
+{
+    QWidget window;
+    SecretPrompt prompt(&window);
+    const QString typed = QStringLiteral("typed-pw-7730");
+    QTimer typist;
+    typist.setInterval(10);
+    QObject::connect(&typist, &QTimer::timeout, [&] {
+        auto *dialog = qobject_cast<QInputDialog *>(QApplication::activeModalWidget());
+        if (!dialog)
+            return;
+        if (dialog->labelText().contains(QStringLiteral("gpu-9")))
+            dialog->reject();
+        else {
+            dialog->setTextValue(typed);
+            dialog->accept();
+        }
+    });
+    typist.start();
+    const QString question = QStringLiteral("Password for ops@gpu-3: ");
+    std::optional<QByteArray> first;
+    ASSERT_TRUE(askFromAnotherThread(prompt, question, first));
+    ASSERT_TRUE(first.has_value());
+    std::optional<QByteArray> second;
+    ASSERT_TRUE(askFromAnotherThread(prompt, question, second));
+    EXPECT_EQ(prompt.asked(), 1) << "the second login was asked again";
+    ASSERT_TRUE(second.has_value());
+    EXPECT_TRUE(*second == typed.toUtf8()); // not streamed: a secret in a test is still a secret
+
+    std::optional<QByteArray> other = QByteArray("unset");
+    ASSERT_TRUE(askFromAnotherThread(prompt, QStringLiteral("Password for ops@gpu-9: "), other));
+    EXPECT_EQ(prompt.asked(), 2);
+    EXPECT_FALSE(other.has_value());
+    opsdeck::secrets::SecretStore::wipe(*first);
+    opsdeck::secrets::SecretStore::wipe(*second);
+}
