@@ -125,6 +125,9 @@ private:
     /// goes when the leaf ends.
     processes::ProcessControl *processControl(const std::shared_ptr<Leaf> &leaf,
                                               const processes::ProcessControl::Settings &settings);
+    /// The router of the plan's cluster; nullptr after ending the leaf
+    /// (failed, "has no router") when the inventory names none.
+    const inventory::Service *clusterRouter(const std::shared_ptr<Leaf> &leaf);
     void stopService(const std::shared_ptr<Leaf> &leaf);
     void startService(const std::shared_ptr<Leaf> &leaf);
     void waitExited(const std::shared_ptr<Leaf> &leaf);

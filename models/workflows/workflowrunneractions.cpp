@@ -262,17 +262,25 @@ void WorkflowRunner::waitHealthy(const std::shared_ptr<Leaf> &leaf)
     });
 }
 
-void WorkflowRunner::checkBootstrap(const std::shared_ptr<Leaf> &leaf, bool waitForHealth)
+const Service *WorkflowRunner::clusterRouter(const std::shared_ptr<Leaf> &leaf)
 {
     const inventory::Cluster *cluster = m_context.inventory.cluster(m_plan.cluster);
     const Service *router = cluster ? m_context.inventory.service(cluster->router) : nullptr;
     if (!router)
-        return endLeaf(leaf, false, QStringLiteral("cluster %1 has no router").arg(m_plan.cluster));
+        endLeaf(leaf, false, QStringLiteral("cluster %1 has no router").arg(m_plan.cluster));
+    return router;
+}
+
+void WorkflowRunner::checkBootstrap(const std::shared_ptr<Leaf> &leaf, bool waitForHealth)
+{
+    const Service *router = clusterRouter(leaf);
+    if (!router)
+        return;
     QVector<const Service *> prefills;
     if (waitForHealth) {
         prefills << leaf->service;
     } else {
-        for (const QString &name : cluster->prefill)
+        for (const QString &name : m_context.inventory.cluster(m_plan.cluster)->prefill)
             prefills << m_context.inventory.service(name);
     }
     QVector<QUrl> urls{router->urlWithPath(QStringLiteral("/workers"))};
@@ -361,10 +369,9 @@ void WorkflowRunner::checkBootstrap(const std::shared_ptr<Leaf> &leaf, bool wait
 
 void WorkflowRunner::waitRouterReady(const std::shared_ptr<Leaf> &leaf)
 {
-    const inventory::Cluster *cluster = m_context.inventory.cluster(m_plan.cluster);
-    const Service *router = cluster ? m_context.inventory.service(cluster->router) : nullptr;
+    const Service *router = clusterRouter(leaf);
     if (!router)
-        return endLeaf(leaf, false, QStringLiteral("cluster %1 has no router").arg(m_plan.cluster));
+        return;
     const QVector<QUrl> urls{router->urlWithPath(QStringLiteral("/readiness")),
                              router->urlWithPath(QStringLiteral("/workers"))};
     repeat(leaf, [this, leaf, urls, router] {

@@ -60,10 +60,9 @@ std::optional<double> runningOf(const probes::ProbeResult &loads, const probes::
 
 void WorkflowRunner::drain(const std::shared_ptr<Leaf> &leaf)
 {
-    const inventory::Cluster *cluster = m_context.inventory.cluster(m_plan.cluster);
-    const Service *router = cluster ? m_context.inventory.service(cluster->router) : nullptr;
+    const Service *router = clusterRouter(leaf);
     if (!router)
-        return endLeaf(leaf, false, u"cluster %1 has no router"_s.arg(m_plan.cluster));
+        return;
     const Service *engine = leaf->service;
     const QString routerName = router->name;
     // Idle: its running requests waited down to 0 (the deadline lets the
@@ -123,10 +122,9 @@ void WorkflowRunner::drain(const std::shared_ptr<Leaf> &leaf)
 
 void WorkflowRunner::registerWorker(const std::shared_ptr<Leaf> &leaf)
 {
-    const inventory::Cluster *cluster = m_context.inventory.cluster(m_plan.cluster);
-    const Service *router = cluster ? m_context.inventory.service(cluster->router) : nullptr;
+    const Service *router = clusterRouter(leaf);
     if (!router)
-        return endLeaf(leaf, false, u"cluster %1 has no router"_s.arg(m_plan.cluster));
+        return;
     const Service *engine = leaf->service;
     const bool prefill = engine->role == Role::Prefill;
     const QVector<QUrl> urls{router->urlWithPath(u"/workers"_s),
