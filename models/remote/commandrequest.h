@@ -26,7 +26,7 @@ struct CommandRequest
     /// Bytes for an argv command's stdin; without it stdin is closed (EOF at once).
     std::optional<QByteArray> input;
     QProcessEnvironment environment; ///< added to the inherited environment
-    QString workingDirectory;        ///< empty: the transport's default (home)
+    QString workingDirectory; ///< empty: the transport's default (home; / when home does not exist)
     /// The command is killed (its whole process group) when it runs longer:
     /// its result is then TimedOut, never success.
     std::chrono::milliseconds deadline = std::chrono::seconds(30);

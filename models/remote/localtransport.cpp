@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTimer>
 #include <csignal>
@@ -69,8 +70,12 @@ quint64 LocalTransport::run(const CommandRequest &given)
     for (const QString &key : request.environment.keys())
         env.insert(key, request.environment.value(key));
     process->setProcessEnvironment(env);
-    process->setWorkingDirectory(request.workingDirectory.isEmpty() ? QDir::homePath()
-                                                                    : request.workingDirectory);
+    // A HOME that does not exist (a service account's) runs from /, as ssh
+    // does for such a login, rather than failing every command.
+    QString directory = request.workingDirectory;
+    if (directory.isEmpty())
+        directory = QFileInfo(QDir::homePath()).isDir() ? QDir::homePath() : QDir::rootPath();
+    process->setWorkingDirectory(directory);
     // A new session per command: the deadline kills the whole group, and a
     // service it starts in the background cannot hold our terminal.
     process->setChildProcessModifier([] { ::setsid(); });

@@ -100,3 +100,15 @@ TEST(LocalTransport, EnvironmentAndWorkingDirectoryApply)
     const CommandResult result = runAndWait(transport, request);
     EXPECT_EQ(result.standardOutput, "512:/tmp\n");
 }
+
+// A service account's HOME may name a folder that does not exist (or none
+// at all): commands still run, from /, as ssh does for such a login.
+TEST(LocalTransport, AHomeThatDoesNotExistRunsCommandsFromTheRoot)
+{
+    const QByteArray home = qgetenv("HOME");
+    qputenv("HOME", "/nonexistent/opsdeck-home");
+    const CommandResult result = runScript(QStringLiteral("pwd"));
+    qputenv("HOME", home);
+    EXPECT_EQ(result.outcome, CommandResult::Outcome::Exited) << result.errorText.toStdString();
+    EXPECT_EQ(result.standardOutput, "/\n");
+}
