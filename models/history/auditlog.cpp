@@ -428,9 +428,33 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
 QVector<AuditEntry> AuditLog::read(QStringList *problems) const
 {
     QVector<AuditEntry> entries;
-    QFile file(m_path);
-    if (!file.open(QIODevice::ReadOnly))
+    // Read by the window's GUI thread too: a FIFO must not block it and a
+    // link must not show another file as the trail (checked again on the
+    // descriptor, so nothing swapped in between is read).
+    QString why;
+    const int fd = settings::PrivateFiles::regularOrAbsent(m_path, &why)
+                       ? ::open(QFile::encodeName(m_path).constData(),
+                                O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                       : -1;
+    struct stat st
+    {
+    };
+    if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)))
+        why = QStringLiteral("%1 is not a regular file: refused").arg(m_path);
+    else if (fd < 0 && why.isEmpty() && errno != ENOENT)
+        why = QStringLiteral("%1: %2").arg(m_path, QString::fromLocal8Bit(std::strerror(errno)));
+    if (!why.isEmpty() || fd < 0) {
+        if (fd >= 0)
+            ::close(fd);
+        if (problems && !why.isEmpty())
+            *problems << why;
         return entries;
+    }
+    QFile file;
+    if (!file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        return entries;
+    }
     int number = 0;
     while (!file.atEnd()) {
         const QByteArray line = file.readLine();

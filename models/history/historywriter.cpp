@@ -6,7 +6,9 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
@@ -234,16 +236,27 @@ bool HistoryWriter::moveAside(const QString &databasePath, QString *movedTo, QSt
             QStringLiteral("%1 is being recorded by another process: not moved").arg(databasePath);
         return false;
     }
-    const QString target =
+    const QString stamp =
         databasePath + QStringLiteral(".corrupt-") +
         QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd'T'HHmmss'Z'"));
+    const QStringList suffixes{QStringLiteral("-wal"), QStringLiteral("-shm"), QString()};
+    // A file moved aside earlier in the same second keeps its name: this one
+    // takes the next free "-N" (and RENAME_NOREPLACE below never replaces one).
+    QString target = stamp;
+    for (int n = 2; n < 1000; ++n) {
+        if (std::none_of(suffixes.begin(), suffixes.end(), [&](const QString &suffix) {
+                return QFileInfo::exists(target + suffix) || QFileInfo(target + suffix).isSymLink();
+            }))
+            break;
+        target = stamp + QStringLiteral("-%1").arg(n);
+    }
     // The WAL first: a database renamed without its WAL would lose its last pages.
-    for (const QString &suffix : {QStringLiteral("-wal"), QStringLiteral("-shm"), QString()}) {
+    for (const QString &suffix : suffixes) {
         const QString from = databasePath + suffix;
         if (!QFileInfo::exists(from))
             continue;
-        if (::rename(QFile::encodeName(from).constData(),
-                     QFile::encodeName(target + suffix).constData()) != 0) {
+        if (::renameat2(AT_FDCWD, QFile::encodeName(from).constData(), AT_FDCWD,
+                        QFile::encodeName(target + suffix).constData(), RENAME_NOREPLACE) != 0) {
             *error = QStringLiteral("cannot move %1 to %2: %3")
                          .arg(from, target + suffix, QString::fromLocal8Bit(std::strerror(errno)));
             return false;

@@ -71,7 +71,8 @@ public:
     bool isCorrupt() const { return m_corrupt; }
 
     /// Moves a database nobody records into (and its -wal / -shm files) aside
-    /// as `<name>.corrupt-<UTC yyyyMMddTHHmmssZ>`, so that the next start()
+    /// as `<name>.corrupt-<UTC yyyyMMddTHHmmssZ>` (then `-2`, `-3`… within one
+    /// second; an existing file is never replaced), so that the next start()
     /// begins a new one. False with `error` when a writer holds it or a rename
     /// fails (then nothing was moved); `movedTo` names the new path.
     static bool moveAside(const QString &databasePath, QString *movedTo, QString *error);

@@ -66,6 +66,10 @@ QString ProcessControl::startUnderLock(const ManagedProcess &process,
                           "  echo \"$opsdeck_lock is not a regular file: not started (remove "
                           "it)\" >&2; exit 1\n"
                           "fi\n"
+                          // Made 0644 whatever the umask, without changing
+                          // the umask the server inherits.
+                          "[ -e \"$opsdeck_lock\" ] || ( umask 022; : >>\"$opsdeck_lock\" ) "
+                          "2>/dev/null\n"
                           "if { exec 9>>\"$opsdeck_lock\"; } 2>/dev/null; then\n"
                           "  flock -w %3 9 || { echo \"another start of $opsdeck_name still runs "
                           "on this host (it holds $opsdeck_lock) after %3 s: not started\" >&2; "

@@ -10,6 +10,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+#include <atomic>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <memory>
 #include <sys/stat.h>
@@ -416,6 +418,52 @@ TEST(AuditLog, AFifoHeadIsRefusedAtOnceAndASizeTheHeadDoesNotKnowIsABreak)
     file.write("\n"); // an empty line: the entries still chain, the size does not
     file.close();
     EXPECT_EQ(log.check().status, AuditVerification::Status::Broken);
+}
+
+// The window reads the log to list it (the Audit tab): a FIFO in its place
+// must not block the GUI thread for ever, and a link is not followed to
+// show another file's lines as the audit trail.
+TEST(AuditLog, ReadingAFifoOrALinkReturnsAtOnceNamingIt)
+{
+    QTemporaryDir dir;
+    AuditLog log(AuditLog::pathIn(dir.path()), storeHasNone());
+    ASSERT_TRUE(QDir().mkpath(dir.path()));
+    ASSERT_EQ(::mkfifo(QFile::encodeName(log.path()).constData(), 0600), 0);
+    QStringList problems;
+    QElapsedTimer clock;
+    clock.start();
+    std::atomic<bool> returned{false};
+    std::thread opener([&] {
+        // Unblocks a reader stuck in open(2) if the code is wrong, so the
+        // test fails instead of hanging.
+        for (int i = 0; i < 50 && !returned; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (!returned) {
+            const int fd = ::open(QFile::encodeName(log.path()).constData(), O_WRONLY | O_NONBLOCK);
+            if (fd >= 0)
+                ::close(fd);
+        }
+    });
+    const QVector<AuditEntry> entries = log.read(&problems);
+    returned = true;
+    opener.join();
+    EXPECT_LT(clock.elapsed(), 4000) << "reading a FIFO waited for a writer";
+    EXPECT_TRUE(entries.isEmpty());
+    ASSERT_EQ(problems.size(), 1);
+    EXPECT_TRUE(problems.first().contains(QStringLiteral("a FIFO")) &&
+                problems.first().contains(log.path()))
+        << problems.first().toStdString();
+
+    ASSERT_TRUE(QFile::remove(log.path()));
+    QTemporaryDir other;
+    AuditLog elsewhere(AuditLog::pathIn(other.path()), storeHasNone());
+    ASSERT_TRUE(elsewhere.append(entry(QStringLiteral("gpu-1"), QStringLiteral("x"))));
+    ASSERT_TRUE(QFile::link(elsewhere.path(), log.path()));
+    problems.clear();
+    EXPECT_TRUE(log.read(&problems).isEmpty());
+    ASSERT_EQ(problems.size(), 1);
+    EXPECT_TRUE(problems.first().contains(QStringLiteral("symbolic link")))
+        << problems.first().toStdString();
 }
 
 TEST(AuditLog, FilesAreTheUsersAloneWhateverTheUmaskAndLinksAreNotFollowed)

@@ -330,3 +330,36 @@ TEST(HistoryWriter, WhatTheLastFlushFindsIsSaidByStopItself)
     QCoreApplication::processEvents(); // the worker's own signal, queued, is not said twice
     EXPECT_EQ(corrupted.size(), 1);
 }
+
+// Two corrupt files moved aside within one second (a recover, then another
+// after a second bad file) must both stay: the second never replaces the first.
+TEST(HistoryWriter, TwoFilesMovedAsideInOneSecondAreBothKept)
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("history.sqlite"));
+    const auto write = [](const QString &path, const QByteArray &bytes) {
+        QFile file(path);
+        return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
+    };
+    QStringList moved;
+    for (const QByteArray &bytes : {QByteArray(4096, 'A'), QByteArray(4096, 'B')}) {
+        ASSERT_TRUE(write(db, bytes));
+        ASSERT_TRUE(write(db + QStringLiteral("-wal"), bytes.left(100)));
+        QString to;
+        QString error;
+        ASSERT_TRUE(HistoryWriter::moveAside(db, &to, &error)) << error.toStdString();
+        moved << to;
+    }
+    ASSERT_EQ(moved.size(), 2);
+    EXPECT_NE(moved[0], moved[1]);
+    QFile first(moved[0]);
+    ASSERT_TRUE(first.open(QIODevice::ReadOnly));
+    EXPECT_EQ(first.readAll(), QByteArray(4096, 'A'));
+    QFile firstWal(moved[0] + QStringLiteral("-wal"));
+    ASSERT_TRUE(firstWal.open(QIODevice::ReadOnly));
+    EXPECT_EQ(firstWal.readAll(), QByteArray(100, 'A'));
+    QFile second(moved[1]);
+    ASSERT_TRUE(second.open(QIODevice::ReadOnly));
+    EXPECT_EQ(second.readAll(), QByteArray(4096, 'B'));
+    EXPECT_FALSE(QFileInfo::exists(db));
+}

@@ -568,3 +568,30 @@ TEST(ProcessControl, AStartLockThatIsNotAFileFailsTheStartNamingIt)
         << started.first().at(1).toString().toStdString();
     EXPECT_FALSE(QFile::exists(sleeper.pidFile)) << "nothing started";
 }
+
+// The start lock sits beside the pid file in the serve folder, where
+// teammates read: whatever the umask, it is never writable by others.
+TEST(ProcessControl, TheStartLockIsNotWorldWritableWhateverTheUmask)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const auto sleeper = detachedSleeper(dir.path(), QStringLiteral("proxy"), false);
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
+    const mode_t old = ::umask(0);
+    control.startAll({sleeper});
+    const bool answered = started.wait(10000);
+    ::umask(old);
+    ASSERT_TRUE(answered);
+    EXPECT_TRUE(started.first().at(0).toBool()) << started.first().at(1).toString().toStdString();
+    struct stat st
+    {
+    };
+    ASSERT_EQ(
+        ::stat(QFile::encodeName(sleeper.pidFile + QStringLiteral(".start-lock")).constData(), &st),
+        0);
+    EXPECT_EQ(st.st_mode & 0777, 0644u);
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
+    control.stopAll({sleeper});
+    ASSERT_TRUE(stopped.wait(15000));
+}

@@ -154,9 +154,15 @@ TEST(simWorkers, AWorkerFailedForGoodStaysOutUntilRemovedAndAddedAgain)
     cluster.stopDecode();
     ASSERT_TRUE(waitUntil([&] { return decodeStatus() == QStringLiteral("failed"); }, 10s))
         << cluster.router().errorText().toStdString();
-    EXPECT_TRUE(cluster.router().errorText().contains(
-        QStringLiteral("decode worker %1 failed 3 health checks in a row")
-            .arg(cluster.decodeUrl())));
+    // The router's log line is read from its stderr a moment after /workers says so.
+    EXPECT_TRUE(waitUntil(
+        [&] {
+            return cluster.router().errorText().contains(
+                QStringLiteral("decode worker %1 failed 3 health checks in a row")
+                    .arg(cluster.decodeUrl()));
+        },
+        5s))
+        << cluster.router().errorText().toStdString();
 
     // Back up and answering /health 200: still failed, and readiness says why.
     ASSERT_TRUE(cluster.startDecode()) << cluster.decode().errorText().toStdString();
