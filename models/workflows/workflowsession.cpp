@@ -481,6 +481,7 @@ void WorkflowSession::resume(const QString &id, const Confirmation &confirmation
     const QString cluster = was.value(u"cluster"_s).toString();
     // Planned again as it was run: its failure watch as long as it was.
     RunbookPlanner::Timings timings = m_context.timings;
+    timings.failureWatchS = 0; // a run without a watch step had none (--failure-watch 0)
     bool drained = false;
     for (const QJsonValue &value : was.value(u"steps"_s).toArray()) {
         const QJsonObject step = value.toObject();
