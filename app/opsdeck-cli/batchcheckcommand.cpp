@@ -58,7 +58,7 @@ int runBatchCheck(const QStringList &arguments)
         probes::ProbeEngine engine;
         probes::BatchCheck batch(engine, check->inventory, check->cluster, settings,
                                  check->secretStore());
-        const CancelOnSignal onSignal([&batch] { batch.cancel(); });
+        const threads::CancelOnSignal onSignal([&batch] { batch.cancel(); });
         ClusterCheck::runOffMainThread([&] { result = batch.run(); });
     }
     if (result.confirmationRequired) {

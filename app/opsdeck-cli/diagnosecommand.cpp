@@ -194,7 +194,7 @@ int runDiagnose(const QStringList &arguments)
     bool cancelled = false;
     QString notMeasured; // why a requested measurement gave no length
     if (anyProbed) {
-        const CancelOnSignal onSignal([&rounds] { rounds.stop(); });
+        const threads::CancelOnSignal onSignal([&rounds] { rounds.stop(); });
         diagnosis = rounds.run();
         if (diagnosis && measureStallS > 0) {
             if (!json && !rounds.stopped())

@@ -31,7 +31,7 @@ constexpr double kMaxIdleGapS = 600; // ProbeEngine::Limits::maxIdleGapS
 
 bool interrupted()
 {
-    return CancelOnSignal::signalled();
+    return threads::CancelOnSignal::signalled();
 }
 
 /// Sleeps for `seconds` in short slices; false when interrupted meanwhile.
@@ -202,7 +202,7 @@ int runProbe(const QStringList &arguments)
     }
 
     // The loops below poll signalled() and cancel the probe in flight.
-    const CancelOnSignal onSignal;
+    const threads::CancelOnSignal onSignal;
     probes::ProbeEngine engine;
     const bool stream = parser.isSet(QStringLiteral("stream"));
     if (stream || parser.isSet(QStringLiteral("chat")) ||

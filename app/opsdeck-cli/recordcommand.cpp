@@ -184,7 +184,7 @@ int runRecord(const QStringList &arguments)
     // ignores: the flag makes it count.
     static std::atomic<bool> stopRequested{false};
     stopRequested = false;
-    const CancelOnSignal onSignal([] {
+    const threads::CancelOnSignal onSignal([] {
         stopRequested = true;
         QMetaObject::invokeMethod(
             QCoreApplication::instance(), [] { QCoreApplication::quit(); }, Qt::QueuedConnection);

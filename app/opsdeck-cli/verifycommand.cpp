@@ -64,7 +64,7 @@ int runVerify(const QStringList &arguments)
                  },
                  {}});
         }
-        const CancelOnSignal onSignal([&verification] { verification.cancel(); });
+        const threads::CancelOnSignal onSignal([&verification] { verification.cancel(); });
         ClusterCheck::runOffMainThread([&] { result = verification.run(); });
     }
     if (result.confirmationRequired) {

@@ -304,7 +304,7 @@ int runAndReport(const inventory::Inventory &inventory, Workflows &workflows,
         });
     {
         // Ctrl-C, SIGTERM, SIGHUP: the running step is cancelled and journaled.
-        CancelOnSignal onSignal([&session] {
+        threads::CancelOnSignal onSignal([&session] {
             QMetaObject::invokeMethod(
                 &session, [&session] { session.cancel(); }, Qt::QueuedConnection);
         });

@@ -8,6 +8,7 @@
 #include "apppaths.h"
 #include "auditkey.h"
 #include "audittab.h"
+#include "cancelonsignal.h"
 #include "demosetup.h"
 #include "hoststab.h"
 #include "knobstab.h"
@@ -223,6 +224,12 @@ int main(int argc, char **argv)
     }
     QObject::connect(&window, &MainWindow::shutdownFinished, &app, &QApplication::quit,
                      Qt::QueuedConnection);
+    // A supervisor's SIGTERM, a closed terminal's SIGHUP or Ctrl-C close the
+    // window as its close button does: the demo cluster stopped, the queued
+    // history samples written. (Killed instead, up to one flush of samples
+    // would go unsaid.)
+    const opsdeck::threads::CancelOnSignal closeOnSignal(
+        [&window] { QMetaObject::invokeMethod(&window, &QWidget::close, Qt::QueuedConnection); });
     const int code = QApplication::exec();
     opsdeck::history::AuditKey::settle(); // the last entries' anchors kept
     return exitCode ? exitCode : code;

@@ -8,7 +8,7 @@
 #include <thread>
 #include <unistd.h>
 
-namespace opsdeck::cli {
+namespace opsdeck::threads {
 
 namespace {
 
@@ -106,4 +106,4 @@ bool CancelOnSignal::signalled()
     return signalledFlag.load();
 }
 
-} // namespace opsdeck::cli
+} // namespace opsdeck::threads

@@ -2,13 +2,14 @@
 
 #include <functional>
 
-namespace opsdeck::cli {
+namespace opsdeck::threads {
 
 /// Turns the first SIGINT, SIGTERM or SIGHUP into a cancel of the running
 /// command, so that a long `probe`, `diagnose`, `verify` or `batch-check`
 /// stopped by Ctrl-C or by a supervisor still prints what it measured, writes
 /// the history of what completed and exits 3 (DESIGN.md, command-line
-/// contract), and `record` flushes and removes its pid file.
+/// contract), and `record` flushes and removes its pid file; in the window
+/// (app/opsdeck), closes it as its close button does.
 ///
 /// How: the signal handler only writes a byte to a self-pipe and puts SIGINT
 /// back to its default action, so a second Ctrl-C kills at once (a run that
@@ -37,4 +38,4 @@ public:
     static bool signalled();
 };
 
-} // namespace opsdeck::cli
+} // namespace opsdeck::threads
