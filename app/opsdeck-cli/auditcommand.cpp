@@ -45,7 +45,10 @@ int verify(const history::AuditLog &log, bool json)
                 verdict += u" (%1)"_s.arg(result.reason);
             break;
         case history::AuditVerification::Status::Broken:
-            verdict = u"BROKEN at line %1: %2"_s.arg(result.line).arg(result.reason);
+            // Line 0: the file itself is refused (a FIFO, a folder, a link).
+            verdict = result.line > 0
+                          ? u"BROKEN at line %1: %2"_s.arg(result.line).arg(result.reason)
+                          : u"BROKEN: %1"_s.arg(result.reason);
             break;
         case history::AuditVerification::Status::Truncated:
             verdict = u"TRUNCATED: %1"_s.arg(result.reason);
@@ -55,7 +58,8 @@ int verify(const history::AuditLog &log, bool json)
             break;
         }
         printLine(u"%1: %2"_s.arg(log.path(), verdict));
-        printLine(u"chain: %1"_s.arg(result.keyNote));
+        if (!result.keyNote.isEmpty())
+            printLine(u"chain: %1"_s.arg(result.keyNote));
     }
     if (result.status == history::AuditVerification::Status::Unverified)
         return ExitUnknown; // never implies more than was checked

@@ -12,6 +12,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 using opsdeck::history::AuditEntry;
 using opsdeck::history::AuditKey;
@@ -247,4 +248,19 @@ TEST(CliAudit, ALockedKeychainLeavesAnUnkeyedLogNotVerified)
     EXPECT_TRUE(locked.contains(QStringLiteral("NOT VERIFIED"))) << out.toStdString();
     EXPECT_TRUE(locked.contains(QStringLiteral("is locked"))) << out.toStdString();
     EXPECT_TRUE(out.contains(QStringLiteral("realiased-exit=3"))) << out.toStdString();
+}
+
+// A FIFO in the log's place: refused at once, said without a line number
+// nobody could look up, and without an empty "chain:" line.
+TEST(CliAudit, VerifyOfAFifoNamesWhatItIsWithoutALineZero)
+{
+    QTemporaryDir dir;
+    ASSERT_EQ(::mkfifo(QFile::encodeName(AuditLog::pathIn(dir.path())).constData(), 0600), 0);
+    const auto run = runCli({QStringLiteral("audit"), QStringLiteral("--verify"),
+                             QStringLiteral("--data-dir"), dir.path()});
+    EXPECT_EQ(run.exitCode, 1) << run.standardOutput.toStdString();
+    EXPECT_TRUE(run.standardOutput.contains("BROKEN: ") && run.standardOutput.contains("a FIFO"))
+        << run.standardOutput.toStdString();
+    EXPECT_FALSE(run.standardOutput.contains("line 0")) << run.standardOutput.toStdString();
+    EXPECT_FALSE(run.standardOutput.contains("chain: \n")) << run.standardOutput.toStdString();
 }
