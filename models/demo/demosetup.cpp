@@ -196,8 +196,11 @@ std::optional<QString> DemoSetup::write(const DemoOptions &options, QString *err
     return inventoryPath(dir);
 }
 
-processes::ManagedProcess DemoSetup::trafficProcess(const QString &dir, const QString &program)
+processes::ManagedProcess DemoSetup::trafficProcess(const QString &given, const QString &program)
 {
+    // Absolute, as the identity recorded at the start names it: `demo down
+    // --dir demo` must find the generator `demo up --dir /abs/demo` started.
+    const QString dir = QDir(given).absolutePath();
     processes::ManagedProcess process;
     process.program = program;
     process.name = QStringLiteral("traffic");

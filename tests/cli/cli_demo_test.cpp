@@ -508,3 +508,29 @@ TEST_F(CliDemo, DownInAFolderHoldingAnotherDemosInventoryStopsNothing)
         EXPECT_TRUE(processAlive(it.value())) << it.key().toStdString() << " was stopped";
     downLeavesNothing(pids);
 }
+
+// `demo down --dir demo` from the folder above stops what `demo up --dir
+// /abs/demo` started: the traffic generator's identity names its pid file
+// by absolute path, so a relative one once read as "not running".
+TEST_F(CliDemo, DownWithARelativeFolderStopsEveryProcessUpStarted)
+{
+    const auto up = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"),
+                            demoDir(), QStringLiteral("--traffic"), QStringLiteral("1")},
+                           home(), std::chrono::seconds(90));
+    ASSERT_EQ(up.exitCode, 0) << up.standardError.toStdString();
+    const auto pids = pidsIn(demoDir());
+    ASSERT_EQ(pids.size(), 5);
+    QProcess down;
+    down.setWorkingDirectory(home());
+    opsdeck::test::startCli(down,
+                            {QStringLiteral("demo"), QStringLiteral("down"),
+                             QStringLiteral("--dir"), QStringLiteral("demo")},
+                            home());
+    ASSERT_TRUE(down.waitForFinished(60'000));
+    const QString said =
+        QString::fromUtf8(down.readAllStandardOutput() + down.readAllStandardError());
+    EXPECT_EQ(down.exitCode(), 0) << said.toStdString();
+    EXPECT_FALSE(said.contains(QStringLiteral("traffic was not running"))) << said.toStdString();
+    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
+        EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " left running";
+}
