@@ -36,10 +36,10 @@ const std::vector<CliCommand> &commandTable()
         {u"demo"_s, u"up"_s,
          u"[--dir DIR] [--data-dir DIR] [--traffic N] [--fault "
          u"proxy-reused-stall=S|router-reused-stall=S] "
-         "[--transfer-backend mooncake|nixl] [--json]"_s,
+         "[--transfer-backend mooncake|nixl] [--force] [--json]"_s,
          u"start the simulated PD cluster and its recorder; prints the inventory's path"_s,
          &runDemo},
-        {u"demo"_s, u"down"_s, u"[--dir DIR] [--data-dir DIR]"_s,
+        {u"demo"_s, u"down"_s, u"[--dir DIR] [--data-dir DIR] [--force]"_s,
          u"stop every process of the demo; returns when each has exited"_s, &runDemo},
         {u"status"_s, QString(), u"--inventory FILE [--timeout MS] [--json] "_s + inventoryFlags,
          u"one health check of every service (exit 1 unless all are healthy)"_s, &runStatus},

@@ -2,11 +2,14 @@
 
 #include "apppaths.h"
 #include "clioutput.h"
+#include "clusterlock.h"
 #include "democluster.h"
+#include "inventory.h"
 #include "numberoption.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QJsonObject>
 #include <cstdio>
 
@@ -19,6 +22,38 @@ QString demoDir(const QCommandLineParser &parser)
     const QString dir = parser.value(QStringLiteral("dir"));
     return dir.isEmpty() ? settings::AppPaths::demoDir(parser.value(QStringLiteral("data-dir")))
                          : dir;
+}
+
+// A workflow running on the demo restarts the services it stops, so a stop
+// now would be undone behind the person's back: its cluster lock in the
+// folder, not past its expiry, refuses down and a replacing up (--force
+// overrides). Empty: no workflow holds the demo.
+QString workflowOnTheDemo(const QString &dir)
+{
+    const auto loaded = inventory::loadInventory(demo::DemoSetup::inventoryPath(dir));
+    if (!loaded.inventory)
+        return {};
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    for (const inventory::Cluster &cluster : loaded.inventory->clusters) {
+        QString host;
+        QString error;
+        const QString path =
+            workflows::ClusterLock::pathFor(*loaded.inventory, cluster.name, &host, &error);
+        const QFileInfo info(path);
+        QFile file(path);
+        // Anything but a plain file there is no lock a workflow took.
+        if (path.isEmpty() || info.isSymLink() || !info.isFile() || !file.open(QIODevice::ReadOnly))
+            continue;
+        const auto holder = workflows::ClusterLock::parse(file.read(4096));
+        if (holder && !holder->staleAt(now))
+            return QStringLiteral(
+                       "a workflow holds the cluster lock %1: %2. It restarts services as it "
+                       "goes, so stopping them now would be undone. Let it finish or cancel it "
+                       "(Ctrl-C where it runs; `opsdeck-cli workflow abandon %3` if it was "
+                       "killed), or give --force to stop every process anyway")
+                .arg(path, holder->describe(now), holder->workflow);
+    }
+    return {};
 }
 
 int up(demo::DemoCluster &demo, const QCommandLineParser &parser)
@@ -97,6 +132,9 @@ int runDemo(const QStringList &arguments)
     parser.addOption({QStringLiteral("transfer-backend"),
                       QStringLiteral("KV transfer backend the workers report: mooncake or nixl."),
                       QStringLiteral("backend")});
+    parser.addOption({QStringLiteral("force"),
+                      QStringLiteral("Stop the demo's processes even while a workflow holds its "
+                                     "cluster lock.")});
     parser.addOption(dataDirOption());
     parser.addOption(jsonOption());
     if (!parseArguments(parser, arguments))
@@ -112,6 +150,13 @@ int runDemo(const QStringList &arguments)
         if (!demo::DemoSetup::checkDir(demoDir(parser), &error)) {
             printError(error);
             return ExitBadInput;
+        }
+    }
+    if (!parser.isSet(QStringLiteral("force"))) {
+        const QString holder = workflowOnTheDemo(demoDir(parser));
+        if (!holder.isEmpty()) {
+            printError(QStringLiteral("demo %1 refused: ").arg(action) + holder);
+            return ExitFailed;
         }
     }
     demo::DemoCluster demo;

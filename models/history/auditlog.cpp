@@ -294,9 +294,23 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     QLockFile fileLock(lockPath);
     // Another process holds it only for one write + fsync.
     if (!fileLock.tryLock(10000)) {
-        if (fileLock.error() == QLockFile::LockFailedError)
-            return fail(
-                QStringLiteral("locked by another process for over 10 s (%1)").arg(lockPath));
+        if (fileLock.error() == QLockFile::LockFailedError) {
+            // A stopped (SIGSTOP, a debugger) or hung OpsDeck holds it: name
+            // it, so that the person can find it instead of guessing.
+            qint64 pid = 0;
+            QString hostName;
+            QString program;
+            const QString holder =
+                fileLock.getLockInfo(&pid, &hostName, &program)
+                    ? QStringLiteral("%1 (pid %2 on %3)")
+                          .arg(program.isEmpty() ? QStringLiteral("a process") : program)
+                          .arg(pid)
+                          .arg(hostName)
+                    : QStringLiteral("another process");
+            return fail(QStringLiteral("locked by %1 for over 10 s (%2): is it stopped or hung? "
+                                       "Nothing was written")
+                            .arg(holder, lockPath));
+        }
         return fail(QStringLiteral("cannot create its lock file %1 (%2)")
                         .arg(lockPath, fileLock.error() == QLockFile::PermissionError
                                            ? QStringLiteral("permission denied")

@@ -68,9 +68,11 @@ public:
     /// Removes it whoever holds it (the caller audits first).
     void breakLock(Done done);
 
+    /// The holder a lock file's text names; nothing when it names none.
+    static std::optional<Holder> parse(const QByteArray &text);
+
 private:
     void run(const QString &script, std::function<void(const remote::CommandResult &)> then);
-    static std::optional<Holder> parse(const QByteArray &text);
 
     remote::Transport *m_transport;
     QString m_path;

@@ -5,6 +5,7 @@
 #include "simprocess.h"
 #include "testsupport.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -533,4 +534,61 @@ TEST_F(CliDemo, DownWithARelativeFolderStopsEveryProcessUpStarted)
     EXPECT_FALSE(said.contains(QStringLiteral("traffic was not running"))) << said.toStdString();
     for (auto it = pids.cbegin(); it != pids.cend(); ++it)
         EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " left running";
+}
+
+// A workflow on the demo restarts services as it goes: `demo down` while it
+// holds the cluster lock would report every process exited and then see the
+// workflow start one again. Refused naming the workflow; a lock past its
+// expiry (a killed run) does not stand in the way; --force stops anyway.
+TEST_F(CliDemo, DownWhileAWorkflowHoldsTheClusterLockIsRefusedNamingIt)
+{
+    const auto up = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"),
+                            demoDir(), QStringLiteral("--traffic"), QStringLiteral("1")},
+                           home(), std::chrono::seconds(90));
+    ASSERT_EQ(up.exitCode, 0) << up.standardError.toStdString();
+    const auto pids = pidsIn(demoDir());
+    ASSERT_EQ(pids.size(), 5);
+    const QString id = QStringLiteral("20261204T101500Z-co-restart-1a2b");
+    const auto writeLock = [&](const QDateTime &expires) {
+        QFile lock(demoDir() + QStringLiteral("/.opsdeck-lock-demo"));
+        ASSERT_TRUE(lock.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        lock.write(QStringLiteral("owner=alice\nhost=laptop-3\ntime=%1\nexpires=%2\nworkflow=%3\n")
+                       .arg(now.toString(Qt::ISODate), expires.toString(Qt::ISODate), id)
+                       .toUtf8());
+    };
+    writeLock(QDateTime::currentDateTimeUtc().addSecs(3600));
+    const QStringList down{QStringLiteral("demo"), QStringLiteral("down"), QStringLiteral("--dir"),
+                           demoDir()};
+    const auto refused = runCli(down, home());
+    EXPECT_EQ(refused.exitCode, 1);
+    EXPECT_TRUE(refused.standardError.contains(id.toUtf8()) &&
+                refused.standardError.contains("alice on laptop-3"))
+        << refused.standardError.toStdString();
+    const auto replace = runCli(
+        {QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir()}, home());
+    EXPECT_EQ(replace.exitCode, 1) << replace.standardError.toStdString();
+    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
+        EXPECT_TRUE(processAlive(it.value())) << it.key().toStdString() << " was stopped";
+
+    // A lock whose run was killed an hour ago is past its expiry.
+    writeLock(QDateTime::currentDateTimeUtc().addSecs(-60));
+    const auto stale = runCli(down, home(), std::chrono::seconds(60));
+    EXPECT_EQ(stale.exitCode, 0) << stale.standardError.toStdString();
+    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
+        EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " left running";
+
+    const auto again =
+        runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir(),
+                QStringLiteral("--traffic"), QStringLiteral("0"), QStringLiteral("--force")},
+               home(), std::chrono::seconds(90));
+    ASSERT_EQ(again.exitCode, 0) << again.standardError.toStdString();
+    const auto restarted = pidsIn(demoDir());
+    writeLock(QDateTime::currentDateTimeUtc().addSecs(3600));
+    const auto forced =
+        runCli(down + QStringList{QStringLiteral("--force")}, home(), std::chrono::seconds(60));
+    EXPECT_EQ(forced.exitCode, 0) << forced.standardError.toStdString();
+    for (auto it = restarted.cbegin(); it != restarted.cend(); ++it)
+        EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " left running";
+    QFile::remove(demoDir() + QStringLiteral("/.opsdeck-lock-demo"));
 }

@@ -3,12 +3,14 @@
 #include "auditlog.h"
 #include "hostkeyauditor.h"
 
+#include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLockFile>
 #include <QTemporaryDir>
 #include <atomic>
 #include <fcntl.h>
@@ -619,6 +621,27 @@ TEST(AuditLog, AnUnusableLockFileFailsAtOnceNamingTheFile)
     EXPECT_LT(timer.elapsed(), 5000) << "waited as if another process held the lock";
     EXPECT_TRUE(error.contains(log.path() + QStringLiteral(".lock"))) << error.toStdString();
     EXPECT_FALSE(error.contains(QStringLiteral("another process"))) << error.toStdString();
+}
+
+// A writer stopped while it holds the lock (SIGSTOP, a debugger) makes the
+// others fail after 10 s without writing: the error names the holder's pid,
+// so that the person finds it. Here the holder is this test process.
+TEST(AuditLog, AnAppendBlockedByAStoppedHolderNamesItsPidAndWritesNothing)
+{
+    QTemporaryDir dir;
+    AuditLog log(AuditLog::pathIn(dir.path()));
+    ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-1"), QStringLiteral("accepted-new"))));
+    QLockFile holder(log.path() + QStringLiteral(".lock"));
+    ASSERT_TRUE(holder.tryLock(0));
+    QString error;
+    EXPECT_FALSE(
+        log.append(entry(QStringLiteral("gpu-2"), QStringLiteral("accepted-new")), &error));
+    EXPECT_TRUE(
+        error.contains(QStringLiteral("pid %1 on ").arg(QCoreApplication::applicationPid())))
+        << error.toStdString();
+    EXPECT_TRUE(error.contains(log.path() + QStringLiteral(".lock"))) << error.toStdString();
+    holder.unlock();
+    EXPECT_EQ(log.read().size(), 1);
 }
 
 TEST(AuditLog, AnAuditFileThatIsADirectoryFailsNamingIt)
