@@ -55,6 +55,24 @@ protected:
             EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " left running";
     }
     QString home() const { return m_home.path(); }
+    // demo up in demoDir() with `traffic` clients; its pids by name (empty
+    // when it failed, said here).
+    QHash<QString, qint64> upWithTraffic(const QString &traffic)
+    {
+        const auto up =
+            runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"),
+                    demoDir(), QStringLiteral("--traffic"), traffic},
+                   home(), std::chrono::seconds(90));
+        EXPECT_EQ(up.exitCode, 0) << up.standardError.toStdString();
+        return up.exitCode == 0 ? pidsIn(demoDir()) : QHash<QString, qint64>();
+    }
+    // Each of `pids` runs (`running`) or has exited.
+    static void expectRunning(const QHash<QString, qint64> &pids, bool running)
+    {
+        for (auto it = pids.cbegin(); it != pids.cend(); ++it)
+            EXPECT_EQ(processAlive(it.value()), running)
+                << it.key().toStdString() << (running ? " was stopped" : " left running");
+    }
 
 private:
     QTemporaryDir m_home;
@@ -515,11 +533,7 @@ TEST_F(CliDemo, DownInAFolderHoldingAnotherDemosInventoryStopsNothing)
 // by absolute path, so a relative one once read as "not running".
 TEST_F(CliDemo, DownWithARelativeFolderStopsEveryProcessUpStarted)
 {
-    const auto up = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"),
-                            demoDir(), QStringLiteral("--traffic"), QStringLiteral("1")},
-                           home(), std::chrono::seconds(90));
-    ASSERT_EQ(up.exitCode, 0) << up.standardError.toStdString();
-    const auto pids = pidsIn(demoDir());
+    const auto pids = upWithTraffic(QStringLiteral("1"));
     ASSERT_EQ(pids.size(), 5);
     QProcess down;
     down.setWorkingDirectory(home());
@@ -532,8 +546,7 @@ TEST_F(CliDemo, DownWithARelativeFolderStopsEveryProcessUpStarted)
         QString::fromUtf8(down.readAllStandardOutput() + down.readAllStandardError());
     EXPECT_EQ(down.exitCode(), 0) << said.toStdString();
     EXPECT_FALSE(said.contains(QStringLiteral("traffic was not running"))) << said.toStdString();
-    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
-        EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " left running";
+    expectRunning(pids, false);
 }
 
 // A workflow on the demo restarts services as it goes: `demo down` while it
@@ -542,11 +555,7 @@ TEST_F(CliDemo, DownWithARelativeFolderStopsEveryProcessUpStarted)
 // expiry (a killed run) does not stand in the way; --force stops anyway.
 TEST_F(CliDemo, DownWhileAWorkflowHoldsTheClusterLockIsRefusedNamingIt)
 {
-    const auto up = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"),
-                            demoDir(), QStringLiteral("--traffic"), QStringLiteral("1")},
-                           home(), std::chrono::seconds(90));
-    ASSERT_EQ(up.exitCode, 0) << up.standardError.toStdString();
-    const auto pids = pidsIn(demoDir());
+    const auto pids = upWithTraffic(QStringLiteral("1"));
     ASSERT_EQ(pids.size(), 5);
     const QString id = QStringLiteral("20261204T101500Z-co-restart-1a2b");
     const auto writeLock = [&](const QDateTime &expires) {
@@ -568,27 +577,20 @@ TEST_F(CliDemo, DownWhileAWorkflowHoldsTheClusterLockIsRefusedNamingIt)
     const auto replace = runCli(
         {QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir()}, home());
     EXPECT_EQ(replace.exitCode, 1) << replace.standardError.toStdString();
-    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
-        EXPECT_TRUE(processAlive(it.value())) << it.key().toStdString() << " was stopped";
+    expectRunning(pids, true);
 
     // A lock whose run was killed an hour ago is past its expiry.
     writeLock(QDateTime::currentDateTimeUtc().addSecs(-60));
     const auto stale = runCli(down, home(), std::chrono::seconds(60));
     EXPECT_EQ(stale.exitCode, 0) << stale.standardError.toStdString();
-    for (auto it = pids.cbegin(); it != pids.cend(); ++it)
-        EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " left running";
+    expectRunning(pids, false);
 
-    const auto again =
-        runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"), demoDir(),
-                QStringLiteral("--traffic"), QStringLiteral("0"), QStringLiteral("--force")},
-               home(), std::chrono::seconds(90));
-    ASSERT_EQ(again.exitCode, 0) << again.standardError.toStdString();
-    const auto restarted = pidsIn(demoDir());
+    const auto restarted = upWithTraffic(QStringLiteral("0"));
+    ASSERT_EQ(restarted.size(), 4);
     writeLock(QDateTime::currentDateTimeUtc().addSecs(3600));
     const auto forced =
         runCli(down + QStringList{QStringLiteral("--force")}, home(), std::chrono::seconds(60));
     EXPECT_EQ(forced.exitCode, 0) << forced.standardError.toStdString();
-    for (auto it = restarted.cbegin(); it != restarted.cend(); ++it)
-        EXPECT_FALSE(processAlive(it.value())) << it.key().toStdString() << " left running";
+    expectRunning(restarted, false);
     QFile::remove(demoDir() + QStringLiteral("/.opsdeck-lock-demo"));
 }
