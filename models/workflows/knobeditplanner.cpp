@@ -194,8 +194,20 @@ struct Planning : std::enable_shared_from_this<Planning>
                         from, revert->workflow, QString::fromLatin1(old.sha256),
                         QString::fromLatin1(revert->backupSha256)));
             // Untouched since the edit: the backup goes back whole, byte for byte.
+            // planRestore reads the backup again: what it plans to write must
+            // be the bytes checked above, not a file swapped in between.
             if (revert && revert->afterSha256 == current)
-                return filesPtr->planRestore(scriptPath, from, planned);
+                return filesPtr->planRestore(
+                    scriptPath, from,
+                    [self, from, checked = old.bytes, planned](const KnobFiles::Plan &plan) {
+                        if (plan.ok && plan.after != checked)
+                            return self->fail(
+                                u"backup %1 changed while it was read (its sha256 is now %2, "
+                                "the one checked was %3); nothing restored"_s.arg(
+                                    from, QString::fromLatin1(KnobFiles::sha256(plan.after)),
+                                    QString::fromLatin1(KnobFiles::sha256(checked))));
+                        planned(plan);
+                    });
             ScriptEdit fromBackup = edit;
             const std::optional<knobs::Knob> was = ServeScript::parse(old.bytes).knob(self->key);
             fromBackup.operation =
