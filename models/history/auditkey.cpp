@@ -79,8 +79,10 @@ QString anchorNameOf(const QString &keyName)
     return QStringLiteral("audit/chain-anchor/") + keyName.section(u'/', -1);
 }
 
-// Anchor writes sent and not yet answered (AuditKey::settle waits for them).
-std::atomic<int> &anchorWritesPending()
+// Key and anchor writes sent and not yet answered (AuditKey::settle waits
+// for them): a program that exits first would leave a keyed log whose key
+// was never kept.
+std::atomic<int> &storeWritesPending()
 {
     static std::atomic<int> pending{0};
     return pending;
@@ -198,6 +200,7 @@ void AuditKey::prefetch(const QString &logPath)
             // Known before it is kept: the first append keys with it and knows
             // it made it (a key it found already kept would mean a log emptied).
             const QByteArray value = newKey();
+            ++storeWritesPending(); // before anyone can key an entry with it
             remember(name, AuditLog::ChainKey{State::Key, value, {}, true});
             auto written = std::make_shared<QMetaObject::Connection>();
             *written = QObject::connect(
@@ -206,6 +209,7 @@ void AuditKey::prefetch(const QString &logPath)
                     if (asked != name)
                         return;
                     QObject::disconnect(*written);
+                    --storeWritesPending();
                     if (done.ok())
                         return;
                     if (!isNewLog(logPath))
@@ -276,7 +280,7 @@ AuditLog::AnchorSink AuditKey::anchorSink()
                          [](quint64, const QString &key, const SecretResult &result) {
                              if (!key.startsWith(u"audit/chain-anchor/"))
                                  return;
-                             --anchorWritesPending();
+                             --storeWritesPending();
                              if (!result.ok())
                                  spdlog::warn("audit: the chain's anchor could not be kept in "
                                               "the secret store: {}",
@@ -287,7 +291,7 @@ AuditLog::AnchorSink AuditKey::anchorSink()
         secrets::SecretStore &store = secrets::SecretStore::shared();
         const QString keyName = secretName(logPath);
         const QString name = anchorNameOf(keyName);
-        ++anchorWritesPending();
+        ++storeWritesPending();
         // Read, then kept only over an anchor the log still holds: this
         // process read the anchor once, and another one may have moved it
         // since, past an older log put back meanwhile; that anchor stays, as
@@ -313,7 +317,7 @@ AuditLog::AnchorSink AuditKey::anchorSink()
                                                  AuditLog::holdsAnchor(logPath, *stored, *key));
                 if (forward)
                     return void(store.write(name, anchor.text()));
-                --anchorWritesPending();
+                --storeWritesPending();
                 if (stored->entries != anchor.entries || stored->link != anchor.link)
                     spdlog::warn("audit log {}: the secret store's anchor (entry {}) is not in "
                                  "the log, or past entry {}: left where it is, as evidence",
@@ -325,7 +329,7 @@ AuditLog::AnchorSink AuditKey::anchorSink()
 
 void AuditKey::settle(std::chrono::milliseconds deadline)
 {
-    if (anchorWritesPending() <= 0)
+    if (storeWritesPending() <= 0)
         return;
     secrets::SecretStore &store = secrets::SecretStore::shared();
     if (QThread::currentThread() != store.thread())
@@ -333,18 +337,18 @@ void AuditKey::settle(std::chrono::milliseconds deadline)
     QEventLoop loop;
     QTimer::singleShot(deadline, &loop, &QEventLoop::quit);
     const auto quitWhenKept = [&loop] {
-        if (anchorWritesPending() <= 0)
+        if (storeWritesPending() <= 0)
             loop.quit();
     };
     // A write ends it, or the read before it that found it must not be made.
     QObject::connect(&store, &secrets::SecretStore::writeFinished, &loop, quitWhenKept);
     QObject::connect(&store, &secrets::SecretStore::readFinished, &loop, quitWhenKept,
                      Qt::QueuedConnection);
-    if (anchorWritesPending() > 0)
+    if (storeWritesPending() > 0)
         loop.exec();
-    if (const int pending = anchorWritesPending(); pending > 0)
-        spdlog::warn("audit: the secret store did not keep the chain's anchor within {} ms ({} "
-                     "writes unanswered): the anchor lags the log, and `opsdeck-cli audit "
+    if (const int pending = storeWritesPending(); pending > 0)
+        spdlog::warn("audit: the secret store did not keep the chain's key or anchor within {} "
+                     "ms ({} writes unanswered): an anchor lags the log, and `opsdeck-cli audit "
                      "--verify` guards the entries after it by the head alone",
                      deadline.count(), pending);
 }

@@ -37,7 +37,7 @@ public:
     /// an older log put back since this one read it).
     static AuditLog::AnchorSink anchorSink();
     /// On the store's thread (a program about to exit): waits, at most
-    /// `deadline`, until the anchors sent are kept.
+    /// `deadline`, until the keys and anchors sent are kept.
     static void settle(std::chrono::milliseconds deadline = std::chrono::seconds(5));
     /// `<dataDir>/audit.jsonl` (AppPaths::dataDir(dataDir)) keyed and
     /// anchored by the secret store; its key and anchor prefetched.

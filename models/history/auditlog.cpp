@@ -418,6 +418,11 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
         if (before >= 0 && ::ftruncate(fd, before) == 0)
             ::fsync(fd);
         ::close(fd);
+        // A first entry that did not go in (a full disk) leaves no head: a
+        // keyed one would name a key the store may never have been given,
+        // and refuse every later entry for want of it.
+        if (!stored)
+            QFile::remove(headPath());
         return fail(why);
     }
     const off_t after = ::lseek(fd, 0, SEEK_END);
@@ -427,6 +432,8 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
         // ran, and a line the head does not count would read as forged.
         const bool removed = ::ftruncate(fd, before) == 0 && ::fsync(fd) == 0;
         ::close(fd);
+        if (removed && !stored) // as above: no head naming a key for nothing
+            QFile::remove(headPath());
         return fail(why + (removed ? QStringLiteral(" (the entry was taken back out)")
                                    : QStringLiteral(" (the entry itself stays in the log)")));
     }

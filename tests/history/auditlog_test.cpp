@@ -8,14 +8,17 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLockFile>
 #include <QTemporaryDir>
 #include <atomic>
+#include <csignal>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <memory>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <thread>
 #include <vector>
@@ -642,6 +645,40 @@ TEST(AuditLog, AnAppendBlockedByAStoppedHolderNamesItsPidAndWritesNothing)
     EXPECT_TRUE(error.contains(log.path() + QStringLiteral(".lock"))) << error.toStdString();
     holder.unlock();
     EXPECT_EQ(log.read().size(), 1);
+}
+
+// A first entry whose line does not fit (a full disk; here a file size
+// limit) leaves no keyed head behind: the key made for it may never reach
+// the store, and a head naming it would refuse every later entry.
+TEST(AuditLog, AFirstEntryThatDidNotGoInLeavesNoHeadToRefuseTheNext)
+{
+    QTemporaryDir dir;
+    const QString path = AuditLog::pathIn(dir.path());
+    AuditEntry big = entry(QStringLiteral("gpu-1"), QStringLiteral("edit"));
+    big.detail = QString(4096, u'x');
+    {
+        AuditLog keyed(path, fixedKey(QByteArray(32, 'k')));
+        rlimit was{};
+        ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &was), 0);
+        const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+        rlimit small = was;
+        small.rlim_cur = 2048; // the head fits, the line does not
+        ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+        QString error;
+        const bool written = keyed.append(big, &error);
+        ::setrlimit(RLIMIT_FSIZE, &was);
+        std::signal(SIGXFSZ, previous);
+        ASSERT_FALSE(written);
+        EXPECT_FALSE(error.isEmpty());
+    }
+    EXPECT_EQ(QFileInfo(path).size(), 0);
+    EXPECT_FALSE(QFileInfo::exists(path + QStringLiteral(".head")));
+    // The store never kept that key: the next process finds none, and writes.
+    AuditLog next(path, storeHasNone());
+    QString error;
+    EXPECT_TRUE(next.append(entry(QStringLiteral("gpu-1"), QStringLiteral("edit")), &error))
+        << error.toStdString();
+    EXPECT_EQ(next.read().size(), 1);
 }
 
 TEST(AuditLog, AnAuditFileThatIsADirectoryFailsNamingIt)
