@@ -103,7 +103,7 @@ opsdeck_holder() { local scope=$1 i; shift
 )sh";
 
 // Writes the identity of the pid the pid file names, atomically; nothing when
-// there is no pid file yet.
+// there is no pid file yet. Exits 1, saying so, when it cannot be written.
 const char *const recordScript = R"sh(pf=%1; idf=%2
 p=$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r')
 case $p in ''|*[!0-9]*) exit 0;; esac
@@ -114,7 +114,12 @@ umask 077
 rm -f "$idf.tmp"
 ( set -C; printf 'pid=%s\nstart=%s\nexe=%s\nboot=%s\npidfile=%s\nargs=%s\n' "$p" "${20}" \
   "$(readlink "/proc/$p/exe")" "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)" "$pf" \
-  "$(tr '\0' ' ' <"/proc/$p/cmdline" | head -c 4096)" >"$idf.tmp" ) && mv -f "$idf.tmp" "$idf"
+  "$(tr '\0' ' ' <"/proc/$p/cmdline" | head -c 4096)" >"$idf.tmp" ) && mv -f "$idf.tmp" "$idf" && exit 0
+# Not written (a full disk): said, and the start fails, rather than leave a
+# process that stop cannot show is the one started.
+rm -f "$idf.tmp"
+echo "started (pid $p, $pf), but its identity $idf could not be written: OpsDeck cannot show it is the process it started. Free space, then stop it by hand (kill $p) or start it again" >&2
+exit 1
 )sh";
 
 } // namespace

@@ -45,7 +45,7 @@ struct ManagedProcess
     /// Run by the start's own script once `start` succeeded (so a console that
     /// dies between the two leaves no process without it): writes the identity
     /// file (nothing when the pid file is not there yet: a program that writes
-    /// its own, as `record`).
+    /// its own, as `record`); exits 1 saying why when it cannot be written.
     QString recordIdentity;
     QString pidFile;
     /// Without an identity file, the derived status requires the pid's

@@ -7,6 +7,7 @@
 #include "simprocess.h"
 #include "testsupport.h"
 
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
@@ -567,6 +568,33 @@ TEST(ProcessControl, AStartLockThatIsNotAFileFailsTheStartNamingIt)
     EXPECT_TRUE(started.first().at(1).toString().contains(QStringLiteral("is not a regular file")))
         << started.first().at(1).toString().toStdString();
     EXPECT_FALSE(QFile::exists(sleeper.pidFile)) << "nothing started";
+}
+
+// An identity that cannot be written (a full disk; here a folder where its
+// temporary file goes) fails the start, saying the process runs and how to
+// stop it: a start said ok would leave a process stop refuses as not ours.
+TEST(ProcessControl, AStartWhoseIdentityCannotBeWrittenFailsSayingSo)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const auto sleeper = detachedSleeper(dir.path(), QStringLiteral("decode"), false);
+    const QString identity = sleeper.pidFile + QStringLiteral(".identity");
+    ASSERT_TRUE(QDir(dir.path()).mkdir(QStringLiteral("decode.pid.identity.tmp")));
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
+    control.startAll({sleeper});
+    ASSERT_TRUE(started.wait(10000));
+    const qint64 pid = pidFrom(sleeper.pidFile);
+    const QString said = started.first().at(1).toString();
+    EXPECT_FALSE(started.first().at(0).toBool()) << said.toStdString();
+    EXPECT_TRUE(
+        said.contains(QStringLiteral("its identity %1 could not be written").arg(identity)) &&
+        said.contains(QStringLiteral("kill %1").arg(pid)))
+        << said.toStdString();
+    EXPECT_FALSE(QFile::exists(identity));
+    ASSERT_GT(pid, 1);
+    ::kill(pid_t(pid), SIGKILL);
+    EXPECT_TRUE(waitUntil([&] { return !processAlive(pid); }, std::chrono::seconds(5)));
 }
 
 // The start lock sits beside the pid file in the serve folder, where
