@@ -36,6 +36,9 @@ const QString kOnlyAFile = QStringLiteral(
 
 QString ClusterLock::Holder::describe(const QDateTime &now) const
 {
+    if (owner.isEmpty() && fromHost.isEmpty() && workflow.isEmpty() && !time.isValid())
+        return QStringLiteral("nobody it names: the lock file is empty or unreadable (a take that "
+                              "could not write it?); check it, then `opsdeck-cli lock break`");
     const qint64 minutes = time.isValid() ? time.secsTo(now) / 60 : -1;
     return QStringLiteral("%1 on %2, workflow %3, since %4 UTC (%5 min ago)%6")
         .arg(owner.isEmpty() ? QStringLiteral("someone") : owner,
@@ -122,13 +125,24 @@ void ClusterLock::take(Holder me, std::chrono::seconds validity, Done done)
             .arg(me.owner, me.fromHost, iso(me.time), iso(me.expires), me.workflow);
     // noclobber: created only when absent, atomically (O_EXCL); a link planted
     // there is not followed (and one planted between the check and the write
-    // is caught after it). Else what it holds, read bounded.
+    // is caught after it). One created but not filled (a full disk) is this
+    // take's own: removed, so that it never stands as an empty lock blocking
+    // every later run. Else what it holds, read bounded.
     const QString script =
         QStringLiteral("lf=%1\numask 022\n").arg(shell::singleQuoted(m_path)) + kOnlyAFile +
         QStringLiteral(
-            "if ( set -C; printf '%s' %1 >\"$lf\" ) 2>/dev/null; then\n"
+            "r=0\n"
+            "( set -C\n"
+            "  { exec 3>\"$lf\"; } 2>/dev/null || exit 1\n"
+            "  printf '%s' %1 >&3 2>/dev/null || { rm -f \"$lf\"; exit 4; }\n"
+            ") || r=$?\n"
+            "if [ \"$r\" = 0 ]; then\n"
             "  [ -f \"$lf\" ] && [ ! -L \"$lf\" ] && grep -qxF %2 \"$lf\" && exit 0\n"
             "  echo \"$lf changed under the lock being taken: not taken\" >&2; exit 1\n"
+            "fi\n"
+            "if [ \"$r\" = 4 ]; then\n"
+            "  echo \"$lf could not be written (a full disk?): removed again, not taken\" >&2; "
+            "exit 1\n"
             "fi\n"
             "if [ -f \"$lf\" ] && [ ! -L \"$lf\" ]; then head -c 4096 \"$lf\"; exit %3; fi\n"
             "echo \"cannot create $lf\" >&2; exit 1\n")
@@ -150,10 +164,10 @@ void ClusterLock::take(Holder me, std::chrono::seconds validity, Done done)
                 out.ok = true;
                 return done(out);
             }
-            out.error = QStringLiteral("cluster lock %1 on %2 is held by %3")
-                            .arg(m_path, m_transport->hostName(),
-                                 out.holder ? out.holder->describe(QDateTime::currentDateTimeUtc())
-                                            : QStringLiteral("an unreadable holder"));
+            out.error =
+                QStringLiteral("cluster lock %1 on %2 is held by %3")
+                    .arg(m_path, m_transport->hostName(),
+                         out.holder.value_or(Holder()).describe(QDateTime::currentDateTimeUtc()));
             return done(out);
         }
         out.error = QStringLiteral("cluster lock %1 on %2: %3 %4")

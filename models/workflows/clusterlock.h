@@ -38,7 +38,8 @@ public:
         QDateTime time;
         QDateTime expires;
         QString workflow;
-        /// "alice on laptop-3, workflow 2026...-co-restart-1a2b, since 09:15 (12 min ago)"
+        /// "alice on laptop-3, workflow 2026...-co-restart-1a2b, since 09:15 (12 min ago)";
+        /// a holder with nothing in it (an empty lock file) says so and how to remove it
         QString describe(const QDateTime &now) const;
         bool staleAt(const QDateTime &now) const { return expires.isValid() && expires < now; }
     };

@@ -1,0 +1,94 @@
+// ClusterLock through the local transport: taken once, refused to a second
+// workflow naming the first, and a lock file that could not be filled (a
+// full disk; here a file size limit the host's shell inherits) removed again
+// instead of standing empty in every later run's way.
+#include "clusterlock.h"
+#include "localtransport.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <csignal>
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+using namespace opsdeck;
+using workflows::ClusterLock;
+
+namespace {
+
+ClusterLock::Holder holder(const QString &workflow)
+{
+    ClusterLock::Holder me;
+    me.owner = QStringLiteral("alice");
+    me.fromHost = QStringLiteral("laptop-3");
+    me.workflow = workflow;
+    return me;
+}
+
+ClusterLock::Result answer(const std::function<void(ClusterLock::Done)> &call)
+{
+    std::optional<ClusterLock::Result> result;
+    call([&](const ClusterLock::Result &r) { result = r; });
+    const QDeadlineTimer deadline(20'000);
+    while (!result && !deadline.hasExpired())
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+    EXPECT_TRUE(result) << "no answer within 20 s";
+    return result.value_or(ClusterLock::Result());
+}
+
+} // namespace
+
+TEST(ClusterLock, ASecondWorkflowIsRefusedNamingTheFirst)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    ClusterLock lock(&local, dir.filePath(QStringLiteral(".opsdeck-lock-pd")));
+    const auto first = answer(
+        [&](auto done) { lock.take(holder(QStringLiteral("w-1")), std::chrono::hours(1), done); });
+    EXPECT_TRUE(first.ok) << first.error.toStdString();
+    const auto second = answer(
+        [&](auto done) { lock.take(holder(QStringLiteral("w-2")), std::chrono::hours(1), done); });
+    EXPECT_FALSE(second.ok);
+    EXPECT_TRUE(second.error.contains(QStringLiteral("alice on laptop-3, workflow w-1")))
+        << second.error.toStdString();
+}
+
+TEST(ClusterLock, ALockThatCouldNotBeWrittenIsRemovedAndNamedAsSuch)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral(".opsdeck-lock-pd"));
+    remote::LocalTransport local;
+    ClusterLock lock(&local, path);
+    rlimit was{};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &was), 0);
+    const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit none = was;
+    none.rlim_cur = 0; // the shell the transport starts can create files, not fill them
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &none), 0);
+    const auto full = answer(
+        [&](auto done) { lock.take(holder(QStringLiteral("w-1")), std::chrono::hours(1), done); });
+    ::setrlimit(RLIMIT_FSIZE, &was);
+    std::signal(SIGXFSZ, previous);
+    EXPECT_FALSE(full.ok);
+    EXPECT_TRUE(full.error.contains(QStringLiteral("could not be written")))
+        << full.error.toStdString();
+    EXPECT_FALSE(QFile::exists(path)) << "an empty lock left in the way";
+    const auto then = answer(
+        [&](auto done) { lock.take(holder(QStringLiteral("w-1")), std::chrono::hours(1), done); });
+    EXPECT_TRUE(then.ok) << then.error.toStdString();
+
+    // One an older version left empty is named for what it is.
+    QFile empty(dir.filePath(QStringLiteral(".opsdeck-lock-dc")));
+    ASSERT_TRUE(empty.open(QIODevice::WriteOnly));
+    empty.close();
+    ClusterLock left(&local, empty.fileName());
+    const auto refused = answer(
+        [&](auto done) { left.take(holder(QStringLiteral("w-2")), std::chrono::hours(1), done); });
+    EXPECT_FALSE(refused.ok);
+    EXPECT_TRUE(refused.error.contains(QStringLiteral("the lock file is empty or unreadable")))
+        << refused.error.toStdString();
+}
