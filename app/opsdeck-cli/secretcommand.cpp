@@ -74,7 +74,8 @@ int runSecret(const QStringList &arguments)
         "  set KEY     the value is read from stdin, never echoed\n"
         "  delete KEY  removes it\n"
         "  check KEY   says whether it is stored (never the value)\n"
-        "Keys: http/<service>/api-key, ssh/<host>/<user>."_s);
+        "Keys: http/<service>/api-key, ssh/<host>/<user>; audit/... (the audit chain's key "
+        "and anchor) are checked only."_s);
     parser.addPositionalArgument(u"action"_s, u"set, delete or check"_s);
     parser.addPositionalArgument(u"key"_s, u"e.g. http/decode/api-key"_s);
     parser.addOption(jsonOption());
@@ -93,6 +94,14 @@ int runSecret(const QStringList &arguments)
         return ExitBadInput;
     }
 
+    // The audit chain's key and anchor are the log's evidence: set or
+    // deleted by hand, they would let an edited log pass or block every
+    // later entry. Only the audit log itself writes them.
+    if (key.startsWith(u"audit/"_s) && action != u"check"_s) {
+        printError(u"%1 is the audit log's own (its chain key or anchor): not set or deleted "
+                   "by hand"_s.arg(key));
+        return ExitBadInput;
+    }
     SecretStore store;
     if (action == u"set"_s) {
         QByteArray value = readValue(key);

@@ -70,6 +70,20 @@ TEST(SecretCommand, SetCheckDeleteWithoutEverPrintingTheValue)
     }
 }
 
+// The audit chain's anchor deleted through OpsDeck's own command once let an
+// older log put back pass as intact: audit/ names are checked, never changed.
+TEST(SecretCommand, TheAuditChainsKeyAndAnchorAreNotSetOrDeletedByHand)
+{
+    const QString anchor = u"audit/chain-anchor/%1"_s.arg(QCoreApplication::applicationPid());
+    for (const QString &action : {u"set"_s, u"delete"_s}) {
+        const CliRun refused = cli({action, anchor}, "entries=1\n");
+        EXPECT_EQ(refused.exitCode, 2) << action.toStdString();
+        EXPECT_TRUE(refused.err.contains("is the audit log's own")) << refused.err.toStdString();
+    }
+    const CliRun check = cli({u"check"_s, anchor});
+    EXPECT_EQ(check.exitCode, 1) << "never stored: " << check.out.toStdString();
+}
+
 TEST(SecretCommand, BadInputExitsTwo)
 {
     EXPECT_EQ(cli({u"check"_s, u"http/with space/api-key"_s}).exitCode, 2);
