@@ -11,6 +11,7 @@
 #include <QJsonObject>
 #include <QLockFile>
 #include <QMessageAuthenticationCode>
+#include <QThread>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -523,6 +524,35 @@ QString AuditVerification::statusName() const
 }
 
 AuditVerification AuditLog::check() const
+{
+    // The head and the log are read one after the other, without the writers'
+    // lock (a reader must not wait on, nor hold up, a writer): an append
+    // between the two reads looks like a line the head does not count.
+    const auto moment = [this]() -> QByteArray {
+        QFile head(headPath());
+        const QByteArray headBytes =
+            head.open(QIODevice::ReadOnly | QIODevice::Unbuffered) ? head.read(64 * 1024) : "-";
+        const QFileInfo log(m_path);
+        return headBytes + '\n' + QByteArray::number(log.size()) + '\n' +
+               QByteArray::number(log.lastModified().toMSecsSinceEpoch());
+    };
+    // Nothing is opened before checkOnce() has refused a FIFO or a link there.
+    QString why;
+    if (!settings::PrivateFiles::regularOrAbsent(m_path, &why) ||
+        !settings::PrivateFiles::regularOrAbsent(headPath(), &why))
+        return checkOnce();
+    AuditVerification result;
+    for (int attempt = 0; attempt < 10; ++attempt) {
+        const QByteArray before = moment();
+        result = checkOnce();
+        if (result.status == AuditVerification::Status::Intact || moment() == before)
+            return result;
+        QThread::msleep(10 * (attempt + 1)); // let the writer finish its entry
+    }
+    return result;
+}
+
+AuditVerification AuditLog::checkOnce() const
 {
     AuditVerification result;
     const ChainKey chain = chainKey(false);

@@ -110,6 +110,9 @@ public:
 
     /// Follows the chain and compares it with the head: intact, broken at a
     /// line, or truncated; and whether the chain was checked with its key.
+    /// Another process appending meanwhile is not a break: a result other
+    /// than intact stands only when the head and the log did not change
+    /// while they were read (else read again, up to 10 times).
     AuditVerification check() const;
     /// check() in one line: empty when intact (or there is no file), else
     /// `FILE:LINE: reason` of the first break, or `FILE: reason` of a cut.
@@ -120,6 +123,8 @@ public:
     QString headPath() const { return m_path + QStringLiteral(".head"); }
 
 private:
+    /// One reading of check(), with no regard to writers.
+    AuditVerification checkOnce() const;
     ChainKey chainKey(bool create) const;
     /// After a keyed append: moves the anchor to `reached` when the log still
     /// holds the one known (`prevLink`: the link of the line before ours).

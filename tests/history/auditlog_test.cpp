@@ -579,6 +579,38 @@ TEST(AuditLog, ConcurrentWritersKeepEveryEntryAndTheChain)
     EXPECT_EQ(a.verify(), QString());
 }
 
+// A check made while others append reads the head and the log at different
+// moments: it must never call a log broken or truncated for that (it once
+// said "line N+1 on was not added by OpsDeck" about an entry just written).
+TEST(AuditLog, ACheckWhileOthersAppendNeverReportsABreak)
+{
+    QTemporaryDir dir;
+    const QString path = AuditLog::pathIn(dir.path());
+    AuditLog a(path);
+    AuditLog b(path);
+    ASSERT_TRUE(a.append(entry(QStringLiteral("h"), QStringLiteral("refused-unknown"))));
+    std::atomic<int> running{2};
+    std::vector<std::thread> writers;
+    for (AuditLog *log : {&a, &b})
+        writers.emplace_back([log, &running] {
+            for (int i = 0; i < 200; ++i)
+                log->append(entry(QStringLiteral("h"), QStringLiteral("refused-unknown")));
+            --running;
+        });
+    const AuditLog reader(path);
+    int checks = 0;
+    QStringList said;
+    for (; running > 0 && checks < 20000; ++checks) {
+        if (const QString problem = reader.verify(); !problem.isEmpty())
+            said << problem;
+    }
+    for (auto &t : writers)
+        t.join();
+    EXPECT_TRUE(said.isEmpty()) << said.size() << " of " << checks
+                                << " checks: " << said.value(0).toStdString();
+    EXPECT_EQ(reader.verify(), QString());
+}
+
 TEST(AuditLog, ALastLineLongerThanTheTailReadKeepsTheChain)
 {
     QTemporaryDir dir;
