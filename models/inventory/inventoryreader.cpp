@@ -1,6 +1,7 @@
 #include "inventoryreader.h"
 
 #include "alertsreader.h"
+#include "visibletext.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -277,8 +278,8 @@ Cluster InventoryReader::readCluster(YamlMapping &fields)
     cluster.decode = fields.textList(u"decode"_s, Need::Required).value_or(QStringList());
     cluster.router = fields.text(u"router"_s).value_or(QString());
     cluster.proxy = fields.text(u"proxy"_s).value_or(QString());
-    cluster.lockDir = fields.text(u"lock_dir"_s).value_or(QString());
-    cluster.auditLog = fields.text(u"audit_log"_s).value_or(QString());
+    cluster.lockDir = readPath(fields, u"lock_dir"_s);
+    cluster.auditLog = readPath(fields, u"audit_log"_s);
     const QString backend = fields.text(u"transfer_backend"_s).value_or(QString());
     if (backend.isEmpty() || transferBackends().contains(backend))
         cluster.transferBackend = backend;
@@ -396,9 +397,22 @@ QString InventoryReader::caFileProblem(const QString &path)
     return {};
 }
 
-QString InventoryReader::readFilePath(YamlMapping &fields, const QString &key)
+QString InventoryReader::readPath(YamlMapping &fields, const QString &key)
 {
     const QString path = fields.text(key).value_or(QString());
+    const auto bad = std::find_if(path.cbegin(), path.cend(),
+                                  [](QChar c) { return !c.isPrint() || c == u'\u2028'; });
+    if (bad == path.cend())
+        return path;
+    fields.error(key,
+                 u"a path must be printable text without control characters: '%1' has %2"_s.arg(
+                     logging::visibleText(path), logging::visibleText(QString(*bad))));
+    return {};
+}
+
+QString InventoryReader::readFilePath(YamlMapping &fields, const QString &key)
+{
+    const QString path = readPath(fields, key);
     // `~` and `$VAR` mean something only to the host's shell; resolving them here
     // would turn them into nonsense local paths.
     if (path.isEmpty() || path.startsWith(u'/') || path.startsWith(u'~') || path.startsWith(u'$'))

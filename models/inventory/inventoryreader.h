@@ -36,6 +36,11 @@ private:
                                 bool allowQuery = false);
     QString readEndpoint(YamlMapping &fields, const QString &key, const QString &fallback);
     void readMetricsEndpoint(YamlMapping &fields, Service &service);
+    /// A path as written (a host's, not resolved), with an error at its place
+    /// when it holds a control character: a newline would split the plan's
+    /// lines and the commands built from it where a hostile inventory chooses.
+    QString readPath(YamlMapping &fields, const QString &key);
+    /// readPath(), a relative one resolved against the inventory's folder.
     QString readFilePath(YamlMapping &fields, const QString &key);
     /// `ca_file`, with an error at its place unless it is a readable regular
     /// file of at most kMaxCaFileBytes holding at least one PEM certificate.

@@ -326,6 +326,41 @@ TEST(InventoryValueErrors, NamesArePrintableTextWithoutControlCharacters)
         isError(result, indexOf("clusters[0].name"), 8, 11, "clusters[0].name", "has \\u202e"));
 }
 
+// A newline in a serve script's or pid file's path split the plan's step
+// lines where a hostile inventory chose; every path is refused the same way.
+TEST(InventoryValueErrors, PathsArePrintableTextWithoutControlCharacters)
+{
+    const LoadResult result =
+        parse("hosts: [{name: h, kind: local}]\n"
+              "services:\n"
+              "  - name: d\n"
+              "    role: decode\n"
+              "    host: h\n"
+              "    url: http://127.0.0.1:30001\n"
+              "    serve_script: \"/srv/d.sh\\n9. restart nothing\"\n"
+              "    pid_file: \"/run/d\\x1b[2J.pid\"\n"
+              "    log: /var/log/d.log\n"
+              "  - {name: p, role: prefill, host: h, url: 'http://127.0.0.1:30002'}\n"
+              "clusters:\n"
+              "  - name: pd\n"
+              "    prefill: [p]\n"
+              "    decode: [d]\n"
+              "    lock_dir: \"/srv\\tx\"\n");
+    const auto indexOf = [&](const char *field) {
+        for (int i = 0; i < result.errors.size(); ++i)
+            if (result.errors[i].field == QLatin1String(field))
+                return i;
+        return int(result.errors.size());
+    };
+    EXPECT_TRUE(isError(result, indexOf("services[0].serve_script"), 7, 19,
+                        "services[0].serve_script", "has \\x0a"));
+    EXPECT_TRUE(isError(result, indexOf("services[0].pid_file"), 8, 15, "services[0].pid_file",
+                        "a path must be printable text"));
+    EXPECT_TRUE(isError(result, indexOf("clusters[0].lock_dir"), 15, 15, "clusters[0].lock_dir",
+                        "has \\x09"));
+    EXPECT_EQ(indexOf("services[0].log"), result.errors.size());
+}
+
 // Bytes that are not UTF-8 would be read as U+FFFD: a pid_file or a name
 // read back would not be the one written. Refused where the byte is.
 TEST(InventoryValueErrors, BytesThatAreNotUtf8AreRefusedWhereTheyAre)
