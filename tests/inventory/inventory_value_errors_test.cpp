@@ -23,6 +23,15 @@ LoadResult parseClusters(const char *clusters)
     return parseInventory(QByteArray::fromStdString(yaml), inlineFile());
 }
 
+// The index of the error at `field`; errors.size() when there is none.
+int errorIndex(const LoadResult &result, const char *field)
+{
+    for (int i = 0; i < result.errors.size(); ++i)
+        if (result.errors[i].field == QLatin1String(field))
+            return i;
+    return int(result.errors.size());
+}
+
 TEST(InventoryValueErrors, UnknownHostKind)
 {
     const LoadResult result = parse(R"(
@@ -312,12 +321,7 @@ TEST(InventoryValueErrors, NamesArePrintableTextWithoutControlCharacters)
                                     "clusters:\n"
                                     "  - name: \"pd\\u202E\"\n"
                                     "    router: decode\n");
-    const auto indexOf = [&](const char *field) {
-        for (int i = 0; i < result.errors.size(); ++i)
-            if (result.errors[i].field == QLatin1String(field))
-                return i;
-        return int(result.errors.size());
-    };
+    const auto indexOf = [&](const char *field) { return errorIndex(result, field); };
     EXPECT_TRUE(isError(result, indexOf("hosts[0].name"), 1, 16, "hosts[0].name",
                         "a host name must be printable text"));
     EXPECT_TRUE(
@@ -346,12 +350,7 @@ TEST(InventoryValueErrors, PathsArePrintableTextWithoutControlCharacters)
               "    prefill: [p]\n"
               "    decode: [d]\n"
               "    lock_dir: \"/srv\\tx\"\n");
-    const auto indexOf = [&](const char *field) {
-        for (int i = 0; i < result.errors.size(); ++i)
-            if (result.errors[i].field == QLatin1String(field))
-                return i;
-        return int(result.errors.size());
-    };
+    const auto indexOf = [&](const char *field) { return errorIndex(result, field); };
     EXPECT_TRUE(isError(result, indexOf("services[0].serve_script"), 7, 19,
                         "services[0].serve_script", "has \\x0a"));
     EXPECT_TRUE(isError(result, indexOf("services[0].pid_file"), 8, 15, "services[0].pid_file",
