@@ -237,6 +237,14 @@ QString InventoryReader::readApiKeySecret(YamlMapping &http, const QString &serv
         const bool printable = std::all_of(name.cbegin(), name.cend(), [](QChar c) {
             return c.unicode() > 0x20 && c.unicode() < 0x7f;
         });
+        // The audit chain's key and anchor (history::AuditKey) are never an
+        // API key: sent as a bearer token, the key would let anyone who
+        // reads it forge entries that verify as intact.
+        if (name.startsWith(u"audit/"_s)) {
+            http.error(u"api_key"_s, u"'%1' is the audit log's own secret, never sent to a "
+                                     "service"_s.arg(name));
+            return {};
+        }
         if (!name.isEmpty() && printable)
             return name;
         http.error(u"api_key"_s, u"'secret:' must be followed by a key name without spaces, "

@@ -140,6 +140,27 @@ services:
     EXPECT_FALSE(result.errors[0].toString().contains(u"sk-live"_s));
 }
 
+// A hostile inventory once named the audit chain's key as a service's API
+// key: OpsDeck sent it as a bearer token, and entries forged with it verified
+// as intact. Refused at its place, never read from the store.
+TEST(InventoryHttp, TheAuditChainsKeyIsNeverAnApiKey)
+{
+    const LoadResult result = parse(R"(
+hosts: [{name: h, kind: local}]
+services:
+  - name: d
+    role: decode
+    host: h
+    url: http://127.0.0.1:30001
+    http:
+      api_key: "secret:audit/chain-key/0123456789abcdef"
+)");
+    ASSERT_EQ(result.errors.size(), 1);
+    EXPECT_TRUE(isError(result, 0, 8, 16, "services[0].http.api_key",
+                        "is the audit log's own secret, never sent to a service"))
+        << result.errors[0].toString().toStdString();
+}
+
 TEST(InventoryHttp, BadValuesAreReportedWithTheirPlace)
 {
     const LoadResult result = parse(R"(
