@@ -104,9 +104,15 @@ void HostAuditLog::next()
     }
     // Appended only to a regular file (or a new one): never through a link
     // to another file (symbolic, or a second name of a hard-linked one),
-    // never into a FIFO that would block.
+    // never into a FIFO that would block, and never into OpsDeck's own files
+    // (an inventory naming the data dir's audit log or history database
+    // would break the chain for good, or stop the recorder). Known by name:
+    // the copy's default sits beside a demo's database, in its folder.
     remote::CommandRequest request;
     request.script = u"umask 022\nf=%2\n"
+                     "case ${f##*/} in audit.jsonl*|history.sqlite*|*.journal|secrets.json*)\n"
+                     "  echo \"$f is one of OpsDeck's own files, not an audit copy\" >&2; exit 1;; "
+                     "esac\n"
                      "if [ -L \"$f\" ] || { [ -e \"$f\" ] && [ ! -f \"$f\" ]; }; then\n"
                      "  echo \"$f is not a regular file\" >&2\n  exit 1\nfi\n"
                      "if [ -e \"$f\" ] && [ \"$(stat -c %h -- \"$f\")\" != 1 ]; then\n"
