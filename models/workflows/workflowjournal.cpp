@@ -81,8 +81,13 @@ std::optional<WorkflowJournal> WorkflowJournal::create(const QString &dataDir,
                       {QStringLiteral("user"), history::AuditLog::currentUser()},
                       {QStringLiteral("inventory"), plan.inventoryPath},
                       {QStringLiteral("plan"), plan.json()}};
-    if (!journal.append(event, error))
+    if (!journal.append(event, error)) {
+        // Nothing of it went in (a full disk): no empty journal is left to be
+        // listed as a workflow without a name.
+        if (QFileInfo(journal.path()).size() == 0)
+            QFile::remove(journal.path());
         return std::nullopt;
+    }
     return journal;
 }
 
@@ -158,7 +163,9 @@ std::optional<WorkflowJournal::Summary> WorkflowJournal::read(const QString &pat
     summary.path = path;
     int number = 0;
     while (!file.atEnd()) {
-        const QByteArray line = file.readLine(1 << 20);
+        // Unbounded per line: the file is at most kMaxBytes (a plan line of
+        // many services' long start commands passes 1 MiB).
+        const QByteArray line = file.readLine();
         ++number;
         const QJsonObject event = QJsonDocument::fromJson(line).object();
         const QString kind = event.value(QStringLiteral("event")).toString();

@@ -2,9 +2,12 @@
 // resume starts.
 #include "workflowjournal.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
+#include <csignal>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 using namespace opsdeck::workflows;
@@ -125,4 +128,44 @@ TEST(WorkflowJournal, ALastLineCutByACrashIsIgnoredAndGarbageIsNamed)
     ASSERT_EQ(problems.size(), 1);
     EXPECT_TRUE(problems.first().endsWith(u"x.journal:1: not a workflow journal line"))
         << problems.first().toStdString();
+}
+
+// A co-restart of 40 decodes with long start commands wrote a plan line past
+// 1 MiB, which was read back as "not a workflow journal line": the workflow
+// could not be listed, resumed or abandoned.
+TEST(WorkflowJournal, APlanLineLongerThanAMebibyteIsReadBack)
+{
+    QTemporaryDir dir;
+    WorkflowPlan plan = twoSteps();
+    plan.warnings << QString(3 * 1024 * 1024 / 2, u'w');
+    QString error;
+    const auto journal = WorkflowJournal::create(dir.path(), plan, &error);
+    ASSERT_TRUE(journal) << error.toStdString();
+    const auto read = WorkflowJournal::read(journal->path(), &error);
+    ASSERT_TRUE(read) << error.toStdString();
+    EXPECT_EQ(read->id, journal->id());
+    EXPECT_FALSE(read->finished);
+}
+
+// A journal whose first line does not fit (a full disk; here a file size
+// limit) is not left behind empty, to be listed as a workflow without a name.
+TEST(WorkflowJournal, AJournalThatCouldNotBeStartedLeavesNoFile)
+{
+    QTemporaryDir dir;
+    rlimit was{};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &was), 0);
+    const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit none = was;
+    none.rlim_cur = 0;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &none), 0);
+    QString error;
+    const auto journal = WorkflowJournal::create(dir.path(), twoSteps(), &error);
+    ::setrlimit(RLIMIT_FSIZE, &was);
+    std::signal(SIGXFSZ, previous);
+    EXPECT_FALSE(journal);
+    EXPECT_FALSE(error.isEmpty());
+    QStringList problems;
+    EXPECT_TRUE(WorkflowJournal::list(dir.path(), &problems).isEmpty());
+    EXPECT_TRUE(problems.isEmpty()) << problems.join(u'\n').toStdString();
+    EXPECT_TRUE(QDir(WorkflowJournal::folderIn(dir.path())).isEmpty());
 }
