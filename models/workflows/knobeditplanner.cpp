@@ -29,8 +29,11 @@ struct Revert
     QByteArray afterSha256;
 };
 
+// The edit of `script` the newest matching journal recorded; nothing, with
+// `refusal` set, when that journal cannot be trusted to say which backup
+// holds the script from before it.
 std::optional<Revert> recordedEdit(const KnobEditPlanner::Request &request, const QString &key,
-                                   const QString &script)
+                                   const QString &script, QString *refusal)
 {
     for (const auto &journal : WorkflowJournal::list(request.dataDir)) {
         const QJsonObject &plan = journal.plan;
@@ -48,12 +51,36 @@ std::optional<Revert> recordedEdit(const KnobEditPlanner::Request &request, cons
             if (step.value(u"action"_s).toString() != u"edit-knob" ||
                 !step.value(u"title"_s).toString().startsWith(u"edit "_s + script + u" on "_s))
                 continue;
+            // Killed between its start and its end: whether it edited the
+            // script, and which backup holds the script from before it, is
+            // not known; an older revert's backup would put an older value.
+            const int n = step.value(u"n"_s).toInt();
+            if (journal.unended.contains(n) && request.backup.isEmpty()) {
+                *refusal = u"workflow %1 started editing %2 and never recorded its end (a run "
+                           "that was killed): which backup holds the script from before it is "
+                           "not known. Give the backup beside the script with --backup"_s.arg(
+                               journal.id, script);
+                return std::nullopt;
+            }
             // "backup PATH (sha256 X); the script's sha256 is now Y"
-            const QString detail = journal.endedDetail.value(step.value(u"n"_s).toInt());
+            const QString detail = journal.endedDetail.value(n);
             const QString backup = detail.mid(7).section(u" (sha256 "_s, 0, 0);
             if (!request.backup.isEmpty() && QFileInfo(backup).absoluteFilePath() !=
                                                  QFileInfo(request.backup).absoluteFilePath())
                 continue;
+            // Only one of OpsDeck's own backups beside the script: a journal
+            // edited to name another file must not put that file in place.
+            bool byOpsDeck = false;
+            if (detail.startsWith(u"backup "_s) &&
+                (QFileInfo(backup).absolutePath() != QFileInfo(script).absolutePath() ||
+                 !KnobFiles::isBackupName(QFileInfo(script).fileName(),
+                                          QFileInfo(backup).fileName(), &byOpsDeck) ||
+                 !byOpsDeck)) {
+                *refusal = u"workflow %1's journal names %2 as the backup of %3, which is not one "
+                           "of OpsDeck's backups beside it (an edited journal?): nothing "
+                           "restored"_s.arg(journal.id, backup, script);
+                return std::nullopt;
+            }
             if (detail.startsWith(u"backup "_s))
                 return Revert{journal.id, backup,
                               detail.section(u" (sha256 "_s, 1).section(u')', 0, 0).toLatin1(),
@@ -132,8 +159,12 @@ struct Planning : std::enable_shared_from_this<Planning>
         // restore-knob: the scripts a revert of the knob edited (it may be
         // commented out now), or the one the backup given belongs to.
         std::optional<Revert> revert;
-        if (restore)
-            revert = recordedEdit(request, key, scriptPath);
+        if (restore) {
+            QString refusal;
+            revert = recordedEdit(request, key, scriptPath, &refusal);
+            if (!refusal.isEmpty())
+                return fail(refusal);
+        }
         bool byOpsDeck = false;
         const bool backupIsItsOwn =
             !request.backup.isEmpty() &&

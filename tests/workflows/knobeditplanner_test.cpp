@@ -33,8 +33,12 @@ bool writeFile(const QString &path, const QByteArray &bytes)
 // A revert-knob of K on `script` recorded in `dataDir`'s journals, as the
 // runner writes it: its edit step ended with the backup, its hash and the
 // script's hash after the edit.
+// `ended` false: killed between the edit step's start and its end. `id`
+// orders journals (newest first by id).
 void recordRevert(const QString &dataDir, const QString &script, const QString &backup,
-                  const QByteArray &backupBytes, const QByteArray &scriptBytes)
+                  const QByteArray &backupBytes, const QByteArray &scriptBytes,
+                  const QString &id = QStringLiteral("20261204T101500Z-revert-knob-0001"),
+                  bool ended = true)
 {
     WorkflowPlan plan;
     plan.kind = WorkflowKind::RevertKnob;
@@ -49,11 +53,13 @@ void recordRevert(const QString &dataDir, const QString &script, const QString &
     plan.root = WorkflowStep::sequence(QStringLiteral("revert-knob"), {edit});
     plan.number();
     QString error;
-    auto journal = WorkflowJournal::create(dataDir, plan, &error);
+    auto journal = WorkflowJournal::create(dataDir, plan, &error, id);
     ASSERT_TRUE(journal) << error.toStdString();
     ASSERT_TRUE(journal->append(
         {{QStringLiteral("event"), QStringLiteral("step-start")}, {QStringLiteral("n"), 1}},
         &error));
+    if (!ended)
+        return;
     ASSERT_TRUE(
         journal->append({{QStringLiteral("event"), QStringLiteral("step-end")},
                          {QStringLiteral("n"), 1},
@@ -169,5 +175,36 @@ TEST_F(KnobEditPlannerRestore, ABackupSwappedBetweenItsCheckAndThePlanIsRefused)
                                         ? planned.edits->first().plan.after.toStdString()
                                         : std::string());
     EXPECT_TRUE(planned.error.contains(QStringLiteral("changed while it was read")))
+        << planned.error.toStdString();
+}
+
+// A later revert killed mid-edit: its backup is not known, and the older
+// revert's backup would put an older value back. Refused, naming it.
+TEST_F(KnobEditPlannerRestore, ALaterRevertKilledMidEditIsNotSkippedForAnOlderOne)
+{
+    ASSERT_NO_FATAL_FAILURE(recordRevert(m_dir.path(), m_script, m_backup, kGood, kReverted,
+                                         QStringLiteral("20261204T111500Z-revert-knob-0002"),
+                                         false));
+    const Planned planned = planRestore({});
+    EXPECT_FALSE(planned.edits);
+    EXPECT_TRUE(planned.error.contains(
+        QStringLiteral("workflow 20261204T111500Z-revert-knob-0002 started editing %1 and never "
+                       "recorded its end")
+            .arg(m_script)))
+        << planned.error.toStdString();
+}
+
+// A journal edited to name a file elsewhere as the backup: never put in place.
+TEST_F(KnobEditPlannerRestore, AJournalNamingAFileThatIsNotABackupBesideTheScriptIsRefused)
+{
+    QTemporaryDir elsewhere;
+    const QString evil = elsewhere.filePath(QStringLiteral("evil.bak"));
+    const QByteArray bytes = "#!/bin/bash\ntouch /tmp/owned\nexec true\n";
+    ASSERT_TRUE(writeFile(evil, bytes));
+    ASSERT_NO_FATAL_FAILURE(recordRevert(m_dir.path(), m_script, evil, bytes, kReverted,
+                                         QStringLiteral("20261204T111500Z-revert-knob-0002")));
+    const Planned planned = planRestore({});
+    EXPECT_FALSE(planned.edits);
+    EXPECT_TRUE(planned.error.contains(QStringLiteral("which is not one of OpsDeck's backups")))
         << planned.error.toStdString();
 }
