@@ -82,9 +82,10 @@ std::optional<Revert> recordedEdit(const KnobEditPlanner::Request &request, cons
                 return std::nullopt;
             }
             if (detail.startsWith(u"backup "_s))
-                return Revert{journal.id, backup,
-                              detail.section(u" (sha256 "_s, 1).section(u')', 0, 0).toLatin1(),
-                              detail.section(u"is now "_s, 1).trimmed().toLatin1()};
+                return Revert{
+                    journal.id, backup,
+                    detail.section(u" (sha256 "_s, 1).section(u')', 0, 0).toLatin1(),
+                    detail.section(u"is now "_s, 1).section(u';', 0, 0).trimmed().toLatin1()};
         }
         if (!request.undoing.isEmpty())
             break;

@@ -560,10 +560,15 @@ void WorkflowRunner::editKnob(const std::shared_ptr<Leaf> &leaf)
         [this, leaf](const knobs::KnobFiles::Applied &applied) {
             if (!applied.ok)
                 return endLeaf(leaf, false, applied.error);
-            endLeaf(leaf, true,
-                    QStringLiteral("backup %1 (sha256 %2); the script's sha256 is now %3")
-                        .arg(applied.backupPath, QString::fromLatin1(applied.backupSha256),
-                             QString::fromLatin1(applied.afterSha256)));
+            // Changed, but its "edited" entry not written: the step fails as
+            // `knobs set` does, and still names its backup (restore-knob and
+            // the rollback find it by this detail).
+            const QString recorded =
+                QStringLiteral("backup %1 (sha256 %2); the script's sha256 is now %3")
+                    .arg(applied.backupPath, QString::fromLatin1(applied.backupSha256),
+                         QString::fromLatin1(applied.afterSha256));
+            endLeaf(leaf, applied.error.isEmpty(),
+                    applied.error.isEmpty() ? recorded : recorded + u"; " + applied.error);
         });
 }
 
