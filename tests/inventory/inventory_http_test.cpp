@@ -145,18 +145,12 @@ services:
 // as intact. Refused at its place, never read from the store.
 TEST(InventoryHttp, TheAuditChainsKeyIsNeverAnApiKey)
 {
-    const LoadResult result = parse(R"(
-hosts: [{name: h, kind: local}]
-services:
-  - name: d
-    role: decode
-    host: h
-    url: http://127.0.0.1:30001
-    http:
-      api_key: "secret:audit/chain-key/0123456789abcdef"
-)");
+    const LoadResult result =
+        parse("hosts: [{name: h, kind: local}]\n"
+              "services: [{name: d, role: decode, host: h, url: 'http://127.0.0.1:30001',\n"
+              "            http: {api_key: 'secret:audit/chain-key/0123456789abcdef'}}]\n");
     ASSERT_EQ(result.errors.size(), 1);
-    EXPECT_TRUE(isError(result, 0, 8, 16, "services[0].http.api_key",
+    EXPECT_TRUE(isError(result, 0, 3, 29, "services[0].http.api_key",
                         "is the audit log's own secret, never sent to a service"))
         << result.errors[0].toString().toStdString();
 }

@@ -4,9 +4,8 @@
 // instead of standing empty in every later run's way.
 #include "clusterlock.h"
 #include "localtransport.h"
+#include "testsupport.h"
 
-#include <QCoreApplication>
-#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
 #include <QSignalSpy>
@@ -33,10 +32,8 @@ ClusterLock::Result answer(const std::function<void(ClusterLock::Done)> &call)
 {
     std::optional<ClusterLock::Result> result;
     call([&](const ClusterLock::Result &r) { result = r; });
-    const QDeadlineTimer deadline(20'000);
-    while (!result && !deadline.hasExpired())
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
-    EXPECT_TRUE(result) << "no answer within 20 s";
+    EXPECT_TRUE(test::waitUntil([&] { return result.has_value(); }, std::chrono::seconds(20)))
+        << "no answer within 20 s";
     return result.value_or(ClusterLock::Result());
 }
 

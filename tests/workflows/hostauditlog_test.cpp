@@ -4,9 +4,8 @@
 // for good; its history database, its recorder stopped).
 #include "hostauditlog.h"
 #include "localtransport.h"
+#include "testsupport.h"
 
-#include <QCoreApplication>
-#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -28,10 +27,8 @@ QString appendTo(const QString &path)
     entry.action = QStringLiteral("step-done");
     std::optional<QString> said;
     copy.append(entry, [&](const QString &problem) { said = problem; });
-    const QDeadlineTimer deadline(10'000);
-    while (!said && !deadline.hasExpired())
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
-    EXPECT_TRUE(said) << "no answer within 10 s";
+    EXPECT_TRUE(test::waitUntil([&] { return said.has_value(); }, std::chrono::seconds(10)))
+        << "no answer within 10 s";
     return said.value_or(QStringLiteral("no answer"));
 }
 

@@ -5,10 +5,10 @@
 #include "knobfiles.h"
 #include "localfiles.h"
 #include "localtransport.h"
+#include "revertrecord.h"
+#include "testsupport.h"
 #include "workflowjournal.h"
 
-#include <QCoreApplication>
-#include <QDeadlineTimer>
 #include <QFile>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
@@ -23,13 +23,6 @@ using workflows::WorkflowStep;
 
 namespace {
 
-bool writeFile(const QString &path, const QByteArray &bytes)
-{
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
-           file.write(bytes) == bytes.size();
-}
-
 // A revert-knob of K on `script` recorded in `dataDir`'s journals, as the
 // runner writes it: its edit step ended with the backup, its hash and the
 // script's hash after the edit.
@@ -40,18 +33,7 @@ void recordRevert(const QString &dataDir, const QString &script, const QString &
                   const QString &id = QStringLiteral("20261204T101500Z-revert-knob-0001"),
                   bool ended = true)
 {
-    WorkflowPlan plan;
-    plan.kind = WorkflowKind::RevertKnob;
-    plan.cluster = QStringLiteral("c");
-    plan.service = QStringLiteral("p");
-    plan.knob = QStringLiteral("K");
-    WorkflowStep edit;
-    edit.action = WorkflowStep::Action::EditKnob;
-    edit.title = QStringLiteral("edit %1 on local").arg(script);
-    edit.host = QStringLiteral("local");
-    edit.service = QStringLiteral("p");
-    plan.root = WorkflowStep::sequence(QStringLiteral("revert-knob"), {edit});
-    plan.number();
+    const WorkflowPlan plan = test::revertPlanOf(script);
     QString error;
     auto journal = WorkflowJournal::create(dataDir, plan, &error, id);
     ASSERT_TRUE(journal) << error.toStdString();
@@ -82,22 +64,10 @@ class KnobEditPlannerRestore : public ::testing::Test
 protected:
     void SetUp() override
     {
-        ASSERT_TRUE(writeFile(m_script, kReverted));
-        ASSERT_TRUE(writeFile(m_backup, kGood));
+        ASSERT_TRUE(test::writeFile(m_script, kReverted));
+        ASSERT_TRUE(test::writeFile(m_backup, kGood));
         ASSERT_NO_FATAL_FAILURE(recordRevert(m_dir.path(), m_script, m_backup, kGood, kReverted));
-        const auto loaded = inventory::parseInventory(
-            QStringLiteral(
-                "armed: true\nhosts:\n  - {name: local, kind: local}\nservices:\n"
-                "  - {name: p, role: prefill, host: local, url: 'http://127.0.0.1:30001', "
-                "pid_file: /run/p.pid, start: start-p, serve_script: '%1'}\n"
-                "  - {name: d, role: decode, host: local, url: 'http://127.0.0.1:30002', "
-                "pid_file: /run/d.pid, start: start-d}\n"
-                "clusters:\n  - {name: c, prefill: [p], decode: [d]}\n")
-                .arg(m_script)
-                .toUtf8(),
-            m_dir.filePath(QStringLiteral("i.yaml")));
-        ASSERT_TRUE(loaded.inventory) << loaded.errors.first().toString().toStdString();
-        m_inventory = *loaded.inventory;
+        m_inventory = test::inventoryServing(m_script, m_dir.path());
     }
 
     struct Planned
@@ -117,7 +87,7 @@ protected:
         QObject::connect(&files, &remote::RemoteFiles::fileFinished, &files,
                          [&](quint64, const remote::RemoteFileResult &result) {
                              if (!swapIn.isEmpty() && !out.swapped && result.data == kGood)
-                                 out.swapped = writeFile(m_backup, swapIn);
+                                 out.swapped = test::writeFile(m_backup, swapIn);
                          });
         KnobFiles knobFiles(&files, &transport);
         bool answered = false;
@@ -136,10 +106,8 @@ protected:
                 out.error = error;
                 answered = true;
             });
-        const QDeadlineTimer deadline(10'000);
-        while (!answered && !deadline.hasExpired())
-            QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
-        EXPECT_TRUE(answered) << "no answer within 10 s";
+        EXPECT_TRUE(test::waitUntil([&] { return answered; }, std::chrono::seconds(10)))
+            << "no answer within 10 s";
         return out;
     }
 
@@ -200,7 +168,7 @@ TEST_F(KnobEditPlannerRestore, AJournalNamingAFileThatIsNotABackupBesideTheScrip
     QTemporaryDir elsewhere;
     const QString evil = elsewhere.filePath(QStringLiteral("evil.bak"));
     const QByteArray bytes = "#!/bin/bash\ntouch /tmp/owned\nexec true\n";
-    ASSERT_TRUE(writeFile(evil, bytes));
+    ASSERT_TRUE(test::writeFile(evil, bytes));
     ASSERT_NO_FATAL_FAILURE(recordRevert(m_dir.path(), m_script, evil, bytes, kReverted,
                                          QStringLiteral("20261204T111500Z-revert-knob-0002")));
     const Planned planned = planRestore({});

@@ -4,11 +4,11 @@
 #include "knobfiles.h"
 #include "localfiles.h"
 #include "localtransport.h"
+#include "revertrecord.h"
+#include "testsupport.h"
 #include "workflowjournal.h"
 #include "workflowrunner.h"
 
-#include <QCoreApplication>
-#include <QDeadlineTimer>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -18,17 +18,12 @@ using namespace opsdeck;
 using knobs::KnobFiles;
 using workflows::WorkflowPlan;
 using workflows::WorkflowRunner;
-using workflows::WorkflowStep;
 
 TEST(WorkflowRunnerEdit, AnEditWhoseEditedEntryIsNotWrittenFailsTheStepNamingItsBackup)
 {
     QTemporaryDir dir;
     const QString script = dir.filePath(QStringLiteral("serve_p.sh"));
-    {
-        QFile file(script);
-        ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-        file.write("#!/bin/bash\nexport K=512\nexec true\n");
-    }
+    ASSERT_TRUE(test::writeFile(script, "#!/bin/bash\nexport K=512\nexec true\n"));
     remote::LocalFiles files;
     remote::LocalTransport local;
     KnobFiles knobFiles(&files, &local);
@@ -37,37 +32,14 @@ TEST(WorkflowRunnerEdit, AnEditWhoseEditedEntryIsNotWrittenFailsTheStepNamingIts
     comment.name = QStringLiteral("K");
     comment.operation = knobs::ScriptEdit::Operation::Comment;
     knobFiles.plan(script, comment, [&](const KnobFiles::Plan &planned) { edit = planned; });
-    const QDeadlineTimer planning(10'000);
-    while (!edit && !planning.hasExpired())
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
-    ASSERT_TRUE(edit && edit->ok) << (edit ? edit->error.toStdString() : "no plan");
+    ASSERT_TRUE(test::waitUntil([&] { return edit.has_value(); }, std::chrono::seconds(10)));
+    ASSERT_TRUE(edit->ok) << (edit ? edit->error.toStdString() : "no plan");
 
-    const auto loaded = inventory::parseInventory(
-        QStringLiteral("armed: true\nhosts:\n  - {name: local, kind: local}\nservices:\n"
-                       "  - {name: p, role: prefill, host: local, url: 'http://127.0.0.1:30001', "
-                       "serve_script: '%1'}\n"
-                       "  - {name: d, role: decode, host: local, url: 'http://127.0.0.1:30002'}\n"
-                       "clusters:\n  - {name: c, prefill: [p], decode: [d]}\n")
-            .arg(script)
-            .toUtf8(),
-        dir.filePath(QStringLiteral("i.yaml")));
-    ASSERT_TRUE(loaded.inventory) << loaded.errors.first().toString().toStdString();
-    WorkflowPlan plan;
-    plan.kind = workflows::WorkflowKind::RevertKnob;
-    plan.cluster = QStringLiteral("c");
-    plan.service = QStringLiteral("p");
-    plan.knob = QStringLiteral("K");
-    WorkflowStep step;
-    step.action = WorkflowStep::Action::EditKnob;
-    step.title = QStringLiteral("edit %1 on local").arg(script);
-    step.host = QStringLiteral("local");
-    step.service = QStringLiteral("p");
-    plan.root = WorkflowStep::sequence(QStringLiteral("revert-knob"), {step});
-    plan.number();
+    WorkflowPlan plan = test::revertPlanOf(script);
     plan.knobEdits = {{1, QStringLiteral("p"), *edit}};
 
     WorkflowRunner::Context context;
-    context.inventory = *loaded.inventory;
+    context.inventory = test::inventoryServing(script, dir.path());
     context.transportFor = [&](const QString &) { return &local; };
     context.filesFor = [&](const QString &) { return &files; };
     QStringList audited;
