@@ -43,6 +43,12 @@ if [ $valid = 0 ]; then
     echo "$pf does not hold a pid, but the $what started $(opsdeck_when "$is") (pid $ip) still runs: nothing stopped"
     exit 3
   fi
+  # Text that is no pid (an inventory naming another file as the pid file):
+  # not "not running", which would have the file removed as a stale pid file.
+  if [ -f "$pf" ] && [ -n "$p" ]; then
+    echo "$pf holds no pid (is it a pid file?): nothing stopped, nothing removed"
+    exit 3
+  fi
   exit 1
 fi
 if [ "$p" -le 1 ]; then echo "$pf names pid $p, never signalled: nothing stopped"; exit 3; fi

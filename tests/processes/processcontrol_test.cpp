@@ -597,6 +597,22 @@ TEST(ProcessControl, AStartWhoseIdentityCannotBeWrittenFailsSayingSo)
     EXPECT_TRUE(waitUntil([&] { return !processAlive(pid); }, std::chrono::seconds(5)));
 }
 
+// An inventory naming another file as a service's pid file (the data dir's
+// audit log) once had it removed as a stale pid file by the stop: text that
+// is no pid stops nothing and removes nothing.
+TEST(ProcessControl, APidFileHoldingOtherTextIsNeverRemovedAsStale)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    processes::ManagedProcess proxy = detachedSleeper(dir.path(), QStringLiteral("proxy"), false);
+    const QByteArray log = "{\"action\":\"accepted-new\",\"prev\":\"0000\"}\n";
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, log));
+    const QString said = stopAndSay(control, proxy);
+    EXPECT_TRUE(said.contains(QStringLiteral("holds no pid"))) << said.toStdString();
+    EXPECT_EQ(test::readFile(proxy.pidFile), log);
+}
+
 // The start lock sits beside the pid file in the serve folder, where
 // teammates read: whatever the umask, it is never writable by others.
 TEST(ProcessControl, TheStartLockIsNotWorldWritableWhateverTheUmask)
