@@ -9,7 +9,9 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QUtf8StringView>
+#include <algorithm>
 #include <exception>
 #include <string>
 #include <vector>
@@ -152,6 +154,24 @@ QString ValidationError::toString() const
     if (!field.isEmpty())
         text += field + u": "_s;
     return text + message;
+}
+
+QStringList ownFilePatterns()
+{
+    return {QStringLiteral("audit.jsonl*"), QStringLiteral("history.sqlite*"),
+            QStringLiteral("*.journal"), QStringLiteral("secrets.json*"),
+            QStringLiteral("*.opsdeck-*.bak")};
+}
+
+bool isOwnFileName(const QString &path)
+{
+    const QString name = path.section(u'/', -1);
+    const QStringList patterns = ownFilePatterns();
+    return std::any_of(patterns.cbegin(), patterns.cend(), [&](const QString &pattern) {
+        return QRegularExpression(QRegularExpression::wildcardToRegularExpression(pattern))
+            .match(name)
+            .hasMatch();
+    });
 }
 
 LoadResult loadInventory(const QString &path)

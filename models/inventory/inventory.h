@@ -228,6 +228,16 @@ LoadResult loadInventory(const QString &path);
 /// relative paths.
 LoadResult parseInventory(const QByteArray &yaml, const QString &path);
 
+/// Names of files OpsDeck keeps its own data in, as shell glob patterns: the
+/// data dir's audit log and its head and lock, the history database and its
+/// WAL, workflow journals, the plaintext secrets file, and the backups of
+/// serve scripts. An inventory never names one as a service's pid file, log
+/// or serve script, nor as a cluster's audit copy: a stop would remove it as
+/// a stale pid file, a copy would append to it. Any thread.
+QStringList ownFilePatterns();
+/// True when the file name of `path` matches one of ownFilePatterns().
+bool isOwnFileName(const QString &path);
+
 /// `base` with `path` appended to its path, a trailing '/' of `base` dropped
 /// first ("http://h:1/api/" + "/v1/models" is "http://h:1/api/v1/models"); a
 /// "?query" in `path` becomes the URL's query. Any thread.

@@ -53,6 +53,14 @@ void InventoryChecker::checkUniqueNames(const QVector<Item> &items, const QStrin
                                                               logging::visibleText(QString(*bad))));
             continue;
         }
+        // Names become parts of file and secret names (a cluster's lock file,
+        // http/<service>/api-key): a '/' would reach outside them.
+        if (name.contains(u'/') || name == u"." || name == u"..") {
+            m_diagnostics.add(field,
+                              u"a %1 name must not contain '/' nor be '.' or '..' (it "
+                              "becomes part of file and secret names): '%2'"_s.arg(what, name));
+            continue;
+        }
         if (const auto first = firstField.constFind(name); first != firstField.constEnd()) {
             const QString line = QString::number(m_diagnostics.position(*first).line);
             m_diagnostics.add(field,

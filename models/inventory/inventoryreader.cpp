@@ -188,12 +188,12 @@ Service InventoryReader::readService(YamlMapping &fields)
             fields.error(u"profile"_s, u"unknown profile '%1' (expected %2)"_s.arg(
                                            *profile, alternatives(profiles)));
     }
-    service.serveScript = readFilePath(fields, u"serve_script"_s);
+    service.serveScript = readOwnFileRefused(fields, u"serve_script"_s);
     service.start = fields.text(u"start"_s).value_or(QString());
     service.stop = fields.text(u"stop"_s).value_or(QString());
     service.status = fields.text(u"status"_s).value_or(QString());
-    service.pidFile = readFilePath(fields, u"pid_file"_s);
-    service.log = readFilePath(fields, u"log"_s);
+    service.pidFile = readOwnFileRefused(fields, u"pid_file"_s);
+    service.log = readOwnFileRefused(fields, u"log"_s);
     service.tags = fields.textList(u"tags"_s).value_or(QStringList());
     // Tags are free labels, but two of them change what OpsDeck does: a near
     // miss ("Production", "nowatch") would silently do nothing.
@@ -288,6 +288,8 @@ Cluster InventoryReader::readCluster(YamlMapping &fields)
     cluster.proxy = fields.text(u"proxy"_s).value_or(QString());
     cluster.lockDir = readPath(fields, u"lock_dir"_s);
     cluster.auditLog = readPath(fields, u"audit_log"_s);
+    if (isOwnFileName(cluster.auditLog))
+        fields.error(u"audit_log"_s, ownFileError(cluster.auditLog));
     const QString backend = fields.text(u"transfer_backend"_s).value_or(QString());
     if (backend.isEmpty() || transferBackends().contains(backend))
         cluster.transferBackend = backend;
@@ -415,6 +417,21 @@ QString InventoryReader::readPath(YamlMapping &fields, const QString &key)
     fields.error(key,
                  u"a path must be printable text without control characters: '%1' has %2"_s.arg(
                      logging::visibleText(path), logging::visibleText(QString(*bad))));
+    return {};
+}
+
+QString InventoryReader::ownFileError(const QString &path)
+{
+    return u"%1 is named as one of OpsDeck's own files (%2): never a service's or a cluster's "
+           "file"_s.arg(path, ownFilePatterns().join(u", "_s));
+}
+
+QString InventoryReader::readOwnFileRefused(YamlMapping &fields, const QString &key)
+{
+    const QString path = readFilePath(fields, key);
+    if (!isOwnFileName(path))
+        return path;
+    fields.error(key, ownFileError(path));
     return {};
 }
 

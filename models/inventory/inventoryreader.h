@@ -42,6 +42,10 @@ private:
     QString readPath(YamlMapping &fields, const QString &key);
     /// readPath(), a relative one resolved against the inventory's folder.
     QString readFilePath(YamlMapping &fields, const QString &key);
+    /// readFilePath(), with an error at its place when it is named as one of
+    /// OpsDeck's own files (isOwnFileName()).
+    QString readOwnFileRefused(YamlMapping &fields, const QString &key);
+    static QString ownFileError(const QString &path);
     /// `ca_file`, with an error at its place unless it is a readable regular
     /// file of at most kMaxCaFileBytes holding at least one PEM certificate.
     QString readCaFile(YamlMapping &fields);

@@ -106,11 +106,12 @@ void HostAuditLog::next()
     // to another file (symbolic, or a second name of a hard-linked one),
     // never into a FIFO that would block, and never into OpsDeck's own files
     // (an inventory naming the data dir's audit log or history database
-    // would break the chain for good, or stop the recorder). Known by name:
-    // the copy's default sits beside a demo's database, in its folder.
+    // would break the chain for good, or stop the recorder; a serve script's
+    // backup would no longer restore). Known by name (inventory::
+    // ownFilePatterns()): the copy's default sits beside a demo's database.
     remote::CommandRequest request;
     request.script = u"umask 022\nf=%2\n"
-                     "case ${f##*/} in audit.jsonl*|history.sqlite*|*.journal|secrets.json*)\n"
+                     "case ${f##*/} in %3)\n"
                      "  echo \"$f is one of OpsDeck's own files, not an audit copy\" >&2; exit 1;; "
                      "esac\n"
                      "if [ -L \"$f\" ] || { [ -e \"$f\" ] && [ ! -f \"$f\" ]; }; then\n"
@@ -120,7 +121,7 @@ void HostAuditLog::next()
                      ">&2\n  exit 1\nfi\n"
                      "printf '%s\\n' %1 >> \"$f\"\n"_s.arg(
                          shell::singleQuoted(QString::fromUtf8(m_queue.head().line)),
-                         shell::singleQuoted(m_path));
+                         shell::singleQuoted(m_path), inventory::ownFilePatterns().join(u'|'));
     request.deadline = std::chrono::seconds(5);
     m_running = m_transport->run(request);
 }

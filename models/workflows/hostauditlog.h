@@ -25,8 +25,8 @@ namespace opsdeck::workflows {
 /// stays the record OpsDeck verifies; this copy is for reading (mode 0644,
 /// no chain). Entries are appended in the order given, one command at a
 /// time (5 s each), only to a regular file (never through a link, never
-/// into a FIFO, never one of OpsDeck's own files: `audit.jsonl*`,
-/// `history.sqlite*`, `*.journal`, `secrets.json*`). Thread: the transport's.
+/// into a FIFO, never one of OpsDeck's own files: inventory::ownFilePatterns()).
+/// Thread: the transport's.
 class HostAuditLog : public QObject
 {
     Q_OBJECT

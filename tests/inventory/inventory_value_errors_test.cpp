@@ -360,6 +360,37 @@ TEST(InventoryValueErrors, PathsArePrintableTextWithoutControlCharacters)
     EXPECT_EQ(indexOf("services[0].log"), result.errors.size());
 }
 
+// A cluster named "a/../audit.jsonl" made `lock break` remove the data dir's
+// audit log; a pid file or an audit copy named as OpsDeck's own files had
+// them removed or appended to. Each refused where it is written.
+TEST(InventoryValueErrors, NamesWithASlashAndOpsDecksOwnFilesAreRefused)
+{
+    const LoadResult result =
+        parse("hosts: [{name: h, kind: local}]\n"
+              "services:\n"
+              "  - name: d\n"
+              "    role: decode\n"
+              "    host: h\n"
+              "    url: http://127.0.0.1:30001\n"
+              "    pid_file: /data/opsdeck/audit.jsonl\n"
+              "    log: /data/opsdeck/history.sqlite\n"
+              "  - {name: p, role: prefill, host: h, url: 'http://127.0.0.1:30002'}\n"
+              "clusters:\n"
+              "  - name: a/../audit.jsonl\n"
+              "    prefill: [p]\n"
+              "    decode: [d]\n"
+              "    audit_log: /srv/serve_d.sh.opsdeck-20261204T101500Z.bak\n");
+    const auto indexOf = [&](const char *field) { return errorIndex(result, field); };
+    EXPECT_TRUE(isError(result, indexOf("services[0].pid_file"), 7, 15, "services[0].pid_file",
+                        "is named as one of OpsDeck's own files"));
+    EXPECT_TRUE(isError(result, indexOf("services[0].log"), 8, 10, "services[0].log",
+                        "is named as one of OpsDeck's own files"));
+    EXPECT_TRUE(isError(result, indexOf("clusters[0].name"), 11, 11, "clusters[0].name",
+                        "must not contain '/'"));
+    EXPECT_TRUE(isError(result, indexOf("clusters[0].audit_log"), 14, 16, "clusters[0].audit_log",
+                        "is named as one of OpsDeck's own files"));
+}
+
 // Bytes that are not UTF-8 would be read as U+FFFD: a pid_file or a name
 // read back would not be the one written. Refused where the byte is.
 TEST(InventoryValueErrors, BytesThatAreNotUtf8AreRefusedWhereTheyAre)
