@@ -36,6 +36,21 @@ qint64 pidIn(const QString &pidFile)
     return file.read(64).trimmed().toLongLong();
 }
 
+// Why `pidFile` is no pid file to write, or "": a file that is not one is
+// never written over with this pid (and removed at exit).
+QString pidFileProblem(const QString &pidFile)
+{
+    if (inventory::isOwnFileName(pidFile))
+        return QStringLiteral("--pid-file %1 is named as one of OpsDeck's own files, not a pid "
+                              "file: nothing written")
+            .arg(pidFile);
+    const QFileInfo info(pidFile);
+    if (info.isFile() && !info.isSymLink() && info.size() > 0 && pidIn(pidFile) <= 0)
+        return QStringLiteral("--pid-file %1 holds no pid (is it a pid file?): nothing written")
+            .arg(pidFile);
+    return {};
+}
+
 // The recorder as ProcessControl sees it: its pid file, its identity beside
 // it, and the one check of both (ManagedProcess::verify).
 processes::ManagedProcess recorderAt(const QString &pidFile)
@@ -158,6 +173,10 @@ int runRecord(const QStringList &arguments)
             ? QFileInfo(parser.value(QStringLiteral("pid-file"))).absoluteFilePath()
             : QString();
     if (!pidFile.isEmpty()) {
+        if (const QString problem = pidFileProblem(pidFile); !problem.isEmpty()) {
+            printError(problem);
+            return ExitBadInput;
+        }
         if (const auto pid = liveRecorderIn(pidFile)) {
             printError(QStringLiteral("a recorder is already running: pid %1 (pid file %2)")
                            .arg(*pid)

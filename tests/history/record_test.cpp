@@ -677,6 +677,28 @@ TEST(RecordCommand, AWalInUseIsNeverSetAside)
 
 // A link planted where the pid file (or its temporary file) goes is replaced,
 // never written through: the file it points at keeps its bytes.
+// `--pid-file` naming the data dir's audit log once wrote this pid over it
+// and removed it at exit: a file that holds no pid, or is named as one of
+// OpsDeck's own, is refused before anything starts.
+TEST(RecordCommand, APidFileThatIsNotOneIsRefusedAndKept)
+{
+    QTemporaryDir dir;
+    const QString inventory = unreachableEngineIn(dir);
+    const QString notes = writeFile(dir.filePath(QStringLiteral("notes.txt")), "my notes\n");
+    const QString own = dir.filePath(QStringLiteral("elsewhere/audit.jsonl"));
+    for (const QString &pidFile : {notes, own}) {
+        const auto run =
+            runCli({QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                    QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("data")),
+                    QStringLiteral("--pid-file"), pidFile, QStringLiteral("--no-watch")});
+        EXPECT_EQ(run.exitCode, 2) << run.standardError.toStdString();
+        EXPECT_TRUE(run.standardError.contains("nothing written"))
+            << run.standardError.toStdString();
+    }
+    EXPECT_EQ(test::readFile(notes), "my notes\n");
+    EXPECT_FALSE(QFile::exists(own));
+}
+
 TEST(RecordCommand, APidFileIsNeverWrittenThroughALink)
 {
     QTemporaryDir dir;
