@@ -67,6 +67,10 @@ std::optional<DemoOptions> DemoOptions::fromFlags(const Flags &flags, QString *e
 
 namespace {
 
+// The first line of resources/demo/inventory.yaml: a folder whose inventory
+// starts so is a demo's, to be replaced.
+constexpr char kInventoryFirstLine[] = "# OpsDeck demo inventory";
+
 // A port nothing listens on, taken by `held` until it is let go: ports picked
 // one after another while the earlier ones are held are all different (the
 // kernel may hand a just-closed port out again).
@@ -139,6 +143,26 @@ bool DemoSetup::checkDir(const QString &path, QString *error)
     const QFileInfo info(dir);
     if (info.exists() && !info.isDir()) {
         *error = QStringLiteral("demo folder %1 exists and is not a folder").arg(dir);
+        return false;
+    }
+    // A folder of the person's own is never written over: the demo's files
+    // replace only a demo's (its inventory says so on its first line).
+    QStringList mine;
+    for (const QString &name : QDir(QStringLiteral(":/demo")).entryList(QDir::Files)) {
+        if (QFileInfo::exists(QDir(dir).filePath(name)))
+            mine << name;
+    }
+    // One whose inventory is gone but whose run/ remains is a demo's too:
+    // up and down then ask for the inventory back (DemoCluster).
+    QFile inventory(inventoryPath(dir));
+    const bool aDemos = inventory.open(QIODevice::ReadOnly)
+                            ? inventory.readLine(256).startsWith(kInventoryFirstLine)
+                            : QFileInfo(QDir(dir).filePath(QStringLiteral("run"))).isDir();
+    if (!mine.isEmpty() && !aDemos) {
+        *error = QStringLiteral("demo folder %1 holds %2, which the demo would write over, and is "
+                                "not a demo's (its inventory.yaml is not one the demo wrote): "
+                                "choose another folder")
+                     .arg(dir, mine.join(QStringLiteral(", ")));
         return false;
     }
     if (!settings::PrivateFiles::makeDir(dir) || !QFileInfo(dir).isWritable()) {

@@ -95,6 +95,35 @@ TEST(DemoSetup, RefusesAFolderThatWouldBreakShellCommands)
     EXPECT_TRUE(error.contains(QStringLiteral("unsafe"))) << error.toStdString();
 }
 
+// `demo up --dir` into a folder of the person's own once wrote its
+// inventory.yaml and serve scripts over theirs, without a word. Refused,
+// naming them; a demo's own folder is still replaced.
+TEST(DemoSetup, NeverWritesOverAFolderThatIsNotADemos)
+{
+    QTemporaryDir dir;
+    demo::DemoOptions options;
+    options.dir = dir.path();
+    options.simBinary = QStringLiteral("opsdeck-sim");
+    const QByteArray mine = "# my cluster\nhosts: []\n";
+    QFile inventory(dir.filePath(QStringLiteral("inventory.yaml")));
+    ASSERT_TRUE(inventory.open(QIODevice::WriteOnly));
+    inventory.write(mine);
+    inventory.close();
+    QString error;
+    EXPECT_FALSE(demo::DemoSetup::write(options, &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("holds inventory.yaml, which the demo would write "
+                                              "over")))
+        << error.toStdString();
+    ASSERT_TRUE(inventory.open(QIODevice::ReadOnly));
+    EXPECT_EQ(inventory.readAll(), mine);
+    inventory.close();
+
+    ASSERT_TRUE(QFile::remove(inventory.fileName()));
+    ASSERT_TRUE(demo::DemoSetup::write(options, &error)) << error.toStdString();
+    EXPECT_TRUE(demo::DemoSetup::write(options, &error))
+        << "a demo's folder: " << error.toStdString();
+}
+
 TEST(DemoOptions, TheWindowAndTheCliReadTheSameFlagsTheSameWay)
 {
     QString error;
