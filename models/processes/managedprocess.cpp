@@ -33,6 +33,12 @@ if [ -f "$idf" ]; then
     echo "$pf's identity ($idf) was written for $ipf, not for it (a copied folder?): nothing stopped"
     exit 3
   fi
+  # Started as another service (two services given one pid file): not this one's to stop.
+  iname=$(head -c 4096 "$idf" | sed -n 's/^name=//p' | head -n 1)
+  if [ -n "$iname" ] && [ "$iname" != "$what" ]; then
+    echo "$pf names the $iname OpsDeck started, not the $what: nothing stopped"
+    exit 3
+  fi
 fi
 valid=1
 case $p in ''|*[!0-9]*|0*) valid=0;; esac
@@ -110,7 +116,7 @@ opsdeck_holder() { local scope=$1 i; shift
 
 // Writes the identity of the pid the pid file names, atomically; nothing when
 // there is no pid file yet. Exits 1, saying so, when it cannot be written.
-const char *const recordScript = R"sh(pf=%1; idf=%2
+const char *const recordScript = R"sh(pf=%1; idf=%2; what=%3
 p=$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r')
 case $p in ''|*[!0-9]*) exit 0;; esac
 { read -r line <"/proc/$p/stat"; } 2>/dev/null || exit 0
@@ -118,8 +124,8 @@ rest=${line##*) }; set -- $rest
 umask 077
 # Created exclusively (noclobber): a link planted at the temporary name is not followed.
 rm -f "$idf.tmp"
-( set -C; printf 'pid=%s\nstart=%s\nexe=%s\nboot=%s\npidfile=%s\nargs=%s\n' "$p" "${20}" \
-  "$(readlink "/proc/$p/exe")" "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)" "$pf" \
+( set -C; printf 'pid=%s\nstart=%s\nexe=%s\nboot=%s\npidfile=%s\nname=%s\nargs=%s\n' "$p" "${20}" \
+  "$(readlink "/proc/$p/exe")" "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)" "$pf" "$what" \
   "$(tr '\0' ' ' <"/proc/$p/cmdline" | head -c 4096)" >"$idf.tmp" ) && mv -f "$idf.tmp" "$idf" && exit 0
 # Not written (a full disk): said, and the start fails, rather than leave a
 # process that stop cannot show is the one started.
@@ -175,8 +181,10 @@ void ManagedProcess::deriveMissingCommands()
         status = verify + QStringLiteral("exit 0\n");
         statusIsDerived = true;
     }
-    recordIdentity = QString::fromLatin1(recordScript)
-                         .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity));
+    recordIdentity =
+        QString::fromLatin1(recordScript)
+            .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity),
+                 shell::singleQuoted(name.isEmpty() ? QStringLiteral("process") : name));
 }
 
 } // namespace opsdeck::processes

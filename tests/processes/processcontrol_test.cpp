@@ -613,6 +613,33 @@ TEST(ProcessControl, APidFileHoldingOtherTextIsNeverRemovedAsStale)
     EXPECT_EQ(test::readFile(proxy.pidFile), log);
 }
 
+// An inventory giving the proxy the recorder's pid file once had a restart
+// of the proxy stop the history recorder: the identity names who started.
+TEST(ProcessControl, APidFileOfAnotherServiceStopsNothing)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const auto recorder = detachedSleeper(dir.path(), QStringLiteral("recorder"), false);
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
+    control.startAll({recorder});
+    ASSERT_TRUE(started.wait(10000));
+    ASSERT_TRUE(started.first().at(0).toBool()) << started.first().at(1).toString().toStdString();
+    const qint64 pid = pidFrom(recorder.pidFile);
+    processes::ManagedProcess proxy = recorder;
+    proxy.name = QStringLiteral("proxy");
+    proxy.status.clear();
+    proxy.deriveMissingCommands();
+    const QString said = stopAndSay(control, proxy);
+    EXPECT_TRUE(said.contains(QStringLiteral("names the recorder OpsDeck started, not the proxy")))
+        << said.toStdString();
+    EXPECT_TRUE(processAlive(pid));
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
+    control.stopAll({recorder});
+    ASSERT_TRUE(stopped.wait(15000));
+    EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
+}
+
 // The start lock sits beside the pid file in the serve folder, where
 // teammates read: whatever the umask, it is never writable by others.
 TEST(ProcessControl, TheStartLockIsNotWorldWritableWhateverTheUmask)
