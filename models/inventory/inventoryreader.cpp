@@ -290,6 +290,12 @@ Cluster InventoryReader::readCluster(YamlMapping &fields)
     cluster.auditLog = readPath(fields, u"audit_log"_s);
     if (isOwnFileName(cluster.auditLog))
         fields.error(u"audit_log"_s, ownFileError(cluster.auditLog));
+    // Appended to by every workflow: only a log, never a file that something
+    // reads as its own (a pid file, a serve script, an inventory).
+    else if (!cluster.auditLog.isEmpty() && !cluster.auditLog.endsWith(u".log"_s))
+        fields.error(u"audit_log"_s,
+                     u"%1 is not a .log file: the audit copy is appended to, so "
+                     "it may name no pid file, serve script or inventory"_s.arg(cluster.auditLog));
     const QString backend = fields.text(u"transfer_backend"_s).value_or(QString());
     if (backend.isEmpty() || transferBackends().contains(backend))
         cluster.transferBackend = backend;

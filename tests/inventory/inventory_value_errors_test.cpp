@@ -449,4 +449,22 @@ TEST(InventoryValueErrors, AQuotedTrueDoesNotArm)
     EXPECT_TRUE(armed.inventory->armed);
 }
 
+// An audit copy named as the recorder's pid file had every workflow's entries
+// appended to it, and the recorder could no longer be stopped.
+TEST(InventoryValueErrors, AnAuditCopyIsALogFile)
+{
+    const LoadResult result = parseClusters("  - name: pd\n"
+                                            "    prefill: [p]\n"
+                                            "    decode: [d]\n"
+                                            "    audit_log: /srv/demo/recorder.pid\n");
+    ASSERT_EQ(result.errors.size(), 1);
+    EXPECT_TRUE(isError(result, 0, 10, 16, "clusters[0].audit_log", "is not a .log file"))
+        << result.errors[0].toString().toStdString();
+    EXPECT_TRUE(parseClusters("  - name: pd\n"
+                              "    prefill: [p]\n"
+                              "    decode: [d]\n"
+                              "    audit_log: /srv/demo/opsdeck-audit.log\n")
+                    .errors.isEmpty());
+}
+
 } // namespace opsdeck::inventory::test

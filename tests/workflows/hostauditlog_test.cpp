@@ -66,6 +66,11 @@ TEST(HostAuditLog, OpsDecksOwnFilesAreNeverACopy)
             << name << ": " << said.toStdString();
         EXPECT_EQ(contentOf(path), log) << name;
     }
+    // A pid file (the recorder's) read as a pid by stop: never appended to.
+    const QString pidFile = dir.filePath(QStringLiteral("recorder.pid"));
+    ASSERT_TRUE(test::writeFile(pidFile, "4242\n"));
+    EXPECT_TRUE(appendTo(pidFile).contains(QStringLiteral("not a .log file")));
+    EXPECT_EQ(contentOf(pidFile), QByteArray("4242\n"));
     QTemporaryDir elsewhere;
     const QString journal =
         elsewhere.filePath(QStringLiteral("20261204T101500Z-restart-1a2b.journal"));
