@@ -14,10 +14,12 @@
 #include <QLockFile>
 #include <QTemporaryDir>
 #include <atomic>
+#include <condition_variable>
 #include <csignal>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <memory>
+#include <mutex>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <thread>
@@ -437,20 +439,25 @@ TEST(AuditLog, ReadingAFifoOrALinkReturnsAtOnceNamingIt)
     QStringList problems;
     QElapsedTimer clock;
     clock.start();
-    std::atomic<bool> returned{false};
+    std::mutex mutex;
+    std::condition_variable answered;
+    bool returned = false;
     std::thread opener([&] {
         // Unblocks a reader stuck in open(2) if the code is wrong, so the
         // test fails instead of hanging.
-        for (int i = 0; i < 50 && !returned; ++i)
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        if (!returned) {
+        std::unique_lock lock(mutex);
+        if (!answered.wait_for(lock, std::chrono::seconds(5), [&] { return returned; })) {
             const int fd = ::open(QFile::encodeName(log.path()).constData(), O_WRONLY | O_NONBLOCK);
             if (fd >= 0)
                 ::close(fd);
         }
     });
     const QVector<AuditEntry> entries = log.read(&problems);
-    returned = true;
+    {
+        const std::lock_guard lock(mutex);
+        returned = true;
+    }
+    answered.notify_one();
     opener.join();
     EXPECT_LT(clock.elapsed(), 4000) << "reading a FIFO waited for a writer";
     EXPECT_TRUE(entries.isEmpty());
