@@ -165,12 +165,25 @@ void KnobFiles::refuseLink(const QString &path, std::function<void(const QString
     call(m_files->list(folderOf(path).toUtf8()),
          [this, path, then](const remote::RemoteFileResult &listed) {
              const QByteArray name = fileNameOf(path).toUtf8();
-             for (const remote::RemoteFileInfo &entry : listed.entries)
-                 if (entry.name == name && entry.type == remote::RemoteFileInfo::Type::Symlink)
+             for (const remote::RemoteFileInfo &entry : listed.entries) {
+                 if (entry.name != name)
+                     continue;
+                 if (entry.type == remote::RemoteFileInfo::Type::Symlink)
                      return then(QStringLiteral("host %1: %2 is a symbolic link: OpsDeck changes "
                                                 "the file itself, never through a link (give "
                                                 "the link's target)")
                                      .arg(m_files->hostName(), path));
+                 // The edit writes a new file under this name: every other
+                 // name would keep the old script, and whatever starts the
+                 // service through it the old knob.
+                 if (entry.links > 1)
+                     return then(QStringLiteral("host %1: %2 has %3 names (hard links): an edit "
+                                                "would change it under this name only, the "
+                                                "others keeping the old script; nothing changed "
+                                                "(give the script one name)")
+                                     .arg(m_files->hostName(), path)
+                                     .arg(entry.links));
+             }
              then({}); // an unlistable folder: the read says why
          });
 }

@@ -148,7 +148,9 @@ private:
     void backupName(const QString &path, int attempt, std::function<void(const QString &)> done);
     static constexpr int kMaxBackupsPerSecond = 20;
     /// Calls `then` with why `path` cannot be changed when it is a symbolic
-    /// link (list(), which does not follow links), else with an empty text.
+    /// link (list(), which does not follow links) or a file with another
+    /// name (a hard link: the atomic write would leave that name on the old
+    /// script), else with an empty text.
     void refuseLink(const QString &path, std::function<void(const QString &)> then);
     /// `go` when `path` is no link, else `done` with the refusal.
     void unlessLink(const QString &path, std::function<void(const Plan &)> done,

@@ -18,7 +18,7 @@ opsdeck_when() { local bt hz; bt=$(sed -n 's/^btime //p' /proc/stat); hz=$(getco
 opsdeck_alive() { [ -d "/proc/$1" ] && ! grep -qs '^State:[[:space:]]*Z' "/proc/$1/status"; }
 opsdeck_args() { head -c 4096 "/proc/$1/cmdline" 2>/dev/null | tr '\0' ' ' | sed 's/ $//'; }
 # Regular files only, read bounded: a FIFO or a huge file must not hang or fill memory.
-p=; [ -f "$pf" ] && p=$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r')
+p=; [ -f "$pf" ] && p=$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r\0')
 ip=; is=; ib=
 if [ -f "$idf" ]; then
   ip=$(head -c 4096 "$idf" | sed -n 's/^pid=//p'); is=$(head -c 4096 "$idf" | sed -n 's/^start=//p')
@@ -51,7 +51,10 @@ if [ $valid = 0 ]; then
   fi
   # Text that is no pid (an inventory naming another file as the pid file):
   # not "not running", which would have the file removed as a stale pid file.
-  if [ -f "$pf" ] && [ -n "$p" ]; then
+  # Only an empty file, or a few blanks, is a pid file without its pid: text
+  # after 64 blank bytes, or NUL bytes (which $(...) drops), is not.
+  if [ -f "$pf" ] && { [ -n "$p" ] || [ "$(stat -c %s "$pf" 2>/dev/null || echo 65)" -gt 64 ] ||
+      [ "$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r\t' | wc -c)" -gt 0 ]; }; then
     echo "$pf holds no pid (is it a pid file?): nothing stopped, nothing removed"
     exit 3
   fi
@@ -90,15 +93,45 @@ elif [ -n "$port" ] && [ -r "/proc/$p/fd" ] && inos=$(opsdeck_listeners "$port")
   fi
 elif [ -n "$program" ]; then
   args=$(opsdeck_args "$p")
-  case $args in *"$program"*) ;; *)
-    echo "$pf names pid $p, which runs ${args:0:120}, not the $what ($program): nothing stopped"
-    exit 3;; esac
-  # Run by a shell, or the program itself: an editor, pager or `tail -f` on
-  # the serve script names it too.
-  a0=$(head -c 4096 "/proc/$p/cmdline" 2>/dev/null | tr '\0' '\n' | head -n 1); a0=${a0##*/}
-  case $a0 in bash|sh|dash|ksh|zsh|"${program##*/}") ;; *)
-    echo "$pf names pid $p, which runs ${args:0:120}: $a0 is not a shell running $program, nor $program itself: nothing stopped"
-    exit 3;; esac
+  # Naming the program is not enough: an editor, pager or `tail -f` on the
+  # serve script, `bash -c '... serve.sh'`, or a shell running serve.sh.old
+  # name it too. Only the program itself, or a shell whose script argument
+  # is the program, is the service.
+  mapfile -d '' -t argv < <(head -c 4096 "/proc/$p/cmdline" 2>/dev/null)
+  a0=${argv[0]##*/}
+  script=; ours=yes
+  case $a0 in bash|sh|dash|ksh|zsh)
+    i=1
+    while [ $i -lt ${#argv[@]} ]; do
+      a=${argv[i]}
+      case $a in
+        --|-) script=${argv[i + 1]}; break;;
+        -o|+o|-O|+O|--rcfile|--init-file) i=$((i + 2)); continue;;
+        --*|+) ;;
+        [-+]*[cs]*) break;;  # -c, -s: a command string or stdin, not a script
+        [-+]*) ;;
+        *) script=$a; break;;
+      esac
+      i=$((i + 1))
+    done
+    # A script named relative to where the shell was started.
+    case $script in ''|/*) ;; *) script=$(readlink "/proc/$p/cwd")/${script#./};; esac;;
+  esac
+  case $program in
+    */*) [ "${argv[0]}" = "$program" ] || [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$program" ] \
+           || [ "$script" = "$program" ] || ours=no;;
+    *) [ "$a0" = "$program" ] || [ "${script##*/}" = "$program" ] || ours=no;;
+  esac
+  if [ $ours = no ]; then
+    case $args in *"$program"*) ;; *)
+      echo "$pf names pid $p, which runs ${args:0:120}, not the $what ($program): nothing stopped"
+      exit 3;; esac
+    case $a0 in bash|sh|dash|ksh|zsh)
+      echo "$pf names pid $p, which runs ${args:0:120}: a $a0 running ${script:-a command} (not $program): nothing stopped";;
+    *) echo "$pf names pid $p, which runs ${args:0:120}: $a0 is not a shell running $program, nor $program itself: nothing stopped";;
+    esac
+    exit 3
+  fi
 fi
 )sh";
 

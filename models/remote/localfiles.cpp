@@ -38,6 +38,7 @@ RemoteFileInfo infoOf(const QByteArray &name, const struct stat &st)
     info.uid = st.st_uid;
     info.gid = st.st_gid;
     info.modifiedMsecs = qint64(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+    info.links = uint(st.st_nlink);
     return info;
 }
 

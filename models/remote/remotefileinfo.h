@@ -25,6 +25,10 @@ struct RemoteFileInfo
     uint uid = 0;             ///< numeric owner
     uint gid = 0;             ///< numeric group
     qint64 modifiedMsecs = 0; ///< last modification, ms since the Unix epoch
+    /// Names the file has (hard links, st_nlink); 0 when the host did not
+    /// say: over SFTP v3 only list() knows it, from each entry's `ls -l`
+    /// style long name (draft-ietf-secsh-filexfer-02, section 7).
+    uint links = 0;
 };
 
 } // namespace opsdeck::remote

@@ -21,6 +21,20 @@ struct AttributesDeleter
 };
 using Attributes = std::unique_ptr<sftp_attributes_struct, AttributesDeleter>;
 
+// The link count of a readdir entry's long name, "-rwxr-xr-x   2 user group
+// 348 Mar 25 14:29 serve.sh" (SFTP v3 has no attribute for it); 0 when the
+// long name is missing or not of that shape.
+uint linksOf(const char *longName)
+{
+    if (!longName)
+        return 0;
+    const QList<QByteArray> fields = QByteArray(longName).simplified().split(' ');
+    bool number = false;
+    const uint links =
+        fields.size() > 2 && fields.at(0).size() >= 10 ? fields.at(1).toUInt(&number) : 0;
+    return number ? links : 0;
+}
+
 RemoteFileInfo infoOf(const QByteArray &name, const sftp_attributes_struct &a)
 {
     RemoteFileInfo info;
@@ -36,6 +50,7 @@ RemoteFileInfo infoOf(const QByteArray &name, const sftp_attributes_struct &a)
     info.uid = a.uid;
     info.gid = a.gid;
     info.modifiedMsecs = qint64(a.mtime) * 1000; // SFTP v3 carries whole seconds
+    info.links = linksOf(a.longname);
     return info;
 }
 

@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 #include <memory>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace opsdeck;
 using knobs::KnobFiles;
@@ -386,4 +387,22 @@ TEST_P(KnobFilesTest, AScriptThatIsASymbolicLinkIsRefusedBeforeAnything)
         << planned.error.toStdString();
     EXPECT_EQ(test::readFile(m_script), decodeScript);
     EXPECT_TRUE(backupsOnDisk().isEmpty());
+}
+
+// A script with a second name (a hard link) is refused at the preview: the
+// atomic write would have put the new knob under one name only, and whatever
+// starts the service through the other would keep the old value.
+TEST_P(KnobFilesTest, AScriptWithASecondNameIsRefusedBeforeAnything)
+{
+    const QString other = m_dir.filePath(QStringLiteral("serve_decode_prod.sh"));
+    ASSERT_EQ(::link(QFile::encodeName(m_script).constData(), QFile::encodeName(other).constData()),
+              0);
+    const KnobFiles::Plan planned = plan(setCtas(QStringLiteral("256")));
+    EXPECT_FALSE(planned.ok);
+    EXPECT_TRUE(planned.error.contains(QStringLiteral("%1 has 2 names (hard links)").arg(m_script)))
+        << planned.error.toStdString();
+    EXPECT_EQ(test::readFile(m_script), decodeScript);
+    EXPECT_EQ(test::readFile(other), decodeScript);
+    EXPECT_TRUE(backupsOnDisk().isEmpty());
+    EXPECT_TRUE(m_audit.isEmpty());
 }

@@ -446,6 +446,65 @@ TEST(ProcessControl, WithoutAnIdentityOrAListenerOnlyTheShellRunningTheScriptIsT
     reader.waitForFinished();
 }
 
+// Without an identity or a listener, a shell counts as the service only when
+// the script it runs is the serve script: a loop that greps the script, or
+// a shell running a copy of it beside it, names the script too and was once
+// stopped in its place.
+TEST(ProcessControl, WithoutAnIdentityAShellRunningAnotherScriptOrACommandIsNeverSignalled)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const QString script = dir.filePath(QStringLiteral("serve_proxy.sh"));
+    ASSERT_TRUE(test::writeFile(script, "sleep 30\n"));
+    ASSERT_TRUE(test::writeFile(script + QStringLiteral(".staging"), "sleep 30\n"));
+    processes::ManagedProcess proxy;
+    proxy.name = QStringLiteral("proxy");
+    proxy.host = QStringLiteral("local");
+    proxy.pidFile = dir.filePath(QStringLiteral("proxy.pid"));
+    proxy.program = script;
+    QTcpServer unused; // a port nothing listens on
+    ASSERT_TRUE(unused.listen(QHostAddress::LocalHost));
+    proxy.port = unused.serverPort();
+    unused.close();
+    proxy.deriveMissingCommands();
+
+    const QStringList others[] = {
+        {QStringLiteral("-c"), QStringLiteral("while :; do grep -c sleep %1 >/dev/null; sleep 1; "
+                                              "done")
+                                   .arg(script)},
+        {script + QStringLiteral(".staging")},
+        {QStringLiteral("-o"), QStringLiteral("pipefail"), script + QStringLiteral(".staging")},
+    };
+    for (const QStringList &arguments : others) {
+        QProcess other;
+        other.start(QStringLiteral("bash"), arguments);
+        ASSERT_TRUE(other.waitForStarted());
+        ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(other.processId())));
+        const QString said = stopAndSay(control, proxy);
+        EXPECT_TRUE(processAlive(other.processId())) << arguments.join(u' ').toStdString();
+        EXPECT_TRUE(said.contains(QStringLiteral("(not %1): nothing stopped").arg(script)))
+            << said.toStdString();
+        other.kill();
+        other.waitForFinished();
+    }
+
+    // The script itself, after shell options or named from its folder, is.
+    QProcess serving;
+    serving.setWorkingDirectory(dir.path());
+    serving.start(QStringLiteral("bash"),
+                  {QStringLiteral("-x"), QStringLiteral("-o"), QStringLiteral("pipefail"),
+                   QStringLiteral("./serve_proxy.sh")});
+    ASSERT_TRUE(serving.waitForStarted());
+    const qint64 servingPid = serving.processId();
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(servingPid)));
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
+    control.stopAll({proxy});
+    ASSERT_TRUE(stopped.wait(15000));
+    EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
+    EXPECT_TRUE(waitUntil([&] { return !processAlive(servingPid); }, std::chrono::seconds(10)));
+}
+
 // The identity names the boot as well: an identity written before a reboot
 // names nobody now, whatever pid and start time it holds. (The executable is
 // written for the reader only: a serve script's bash execs the server after
@@ -611,6 +670,23 @@ TEST(ProcessControl, APidFileHoldingOtherTextIsNeverRemovedAsStale)
     const QString said = stopAndSay(control, proxy);
     EXPECT_TRUE(said.contains(QStringLiteral("holds no pid"))) << said.toStdString();
     EXPECT_EQ(test::readFile(proxy.pidFile), log);
+    // Text after more than 64 blank bytes, or behind NUL bytes (a disk
+    // image), which the shell's $(...) drops, is no pid file either.
+    const QByteArray others[] = {QByteArray(70, '\n') + "notes, keep\n",
+                                 QByteArray(4096, '\0') + "payload\n", QByteArray(8, '\0')};
+    for (const QByteArray &other : others) {
+        ASSERT_TRUE(test::writeFile(proxy.pidFile, other));
+        const QString again = stopAndSay(control, proxy);
+        EXPECT_TRUE(again.contains(QStringLiteral("holds no pid"))) << again.toStdString();
+        EXPECT_EQ(test::readFile(proxy.pidFile), other);
+    }
+    // An empty pid file, or one holding a newline, is a stale one: removed.
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, "\n"));
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
+    control.stopAll({proxy});
+    ASSERT_TRUE(stopped.wait(10000));
+    EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
+    EXPECT_FALSE(QFile::exists(proxy.pidFile));
 }
 
 // An inventory giving the proxy the recorder's pid file once had a restart
