@@ -1,5 +1,6 @@
 #include "knobfiles.h"
 
+#include "inventory.h"
 #include "knobdiff.h"
 #include "redaction.h"
 #include "remotefiles.h"
@@ -191,6 +192,16 @@ void KnobFiles::refuseLink(const QString &path, std::function<void(const QString
 void KnobFiles::unlessLink(const QString &path, std::function<void(const Plan &)> done,
                            std::function<void()> go)
 {
+    // An audit log, journal or backup parsed as a script would be rewritten
+    // line by line by an edit meant for a serve script.
+    if (inventory::isOwnFileName(path)) {
+        Plan refused;
+        refused.error = QStringLiteral("host %1: %2 is named as one of OpsDeck's own files (%3), "
+                                       "not a serve script: nothing changed")
+                            .arg(m_files->hostName(), path,
+                                 inventory::ownFilePatterns().join(QStringLiteral(", ")));
+        return done(refused);
+    }
     refuseLink(path, [done, go](const QString &link) {
         if (link.isEmpty())
             return go();

@@ -152,7 +152,8 @@ private:
     /// name (a hard link: the atomic write would leave that name on the old
     /// script), else with an empty text.
     void refuseLink(const QString &path, std::function<void(const QString &)> then);
-    /// `go` when `path` is no link, else `done` with the refusal.
+    /// `go` when `path` is no link and not named as one of OpsDeck's own
+    /// files (inventory::isOwnFileName()), else `done` with the refusal.
     void unlessLink(const QString &path, std::function<void(const Plan &)> done,
                     std::function<void()> go);
     void planEdit(const QString &path, const ScriptEdit &edit,

@@ -406,3 +406,22 @@ TEST_P(KnobFilesTest, AScriptWithASecondNameIsRefusedBeforeAnything)
     EXPECT_TRUE(backupsOnDisk().isEmpty());
     EXPECT_TRUE(m_audit.isEmpty());
 }
+
+// A file named as one of OpsDeck's own (a workflow journal, an audit log, a
+// backup) is no serve script: an edit would rewrite its lines as knobs.
+TEST_P(KnobFilesTest, AFileNamedAsOneOfOpsDecksOwnIsNeverEdited)
+{
+    const QString real = m_script;
+    for (const char *name : {"restart-1.journal", "audit.jsonl", "serve.sh.opsdeck-x.bak"}) {
+        m_script = m_dir.filePath(QString::fromLatin1(name));
+        ASSERT_TRUE(test::writeFile(m_script, decodeScript));
+        const KnobFiles::Plan planned = plan(setCtas(QStringLiteral("256")));
+        EXPECT_FALSE(planned.ok) << name;
+        EXPECT_TRUE(
+            planned.error.contains(QStringLiteral("is named as one of OpsDeck's own files")))
+            << planned.error.toStdString();
+        EXPECT_EQ(test::readFile(m_script), decodeScript);
+    }
+    m_script = real;
+    EXPECT_TRUE(m_audit.isEmpty());
+}
