@@ -52,6 +52,36 @@ QString stopAndSay(processes::ProcessControl &control, const processes::ManagedP
     return stopped.first().at(1).toString();
 }
 
+// The proxy as a host's own start script runs it: no identity, and nothing
+// listening on its port (a server still loading), so the command line decides.
+processes::ManagedProcess proxyWithoutIdentity(const QTemporaryDir &dir, const QString &script)
+{
+    processes::ManagedProcess proxy;
+    proxy.name = QStringLiteral("proxy");
+    proxy.host = QStringLiteral("local");
+    proxy.pidFile = dir.filePath(QStringLiteral("proxy.pid"));
+    proxy.program = script;
+    QTcpServer unused; // a port nothing listens on
+    EXPECT_TRUE(unused.listen(QHostAddress::LocalHost));
+    proxy.port = unused.serverPort();
+    unused.close();
+    proxy.deriveMissingCommands();
+    return proxy;
+}
+
+// Writes `pid` into the pid file of `process` and expects its stop to succeed
+// and `pid` to be gone.
+void expectStopped(processes::ProcessControl &control, const processes::ManagedProcess &process,
+                   qint64 pid)
+{
+    ASSERT_TRUE(test::writeFile(process.pidFile, QByteArray::number(pid)));
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
+    control.stopAll({process});
+    ASSERT_TRUE(stopped.wait(15000));
+    EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
+    EXPECT_TRUE(waitUntil([&] { return !processAlive(pid); }, std::chrono::seconds(10)));
+}
+
 qint64 pidFrom(const QString &pidFile)
 {
     QFile file(pidFile);
@@ -415,16 +445,7 @@ TEST(ProcessControl, WithoutAnIdentityOrAListenerOnlyTheShellRunningTheScriptIsT
     QProcess reader; // someone looking at the serve script
     reader.start(QStringLiteral("tail"), {QStringLiteral("-f"), script});
     ASSERT_TRUE(reader.waitForStarted());
-    processes::ManagedProcess proxy;
-    proxy.name = QStringLiteral("proxy");
-    proxy.host = QStringLiteral("local");
-    proxy.pidFile = dir.filePath(QStringLiteral("proxy.pid"));
-    proxy.program = script;
-    QTcpServer unused; // a port nothing listens on
-    ASSERT_TRUE(unused.listen(QHostAddress::LocalHost));
-    proxy.port = unused.serverPort();
-    unused.close();
-    proxy.deriveMissingCommands();
+    const processes::ManagedProcess proxy = proxyWithoutIdentity(dir, script);
 
     ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(reader.processId())));
     const QString said = stopAndSay(control, proxy);
@@ -435,13 +456,7 @@ TEST(ProcessControl, WithoutAnIdentityOrAListenerOnlyTheShellRunningTheScriptIsT
     QProcess serving; // the serve script, still in its shell
     serving.start(QStringLiteral("bash"), {script});
     ASSERT_TRUE(serving.waitForStarted());
-    const qint64 servingPid = serving.processId();
-    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(servingPid)));
-    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
-    control.stopAll({proxy});
-    ASSERT_TRUE(stopped.wait(15000));
-    EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
-    EXPECT_TRUE(waitUntil([&] { return !processAlive(servingPid); }, std::chrono::seconds(10)));
+    expectStopped(control, proxy, serving.processId());
     reader.kill();
     reader.waitForFinished();
 }
@@ -458,16 +473,7 @@ TEST(ProcessControl, WithoutAnIdentityAShellRunningAnotherScriptOrACommandIsNeve
     const QString script = dir.filePath(QStringLiteral("serve_proxy.sh"));
     ASSERT_TRUE(test::writeFile(script, "sleep 30\n"));
     ASSERT_TRUE(test::writeFile(script + QStringLiteral(".staging"), "sleep 30\n"));
-    processes::ManagedProcess proxy;
-    proxy.name = QStringLiteral("proxy");
-    proxy.host = QStringLiteral("local");
-    proxy.pidFile = dir.filePath(QStringLiteral("proxy.pid"));
-    proxy.program = script;
-    QTcpServer unused; // a port nothing listens on
-    ASSERT_TRUE(unused.listen(QHostAddress::LocalHost));
-    proxy.port = unused.serverPort();
-    unused.close();
-    proxy.deriveMissingCommands();
+    const processes::ManagedProcess proxy = proxyWithoutIdentity(dir, script);
 
     const QStringList others[] = {
         {QStringLiteral("-c"), QStringLiteral("while :; do grep -c sleep %1 >/dev/null; sleep 1; "
@@ -496,13 +502,7 @@ TEST(ProcessControl, WithoutAnIdentityAShellRunningAnotherScriptOrACommandIsNeve
                   {QStringLiteral("-x"), QStringLiteral("-o"), QStringLiteral("pipefail"),
                    QStringLiteral("./serve_proxy.sh")});
     ASSERT_TRUE(serving.waitForStarted());
-    const qint64 servingPid = serving.processId();
-    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(servingPid)));
-    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
-    control.stopAll({proxy});
-    ASSERT_TRUE(stopped.wait(15000));
-    EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
-    EXPECT_TRUE(waitUntil([&] { return !processAlive(servingPid); }, std::chrono::seconds(10)));
+    expectStopped(control, proxy, serving.processId());
 }
 
 // The identity names the boot as well: an identity written before a reboot
