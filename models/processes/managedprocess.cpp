@@ -43,6 +43,14 @@ fi
 valid=1
 case $p in ''|*[!0-9]*|0*) valid=0;; esac
 [ ${#p} -le 10 ] || valid=0
+# A pid file is a few digits and blanks: anything more (text after 64 blank
+# bytes, NUL bytes, which $(...) drops, text after a pid) is another file,
+# never to be removed as a stale pid file.
+other=0
+if [ -f "$pf" ] && { [ "$(stat -c %s "$pf" 2>/dev/null || echo 65)" -gt 64 ] ||
+    [ "$(head -c 64 "$pf" 2>/dev/null | tr -d '0-9 \n\r\t' | wc -c)" -gt 0 ]; }; then
+  other=1; valid=0
+fi
 if [ $valid = 0 ]; then
   # No pid in the pid file: still running only if the identity's process is.
   if [ -n "$ip" ] && opsdeck_alive "$ip" && [ "$(opsdeck_start "$ip")" = "$is" ]; then
@@ -51,10 +59,7 @@ if [ $valid = 0 ]; then
   fi
   # Text that is no pid (an inventory naming another file as the pid file):
   # not "not running", which would have the file removed as a stale pid file.
-  # Only an empty file, or a few blanks, is a pid file without its pid: text
-  # after 64 blank bytes, or NUL bytes (which $(...) drops), is not.
-  if [ -f "$pf" ] && { [ -n "$p" ] || [ "$(stat -c %s "$pf" 2>/dev/null || echo 65)" -gt 64 ] ||
-      [ "$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r\t' | wc -c)" -gt 0 ]; }; then
+  if [ -f "$pf" ] && { [ -n "$p" ] || [ $other = 1 ]; }; then
     echo "$pf holds no pid (is it a pid file?): nothing stopped, nothing removed"
     exit 3
   fi
@@ -84,7 +89,7 @@ elif [ "$required" = 1 ]; then
 elif [ -n "$port" ] && [ -r "/proc/$p/fd" ] && inos=$(opsdeck_listeners "$port") && [ -n "$inos" ]; then
   # A host's own start script: the process serving the service's port is the
   # service. The pid, or a child of it (a script that did not exec), must hold it.
-  family="/proc/$p/fd"; for c in $(cat /proc/$p/task/*/children 2>/dev/null); do family="$family /proc/$c/fd"; done
+  family=$(opsdeck_family "$p")
   if [ -z "$(opsdeck_holder "$family" $inos)" ]; then
     h=$(opsdeck_holder '/proc/[0-9]*/fd' $inos); by="a process this user cannot see"
     [ -n "$h" ] && by="pid $h, $(opsdeck_args "$h" | cut -c1-120)"
@@ -96,9 +101,13 @@ elif [ -n "$program" ]; then
   # Naming the program is not enough: an editor, pager or `tail -f` on the
   # serve script, `bash -c '... serve.sh'`, or a shell running serve.sh.old
   # name it too. Only the program itself, or a shell whose script argument
-  # is the program, is the service.
-  mapfile -d '' -t argv < <(head -c 4096 "/proc/$p/cmdline" 2>/dev/null)
-  a0=${argv[0]##*/}
+  # is the program, is the service. Which program runs is the executable's
+  # (argv[0] is whatever the starter chose: `exec -a bash tail ...`); the
+  # command line is read whole (a cut one could end in the script's name);
+  # a script named relative to a folder names nothing (the shell may have
+  # changed folder since).
+  exe=$(readlink "/proc/$p/exe" 2>/dev/null); a0=${exe##*/}; a0=${a0:-a program this user cannot see}
+  mapfile -d '' -t argv < "/proc/$p/cmdline" 2>/dev/null
   script=; ours=yes
   case $a0 in bash|sh|dash|ksh|zsh)
     i=1
@@ -113,16 +122,17 @@ elif [ -n "$program" ]; then
         *) script=$a; break;;
       esac
       i=$((i + 1))
-    done
-    # A script named relative to where the shell was started.
-    case $script in ''|/*) ;; *) script=$(readlink "/proc/$p/cwd")/${script#./};; esac;;
+    done;;
   esac
   case $program in
-    */*) [ "${argv[0]}" = "$program" ] || [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$program" ] \
-           || [ "$script" = "$program" ] || ours=no;;
+    */*) { [ -n "$exe" ] && [ "$exe" = "$(readlink -f "$program")" ]; } || [ "$script" = "$program" ] \
+           || ours=no;;
     *) [ "$a0" = "$program" ] || [ "${script##*/}" = "$program" ] || ours=no;;
   esac
   if [ $ours = no ]; then
+    case $script in ''|/*) ;; *)
+      echo "$pf names pid $p, which runs ${args:0:120}: a $a0 running $script, named from a folder it may have left, not surely $program: nothing stopped"
+      exit 3;; esac
     case $args in *"$program"*) ;; *)
       echo "$pf names pid $p, which runs ${args:0:120}, not the $what ($program): nothing stopped"
       exit 3;; esac
@@ -130,6 +140,12 @@ elif [ -n "$program" ]; then
       echo "$pf names pid $p, which runs ${args:0:120}: a $a0 running ${script:-a command} (not $program): nothing stopped";;
     *) echo "$pf names pid $p, which runs ${args:0:120}: $a0 is not a shell running $program, nor $program itself: nothing stopped";;
     esac
+    exit 3
+  fi
+  # Serving another port while the service's own is not listening: another
+  # service started from the same script (its pid reused), not this one.
+  if [ -n "$port" ] && served=$(opsdeck_served_ports $(opsdeck_family "$p")) && [ -n "$served" ]; then
+    echo "$pf names pid $p, which runs ${args:0:120} and serves port $(echo $served | tr ' ' ','), not the $what's port $port: nothing stopped (if it is the $what, still loading, stop it by hand)"
     exit 3
   fi
 fi
@@ -142,6 +158,17 @@ const char *const portScript =
 opsdeck_listeners() { local h; h=$(printf '%X' "$1"); while [ ${#h} -lt 4 ]; do h=0$h; done
   awk -v h=":$h" \
   '$4 == "0A" && substr($2, length($2) - 4) == h { print $10 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null; }
+# The fd folders of pid $1 and its children (a serve script that did not exec).
+opsdeck_family() { local f="/proc/$1/fd" c
+  for c in $(cat /proc/$1/task/*/children 2>/dev/null); do f="$f /proc/$c/fd"; done; echo "$f"; }
+# The TCP ports on which the processes of the fd folders $@ listen, in decimal.
+opsdeck_served_ports() { local held h
+  held=$(find "$@" -maxdepth 1 -lname 'socket:\[*' -printf '%l\n' 2>/dev/null | tr -dc '0-9\n')
+  [ -n "$held" ] || return 0
+  for h in $(awk -v held="$held" 'BEGIN { n = split(held, a, "\n"); for (i = 1; i <= n; i++) s[a[i]] = 1 }
+      $4 == "0A" && ($10 in s) { print substr($2, length($2) - 3) }' /proc/net/tcp /proc/net/tcp6 2>/dev/null | sort -u); do
+    echo $((16#$h))
+  done; }
 # The pid of a process, among the fd folders $1 (a glob), holding one of the sockets $2...
 opsdeck_holder() { local scope=$1 i; shift
   for i in "$@"; do find $scope -maxdepth 1 -lname "socket:\[$i\]" 2>/dev/null | head -n 1 | cut -d/ -f3; done | head -n 1; }

@@ -13,6 +13,7 @@
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <csignal>
 #include <gtest/gtest.h>
@@ -495,14 +496,130 @@ TEST(ProcessControl, WithoutAnIdentityAShellRunningAnotherScriptOrACommandIsNeve
         other.waitForFinished();
     }
 
-    // The script itself, after shell options or named from its folder, is.
+    // Named relative to a folder, the script names nothing: the shell may
+    // have changed folder since (another team's serve.sh that cd's here).
+    QProcess relative;
+    relative.setWorkingDirectory(dir.path());
+    relative.start(QStringLiteral("bash"), {QStringLiteral("./serve_proxy.sh")});
+    ASSERT_TRUE(relative.waitForStarted());
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(relative.processId())));
+    const QString said = stopAndSay(control, proxy);
+    EXPECT_TRUE(processAlive(relative.processId()));
+    EXPECT_TRUE(
+        said.contains(QStringLiteral("a bash running ./serve_proxy.sh, named from a folder")))
+        << said.toStdString();
+    relative.kill();
+    relative.waitForFinished();
+
+    // The script itself, named whole after shell options, is.
     QProcess serving;
-    serving.setWorkingDirectory(dir.path());
     serving.start(QStringLiteral("bash"),
-                  {QStringLiteral("-x"), QStringLiteral("-o"), QStringLiteral("pipefail"),
-                   QStringLiteral("./serve_proxy.sh")});
+                  {QStringLiteral("-x"), QStringLiteral("-o"), QStringLiteral("pipefail"), script});
     ASSERT_TRUE(serving.waitForStarted());
     expectStopped(control, proxy, serving.processId());
+}
+
+// The command line as the checks read it: the program is the executable,
+// not argv[0] (`exec -a bash tail -f serve.sh`), and the command line is read
+// whole (cut at 4096 bytes, a shell running serve.sh.staging once read as
+// running serve.sh).
+TEST(ProcessControl, WithoutAnIdentityTheExecutableAndTheWholeCommandLineDecide)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const QString script = dir.filePath(QStringLiteral("serve_proxy.sh"));
+    ASSERT_TRUE(test::writeFile(script, "sleep 30\n"));
+    ASSERT_TRUE(test::writeFile(script + QStringLiteral(".staging"), "sleep 30\n"));
+    const processes::ManagedProcess proxy = proxyWithoutIdentity(dir, script);
+
+    const QString bash = QStringLiteral("/bin/bash");
+    // bash\0 -e\0 ... -ee\0 ... <script>|.staging\0: the first 4096 bytes end
+    // with the serve script's name.
+    const int padding =
+        4096 - int(QFile::encodeName(bash).size() + 1) - int(QFile::encodeName(script).size());
+    const int fours = (3 - padding % 3) % 3; // "-ee\0" (4 bytes) then "-e\0" (3)
+    QStringList longLine;
+    for (int i = 0; i < fours; ++i)
+        longLine << QStringLiteral("-ee");
+    for (int i = 0; i < (padding - 4 * fours) / 3; ++i)
+        longLine << QStringLiteral("-e");
+    longLine << script + QStringLiteral(".staging");
+    const QStringList others[] = {
+        {QStringLiteral("-c"), QStringLiteral("exec -a bash tail -f %1").arg(script)}, longLine};
+    for (const QStringList &arguments : others) {
+        QProcess other;
+        other.start(bash, arguments);
+        ASSERT_TRUE(other.waitForStarted());
+        ASSERT_TRUE(waitUntil(
+            [&] {
+                return test::readFile(QStringLiteral("/proc/%1/cmdline").arg(other.processId()))
+                    .contains(QFile::encodeName(script));
+            },
+            std::chrono::seconds(5)));
+        ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(other.processId())));
+        const QString said = stopAndSay(control, proxy);
+        EXPECT_TRUE(processAlive(other.processId())) << said.toStdString();
+        EXPECT_TRUE(said.contains(QStringLiteral("nothing stopped"))) << said.toStdString();
+        other.kill();
+        other.waitForFinished();
+    }
+}
+
+// Two services started from one serve script by a host's own scripts (no
+// identity): a pid file naming the other's shell, whose child serves the
+// other's port, stops nothing while this service's port is not listening.
+TEST(ProcessControl, WithoutAnIdentityAShellServingAnotherPortIsNotTheService)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    QTcpServer free; // the other engine's port
+    ASSERT_TRUE(free.listen(QHostAddress::LocalHost));
+    const quint16 otherPort = free.serverPort();
+    free.close();
+    const QString script = dir.filePath(QStringLiteral("serve_engine.sh"));
+    ASSERT_TRUE(test::writeFile(
+        script, shell::singleQuoted(test::binPath(QStringLiteral("opsdeck-sim"))).toUtf8() +
+                    " --role engine --ready-delay 0 --port \"$PORT\"\n"));
+    QProcess other; // engine-b, started by hand, its shell still there
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("PORT"), QString::number(otherPort));
+    other.setProcessEnvironment(environment);
+    other.start(QStringLiteral("bash"), {script});
+    ASSERT_TRUE(other.waitForStarted());
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            QTcpSocket probe;
+            probe.connectToHost(QHostAddress::LocalHost, otherPort);
+            return probe.waitForConnected(200);
+        },
+        std::chrono::seconds(10)));
+    // Read now: the sim outlives a shell a wrong stop kills.
+    const QList<QByteArray> children =
+        test::readFile(QStringLiteral("/proc/%1/task/%1/children").arg(other.processId()))
+            .simplified()
+            .split(' ');
+    const processes::ManagedProcess engineA = proxyWithoutIdentity(dir, script);
+    ASSERT_TRUE(test::writeFile(engineA.pidFile, QByteArray::number(other.processId())));
+    const QString said = stopAndSay(control, engineA);
+    EXPECT_TRUE(processAlive(other.processId()));
+    EXPECT_TRUE(said.contains(
+        QStringLiteral("serves port %1, not the proxy's port %2").arg(otherPort).arg(engineA.port)))
+        << said.toStdString();
+    // The sim (the shell's child) first, then the shell.
+    for (const QByteArray &child : children)
+        if (child.toInt() > 1)
+            ::kill(pid_t(child.toInt()), SIGKILL);
+    other.kill();
+    other.waitForFinished();
+    EXPECT_TRUE(waitUntil(
+        [&] {
+            QTcpSocket probe;
+            probe.connectToHost(QHostAddress::LocalHost, otherPort);
+            return !probe.waitForConnected(200);
+        },
+        std::chrono::seconds(10)));
 }
 
 // The identity names the boot as well: an identity written before a reboot
@@ -672,8 +789,12 @@ TEST(ProcessControl, APidFileHoldingOtherTextIsNeverRemovedAsStale)
     EXPECT_EQ(test::readFile(proxy.pidFile), log);
     // Text after more than 64 blank bytes, or behind NUL bytes (a disk
     // image), which the shell's $(...) drops, is no pid file either.
+    // And a pid of no running process followed by more: the file is not a
+    // stale pid file but another file that starts with digits.
     const QByteArray others[] = {QByteArray(70, '\n') + "notes, keep\n",
-                                 QByteArray(4096, '\0') + "payload\n", QByteArray(8, '\0')};
+                                 QByteArray(4096, '\0') + "payload\n", QByteArray(8, '\0'),
+                                 "3999999" + QByteArray(80, '\0') + "keep\n",
+                                 "3999999\n" + QByteArray(70, ' ') + "keep\n"};
     for (const QByteArray &other : others) {
         ASSERT_TRUE(test::writeFile(proxy.pidFile, other));
         const QString again = stopAndSay(control, proxy);
