@@ -43,7 +43,7 @@ const char *const schema[] = {
     "CREATE TABLE IF NOT EXISTS checks(id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, "
     "kind TEXT NOT NULL, cluster TEXT NOT NULL DEFAULT '', json TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS checks_by_time ON checks(time_ms)",
-    "PRAGMA user_version = 2",
+    "PRAGMA user_version = 2", // HistoryStore::kSchemaVersion
 };
 
 } // namespace
@@ -162,6 +162,8 @@ bool HistoryStore::open(bool checkFirst)
     // Before any statement that could write: a corrupt file is left as it is.
     if (checkFirst && !quickCheck().isEmpty())
         return false;
+    if (!isOurs())
+        return false;
     // WAL: the console reads while the recorder writes; NORMAL is safe in WAL
     // (a crash loses at most the last transaction, never the file). No
     // automatic checkpoints: the file is written only by emptyWal(), which
@@ -186,6 +188,35 @@ bool HistoryStore::open(bool checkFirst)
             ::chmod(file.constData(), st.st_mode & 0700);
     }
     emptyWal(true); // the schema's pages too, and SQLite's own setup of a new file
+    return true;
+}
+
+bool HistoryStore::isOurs()
+{
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    if (!query.exec(QStringLiteral("PRAGMA user_version")) || !query.next())
+        return fail(QStringLiteral("user_version"), query.lastError());
+    const int version = query.value(0).toInt();
+    // A newer OpsDeck's file: pruned and written by this one's rules, it
+    // would lose what the newer one keeps, and its version would go back.
+    if (version > kSchemaVersion)
+        return fail(QStringLiteral("open"),
+                    QStringLiteral("written by a newer OpsDeck (schema %1; this one knows up to "
+                                   "%2): not opened, nothing written")
+                        .arg(version)
+                        .arg(kSchemaVersion));
+    QStringList foreign;
+    if (!query.exec(QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table' AND name "
+                                   "NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT IN ('series', "
+                                   "'blocks', 'rollups_1m', 'markers', 'checks') ORDER BY name")))
+        return fail(QStringLiteral("open"), query.lastError());
+    while (query.next())
+        foreign << query.value(0).toString();
+    if (!foreign.isEmpty())
+        return fail(QStringLiteral("open"),
+                    QStringLiteral("holds tables OpsDeck does not keep (%1): another program's "
+                                   "database, not a history: not opened, nothing written")
+                        .arg(foreign.join(QStringLiteral(", "))));
     return true;
 }
 

@@ -60,7 +60,12 @@ public:
     /// Opens (creating the file and schema when missing). `checkFirst`: run
     /// quickCheck() before any statement that could write, and fail on a
     /// corrupt file (lastErrorIsCorruption()) leaving it byte for byte.
+    /// Fails, writing nothing, on a file of a newer schema (`user_version`
+    /// above kSchemaVersion) or one holding tables OpsDeck does not keep
+    /// (another program's SQLite database).
     bool open(bool checkFirst = false);
+    /// The schema this build writes (`PRAGMA user_version`); 2 added `checks`.
+    static constexpr int kSchemaVersion = 2;
     bool isOpen() const;
     QString path() const { return m_path; }
     QString lastError() const { return m_error; }
@@ -128,6 +133,8 @@ public:
     QVector<SeriesInfo> seriesList();
 
 private:
+    /// False (lastError() saying why) for a newer schema or another program's tables.
+    bool isOurs();
     bool exec(const QString &sql);
     bool fail(const QString &what, const QString &reason);
     bool fail(const QString &what, const QSqlError &error);

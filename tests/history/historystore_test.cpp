@@ -5,6 +5,8 @@
 #include "historywriter.h"
 
 #include <QFile>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <cmath>
 #include <gtest/gtest.h>
@@ -248,5 +250,49 @@ TEST(HistoryStore, ItsFilesAreNeverWrittenThroughAnotherName)
             ASSERT_TRUE(file.open(QIODevice::ReadOnly));
             EXPECT_EQ(file.readAll(), bytes);
         }
+    }
+}
+
+// A newer OpsDeck's history (a higher user_version) and another program's
+// SQLite database are left byte for byte: once, the first was pruned by this
+// build's rules and set back to its version, the second gained our tables.
+TEST(HistoryStore, ANewerSchemaOrAnotherProgramsDatabaseIsNeverWritten)
+{
+    const QStringList setups[] = {
+        {QStringLiteral("CREATE TABLE blocks(id INTEGER PRIMARY KEY, series_id INTEGER, start_ms "
+                        "INTEGER, end_ms INTEGER, count INTEGER, data BLOB)"),
+         QStringLiteral("INSERT INTO blocks VALUES(1, 1, 0, 0, 1, x'00')"),
+         QStringLiteral("PRAGMA user_version = 3")},
+        {QStringLiteral("CREATE TABLE invoices(id INTEGER PRIMARY KEY, total REAL)"),
+         QStringLiteral("INSERT INTO invoices VALUES(1, 9.5)")}};
+    const QString says[] = {QStringLiteral("written by a newer OpsDeck (schema 3"),
+                            QStringLiteral("holds tables OpsDeck does not keep (invoices)")};
+    for (int i = 0; i < 2; ++i) {
+        QTemporaryDir dir;
+        const QString path = HistoryStore::pathIn(dir.path());
+        {
+            QSqlDatabase db =
+                QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("setup"));
+            db.setDatabaseName(path);
+            ASSERT_TRUE(db.open());
+            for (const QString &statement : setups[i]) {
+                QSqlQuery query(db);
+                ASSERT_TRUE(query.exec(statement)) << statement.toStdString();
+            }
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("setup"));
+        QFile before(path);
+        ASSERT_TRUE(before.open(QIODevice::ReadOnly));
+        const QByteArray bytes = before.readAll();
+        {
+            HistoryStore store(path);
+            EXPECT_FALSE(store.open(true));
+            EXPECT_TRUE(store.lastError().contains(says[i])) << store.lastError().toStdString();
+        }
+        QFile after(path);
+        ASSERT_TRUE(after.open(QIODevice::ReadOnly));
+        EXPECT_EQ(after.readAll(), bytes);
+        EXPECT_FALSE(QFile::exists(path + QStringLiteral("-wal")));
     }
 }
