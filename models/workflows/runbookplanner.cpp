@@ -29,6 +29,25 @@ WorkflowStep leaf(Action action, const Service &service, QString title, QStringL
     return step;
 }
 
+// What names a service's process and files on its host, as the plan was made
+// from them: a resume compares them, since its steps' commands do not show
+// the pid file or serve script the stop checks.
+QJsonObject whatNames(const inventory::Inventory &inventory, const Service &service)
+{
+    const inventory::Host *host = inventory.host(service.host);
+    return {{QStringLiteral("host"), service.host},
+            {QStringLiteral("host_kind"), host ? inventory::hostKindName(host->kind) : QString()},
+            {QStringLiteral("address"), host ? host->address : QString()},
+            {QStringLiteral("port"), host ? host->port : 0},
+            {QStringLiteral("user"), host ? host->user : QString()},
+            {QStringLiteral("serve_script"), service.serveScript},
+            {QStringLiteral("pid_file"), service.pidFile},
+            {QStringLiteral("start"), service.start},
+            {QStringLiteral("stop"), service.stop},
+            {QStringLiteral("status"), service.status},
+            {QStringLiteral("url"), service.url.toString()}};
+}
+
 struct Builder
 {
     const inventory::Inventory &inventory;
@@ -442,6 +461,10 @@ std::optional<WorkflowPlan> RunbookPlanner::plan(const inventory::Inventory &inv
             return fail(why);
         plan.production = plan.production || b.service(name).isProduction();
     }
+    for (const WorkflowPlan::KnobEdit &e : plan.knobEdits)
+        targets << e.service;
+    for (const QString &name : targets)
+        plan.targets.insert(name, whatNames(inventory, b.service(name)));
     plan.number();
     // Step numbers of the edits, in the order they were listed.
     int next = 0;

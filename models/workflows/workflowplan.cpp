@@ -163,7 +163,8 @@ QJsonObject WorkflowPlan::json() const
                        {QStringLiteral("evidence"), evidence},
                        {QStringLiteral("warnings"), QJsonArray::fromStringList(warnings)},
                        {QStringLiteral("confirm"), confirmationTarget()},
-                       {QStringLiteral("production"), production}};
+                       {QStringLiteral("production"), production},
+                       {QStringLiteral("targets"), targets}};
     if (!knob.isEmpty())
         object.insert(QStringLiteral("knob"), knob);
     if (!refusal.isEmpty())

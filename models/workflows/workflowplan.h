@@ -55,6 +55,11 @@ struct WorkflowPlan
         knobs::KnobFiles::Plan plan;
     };
     QVector<KnobEdit> knobEdits;
+    /// Per service acted on (its name): its host (name, kind, address, port,
+    /// user) and what names its process and files (serve_script, pid_file,
+    /// start, stop, status, url), as planned. A resume refuses when they
+    /// changed: the steps' commands do not show what the stop checks.
+    QJsonObject targets;
 
     /// Numbers the leaves 1..N depth first; returns N.
     int number();
@@ -69,7 +74,7 @@ struct WorkflowPlan
     /// "deadline_s","rollback"}],"evidence":{...},"warnings":[...]}` (the
     /// CLI's contract), plus "service", "refusal", "confirm" and per step
     /// "service", "action", "parallel" (the title of its parallel group) and,
-    /// on the failure watch, "watch_s".
+    /// on the failure watch, "watch_s"; "targets" (see `targets`).
     QJsonObject json() const;
 };
 

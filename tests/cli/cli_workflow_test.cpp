@@ -280,6 +280,19 @@ TEST_F(CliWorkflow, ADecodeThatFailsToStartStopsTheWorkflowAndTheAuditIsComplete
     EXPECT_EQ(entry.value(u"outcome"_qs).toString(), u"failed"_qs);
     EXPECT_TRUE(entry.value(u"detail"_qs).toString().contains(u"step 9."))
         << entry.value(u"detail"_qs).toString().toStdString();
+    // An inventory edited since, in what the steps' commands do not show (the
+    // serve script the stop checks a pid against): no resume of the old plan.
+    const QByteArray planned = test::readFile(inventory);
+    const QByteArray from = "serve_script: " + QFile::encodeName(script);
+    const QByteArray to = "serve_script: " + QFile::encodeName(demoDir()) + "/serve_prefill.sh";
+    ASSERT_TRUE(planned.contains(from));
+    ASSERT_TRUE(test::writeFile(inventory, QByteArray(planned).replace(from, to)));
+    const auto edited =
+        workflow({u"resume"_qs, u"--inventory"_qs, inventory, u"--confirm"_qs, u"demo"_qs});
+    EXPECT_EQ(edited.exitCode, 2) << edited.standardOutput.toStdString();
+    EXPECT_TRUE(edited.standardError.contains("no longer gives the plan"))
+        << edited.standardError.toStdString();
+    ASSERT_TRUE(test::writeFile(inventory, planned));
     // A journal that is not one is named, and makes the listing bad input.
     QFile garbage(dataDir() + u"/workflows/x.journal"_qs);
     ASSERT_TRUE(garbage.open(QIODevice::WriteOnly));
