@@ -17,7 +17,13 @@ opsdeck_when() { local bt hz; bt=$(sed -n 's/^btime //p' /proc/stat); hz=$(getco
   date -d "@$((bt + $1 / hz))" +%H:%M:%S 2>/dev/null || echo "tick $1"; }
 opsdeck_alive() { [ -d "/proc/$1" ] && ! grep -qs '^State:[[:space:]]*Z' "/proc/$1/status"; }
 opsdeck_args() { head -c 4096 "/proc/$1/cmdline" 2>/dev/null | tr '\0' ' ' | sed 's/ $//'; }
-# Regular files only, read bounded: a FIFO or a huge file must not hang or fill memory.
+# A link, FIFO, socket or folder is no pid file: never read (a FIFO would
+# hang), and never removed as a stale one.
+if [ -L "$pf" ] || { [ -e "$pf" ] && [ ! -f "$pf" ]; }; then
+  echo "$pf is a link or not a regular file, not a pid file: nothing stopped, nothing removed"
+  exit 3
+fi
+# Read bounded: a huge file must not fill memory.
 p=; [ -f "$pf" ] && p=$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r\0')
 ip=; is=; ib=
 if [ -f "$idf" ]; then
@@ -107,9 +113,16 @@ elif [ -n "$program" ]; then
   # a script named relative to a folder names nothing (the shell may have
   # changed folder since).
   exe=$(readlink "/proc/$p/exe" 2>/dev/null); a0=${exe##*/}; a0=${a0:-a program this user cannot see}
+  # A shell is one of the host's shells, by the file it runs (a copy of tail
+  # named bash is not one).
+  shell=no
+  for sh in /bin/bash /usr/bin/bash /bin/sh /usr/bin/sh /bin/dash /usr/bin/dash /bin/ksh \
+      /usr/bin/ksh /bin/zsh /usr/bin/zsh; do
+    [ -n "$exe" ] && [ -e "$sh" ] && [ "$(readlink -f "$sh")" = "$exe" ] && shell=yes
+  done
   mapfile -d '' -t argv < "/proc/$p/cmdline" 2>/dev/null
   script=; ours=yes
-  case $a0 in bash|sh|dash|ksh|zsh)
+  if [ $shell = yes ]; then
     i=1
     while [ $i -lt ${#argv[@]} ]; do
       a=${argv[i]}
@@ -117,13 +130,16 @@ elif [ -n "$program" ]; then
         --|-) script=${argv[i + 1]}; break;;
         -o|+o|-O|+O|--rcfile|--init-file) i=$((i + 2)); continue;;
         --*|+) ;;
-        [-+]*[cs]*) break;;  # -c, -s: a command string or stdin, not a script
+        # Anything but a cluster of one-letter options without an argument:
+        # -c or -s (a command string or stdin, not a script), or bash's long
+        # options with one dash (-init-file FILE): no script is named.
+        [-+]*[!abefhiklmnprtuvxBCEHPT]*) break;;
         [-+]*) ;;
         *) script=$a; break;;
       esac
       i=$((i + 1))
-    done;;
-  esac
+    done
+  fi
   case $program in
     */*) { [ -n "$exe" ] && [ "$exe" = "$(readlink -f "$program")" ]; } || [ "$script" = "$program" ] \
            || ours=no;;
@@ -136,7 +152,7 @@ elif [ -n "$program" ]; then
     case $args in *"$program"*) ;; *)
       echo "$pf names pid $p, which runs ${args:0:120}, not the $what ($program): nothing stopped"
       exit 3;; esac
-    case $a0 in bash|sh|dash|ksh|zsh)
+    case $shell in yes)
       echo "$pf names pid $p, which runs ${args:0:120}: a $a0 running ${script:-a command} (not $program): nothing stopped";;
     *) echo "$pf names pid $p, which runs ${args:0:120}: $a0 is not a shell running $program, nor $program itself: nothing stopped";;
     esac

@@ -13,6 +13,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
@@ -293,6 +294,22 @@ TEST_F(CliWorkflow, ADecodeThatFailsToStartStopsTheWorkflowAndTheAuditIsComplete
     EXPECT_TRUE(edited.standardError.contains("no longer gives the plan"))
         << edited.standardError.toStdString();
     ASSERT_TRUE(test::writeFile(inventory, planned));
+    // Nor is a journal that does not say what its targets were.
+    const QString journalPath =
+        dataDir() + u"/workflows/"_qs + entry.value(u"id"_qs).toString() + u".journal"_qs;
+    QByteArrayList lines = test::readFile(journalPath).split('\n');
+    QJsonObject first = QJsonDocument::fromJson(lines.first()).object();
+    QJsonObject plan = first.value(u"plan"_qs).toObject();
+    ASSERT_TRUE(plan.contains(u"targets"_qs));
+    plan.remove(u"targets"_qs);
+    first.insert(u"plan"_qs, plan);
+    lines.first() = QJsonDocument(first).toJson(QJsonDocument::Compact);
+    ASSERT_TRUE(test::writeFile(journalPath, lines.join('\n')));
+    const auto untargeted =
+        workflow({u"resume"_qs, u"--inventory"_qs, inventory, u"--confirm"_qs, u"demo"_qs});
+    EXPECT_EQ(untargeted.exitCode, 2) << untargeted.standardOutput.toStdString();
+    EXPECT_TRUE(untargeted.standardError.contains("no longer gives the plan"))
+        << untargeted.standardError.toStdString();
     // A journal that is not one is named, and makes the listing bad input.
     QFile garbage(dataDir() + u"/workflows/x.journal"_qs);
     ASSERT_TRUE(garbage.open(QIODevice::WriteOnly));

@@ -9,6 +9,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -16,6 +17,7 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <csignal>
+#include <functional>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -545,8 +547,12 @@ TEST(ProcessControl, WithoutAnIdentityTheExecutableAndTheWholeCommandLineDecide)
     for (int i = 0; i < (padding - 4 * fours) / 3; ++i)
         longLine << QStringLiteral("-e");
     longLine << script + QStringLiteral(".staging");
+    // bash takes its long options with one dash too: `-init-file serve.sh`
+    // names the (ignored) init file; the script it runs is the next word.
     const QStringList others[] = {
-        {QStringLiteral("-c"), QStringLiteral("exec -a bash tail -f %1").arg(script)}, longLine};
+        {QStringLiteral("-c"), QStringLiteral("exec -a bash tail -f %1").arg(script)},
+        longLine,
+        {QStringLiteral("-init-file"), script, script + QStringLiteral(".staging")}};
     for (const QStringList &arguments : others) {
         QProcess other;
         other.start(bash, arguments);
@@ -564,6 +570,18 @@ TEST(ProcessControl, WithoutAnIdentityTheExecutableAndTheWholeCommandLineDecide)
         other.kill();
         other.waitForFinished();
     }
+    // A copy of tail named bash runs tail, not a shell.
+    const QString fakeShell = dir.filePath(QStringLiteral("bash"));
+    ASSERT_TRUE(QFile::copy(QStringLiteral("/usr/bin/tail"), fakeShell));
+    QProcess impostor;
+    impostor.start(fakeShell, {QStringLiteral("-f"), script});
+    ASSERT_TRUE(impostor.waitForStarted());
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(impostor.processId())));
+    const QString said = stopAndSay(control, proxy);
+    EXPECT_TRUE(processAlive(impostor.processId())) << said.toStdString();
+    EXPECT_TRUE(said.contains(QStringLiteral("bash is not a shell running"))) << said.toStdString();
+    impostor.kill();
+    impostor.waitForFinished();
 }
 
 // Two services started from one serve script by a host's own scripts (no
@@ -801,6 +819,22 @@ TEST(ProcessControl, APidFileHoldingOtherTextIsNeverRemovedAsStale)
         EXPECT_TRUE(again.contains(QStringLiteral("holds no pid"))) << again.toStdString();
         EXPECT_EQ(test::readFile(proxy.pidFile), other);
     }
+    // Nor is a FIFO, a folder or a link in its place (to a pid file, even).
+    const QString stale = dir.filePath(QStringLiteral("stale.pid"));
+    ASSERT_TRUE(test::writeFile(stale, "3999999\n"));
+    ASSERT_TRUE(QFile::remove(proxy.pidFile));
+    for (const auto &plant : std::initializer_list<std::function<bool()>>{
+             [&] { return ::mkfifo(QFile::encodeName(proxy.pidFile).constData(), 0600) == 0; },
+             [&] { return QDir().mkdir(proxy.pidFile); },
+             [&] { return QFile::link(stale, proxy.pidFile); }}) {
+        ASSERT_TRUE(plant());
+        const QString again = stopAndSay(control, proxy);
+        EXPECT_TRUE(again.contains(QStringLiteral("is a link or not a regular file")))
+            << again.toStdString();
+        EXPECT_TRUE(QFileInfo(proxy.pidFile).exists() || QFileInfo(proxy.pidFile).isSymLink());
+        ASSERT_TRUE(QFile::remove(proxy.pidFile) || QDir().rmdir(proxy.pidFile));
+    }
+    EXPECT_TRUE(QFile::exists(stale));
     // An empty pid file, or one holding a newline, is a stale one: removed.
     ASSERT_TRUE(test::writeFile(proxy.pidFile, "\n"));
     QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
