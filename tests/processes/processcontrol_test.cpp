@@ -85,6 +85,46 @@ void expectStopped(processes::ProcessControl &control, const processes::ManagedP
     EXPECT_TRUE(waitUntil([&] { return !processAlive(pid); }, std::chrono::seconds(10)));
 }
 
+// serve_proxy.sh in `dir` and another script beside it, serve_proxy.sh.staging.
+QString scriptAndACopyIn(const QTemporaryDir &dir)
+{
+    const QString script = dir.filePath(QStringLiteral("serve_proxy.sh"));
+    EXPECT_TRUE(test::writeFile(script, "sleep 30\n"));
+    EXPECT_TRUE(test::writeFile(script + QStringLiteral(".staging"), "sleep 30\n"));
+    return script;
+}
+
+// Starts `program` with `arguments` (in `folder` when given), names it in
+// the pid file of `process` and returns what the refused stop said; the test
+// fails when the process was signalled.
+QString refusedStopOf(processes::ProcessControl &control, const processes::ManagedProcess &process,
+                      const QString &program, const QStringList &arguments,
+                      const QString &folder = {})
+{
+    QProcess other;
+    other.setWorkingDirectory(folder);
+    other.start(program, arguments);
+    if (!other.waitForStarted()) {
+        ADD_FAILURE() << "cannot start " << program.toStdString();
+        return {};
+    }
+    const qint64 pid = other.processId();
+    // Exec'ed, with the command line given, before the check reads it.
+    EXPECT_TRUE(waitUntil(
+        [&] {
+            return test::readFile(QStringLiteral("/proc/%1/cmdline").arg(pid))
+                .contains(QFile::encodeName(arguments.last()));
+        },
+        std::chrono::seconds(5)));
+    EXPECT_TRUE(test::writeFile(process.pidFile, QByteArray::number(pid)));
+    const QString said = stopAndSay(control, process);
+    EXPECT_TRUE(processAlive(pid))
+        << arguments.join(u' ').toStdString() << ": " << said.toStdString();
+    other.kill();
+    other.waitForFinished();
+    return said;
+}
+
 qint64 pidFrom(const QString &pidFile)
 {
     QFile file(pidFile);
@@ -473,9 +513,7 @@ TEST(ProcessControl, WithoutAnIdentityAShellRunningAnotherScriptOrACommandIsNeve
     QTemporaryDir dir;
     remote::LocalTransport local;
     processes::ProcessControl control([&](const QString &) { return &local; });
-    const QString script = dir.filePath(QStringLiteral("serve_proxy.sh"));
-    ASSERT_TRUE(test::writeFile(script, "sleep 30\n"));
-    ASSERT_TRUE(test::writeFile(script + QStringLiteral(".staging"), "sleep 30\n"));
+    const QString script = scriptAndACopyIn(dir);
     const processes::ManagedProcess proxy = proxyWithoutIdentity(dir, script);
 
     const QStringList others[] = {
@@ -486,32 +524,18 @@ TEST(ProcessControl, WithoutAnIdentityAShellRunningAnotherScriptOrACommandIsNeve
         {QStringLiteral("-o"), QStringLiteral("pipefail"), script + QStringLiteral(".staging")},
     };
     for (const QStringList &arguments : others) {
-        QProcess other;
-        other.start(QStringLiteral("bash"), arguments);
-        ASSERT_TRUE(other.waitForStarted());
-        ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(other.processId())));
-        const QString said = stopAndSay(control, proxy);
-        EXPECT_TRUE(processAlive(other.processId())) << arguments.join(u' ').toStdString();
+        const QString said = refusedStopOf(control, proxy, QStringLiteral("bash"), arguments);
         EXPECT_TRUE(said.contains(QStringLiteral("(not %1): nothing stopped").arg(script)))
             << said.toStdString();
-        other.kill();
-        other.waitForFinished();
     }
 
     // Named relative to a folder, the script names nothing: the shell may
     // have changed folder since (another team's serve.sh that cd's here).
-    QProcess relative;
-    relative.setWorkingDirectory(dir.path());
-    relative.start(QStringLiteral("bash"), {QStringLiteral("./serve_proxy.sh")});
-    ASSERT_TRUE(relative.waitForStarted());
-    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(relative.processId())));
-    const QString said = stopAndSay(control, proxy);
-    EXPECT_TRUE(processAlive(relative.processId()));
+    const QString said = refusedStopOf(control, proxy, QStringLiteral("bash"),
+                                       {QStringLiteral("./serve_proxy.sh")}, dir.path());
     EXPECT_TRUE(
         said.contains(QStringLiteral("a bash running ./serve_proxy.sh, named from a folder")))
         << said.toStdString();
-    relative.kill();
-    relative.waitForFinished();
 
     // The script itself, named whole after shell options, is.
     QProcess serving;
@@ -530,9 +554,7 @@ TEST(ProcessControl, WithoutAnIdentityTheExecutableAndTheWholeCommandLineDecide)
     QTemporaryDir dir;
     remote::LocalTransport local;
     processes::ProcessControl control([&](const QString &) { return &local; });
-    const QString script = dir.filePath(QStringLiteral("serve_proxy.sh"));
-    ASSERT_TRUE(test::writeFile(script, "sleep 30\n"));
-    ASSERT_TRUE(test::writeFile(script + QStringLiteral(".staging"), "sleep 30\n"));
+    const QString script = scriptAndACopyIn(dir);
     const processes::ManagedProcess proxy = proxyWithoutIdentity(dir, script);
 
     const QString bash = QStringLiteral("/bin/bash");
@@ -554,34 +576,14 @@ TEST(ProcessControl, WithoutAnIdentityTheExecutableAndTheWholeCommandLineDecide)
         longLine,
         {QStringLiteral("-init-file"), script, script + QStringLiteral(".staging")}};
     for (const QStringList &arguments : others) {
-        QProcess other;
-        other.start(bash, arguments);
-        ASSERT_TRUE(other.waitForStarted());
-        ASSERT_TRUE(waitUntil(
-            [&] {
-                return test::readFile(QStringLiteral("/proc/%1/cmdline").arg(other.processId()))
-                    .contains(QFile::encodeName(script));
-            },
-            std::chrono::seconds(5)));
-        ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(other.processId())));
-        const QString said = stopAndSay(control, proxy);
-        EXPECT_TRUE(processAlive(other.processId())) << said.toStdString();
+        const QString said = refusedStopOf(control, proxy, bash, arguments);
         EXPECT_TRUE(said.contains(QStringLiteral("nothing stopped"))) << said.toStdString();
-        other.kill();
-        other.waitForFinished();
     }
     // A copy of tail named bash runs tail, not a shell.
     const QString fakeShell = dir.filePath(QStringLiteral("bash"));
     ASSERT_TRUE(QFile::copy(QStringLiteral("/usr/bin/tail"), fakeShell));
-    QProcess impostor;
-    impostor.start(fakeShell, {QStringLiteral("-f"), script});
-    ASSERT_TRUE(impostor.waitForStarted());
-    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(impostor.processId())));
-    const QString said = stopAndSay(control, proxy);
-    EXPECT_TRUE(processAlive(impostor.processId())) << said.toStdString();
+    const QString said = refusedStopOf(control, proxy, fakeShell, {QStringLiteral("-f"), script});
     EXPECT_TRUE(said.contains(QStringLiteral("bash is not a shell running"))) << said.toStdString();
-    impostor.kill();
-    impostor.waitForFinished();
 }
 
 // Two services started from one serve script by a host's own scripts (no
