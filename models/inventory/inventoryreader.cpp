@@ -193,6 +193,14 @@ Service InventoryReader::readService(YamlMapping &fields)
     service.stop = fields.text(u"stop"_s).value_or(QString());
     service.status = fields.text(u"status"_s).value_or(QString());
     service.pidFile = readOwnFileRefused(fields, u"pid_file"_s);
+    // Quoted in every command OpsDeck runs with it (the identity beside it,
+    // the stop's checks): `~` or `$HOME` would name a file nobody writes.
+    if (service.pidFile.startsWith(u'~') || service.pidFile.startsWith(u'$')) {
+        fields.error(u"pid_file"_s,
+                     u"%1: give the pid file's absolute path: OpsDeck quotes it in its commands, "
+                     "so the host's shell does not expand ~ or $"_s.arg(service.pidFile));
+        service.pidFile.clear();
+    }
     service.log = readOwnFileRefused(fields, u"log"_s);
     service.tags = fields.textList(u"tags"_s).value_or(QStringList());
     // Tags are free labels, but two of them change what OpsDeck does: a near

@@ -2,6 +2,9 @@
 
 #include "shellquote.h"
 
+#include <QHostAddress>
+#include <algorithm>
+
 namespace opsdeck::processes {
 
 namespace {
@@ -10,7 +13,8 @@ namespace {
 // checking that it is the process that was started. Exits 1 when nothing
 // runs under it, ManagedProcess::kNotOurs (3) with a line on stdout when the
 // pid belongs to another process.
-const char *const verifyScript = R"sh(pf=%1; idf=%2; what=%3; program=%4; required=%5; port=%6
+const char *const verifyScript =
+    R"sh(pf=%1; idf=%2; what=%3; program=%4; required=%5; port=%6; addresses=%7
 opsdeck_start() { local line rest; { read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
   rest=${line##*) }; set -- $rest; echo "${20}"; }
 opsdeck_when() { local bt hz; bt=$(sed -n 's/^btime //p' /proc/stat); hz=$(getconf CLK_TCK)
@@ -19,10 +23,8 @@ opsdeck_alive() { [ -d "/proc/$1" ] && ! grep -qs '^State:[[:space:]]*Z' "/proc/
 opsdeck_args() { head -c 4096 "/proc/$1/cmdline" 2>/dev/null | tr '\0' ' ' | sed 's/ $//'; }
 # A link, FIFO, socket or folder is no pid file: never read (a FIFO would
 # hang), and never removed as a stale one.
-if [ -L "$pf" ] || { [ -e "$pf" ] && [ ! -f "$pf" ]; }; then
-  echo "$pf is a link or not a regular file, not a pid file: nothing stopped, nothing removed"
-  exit 3
-fi
+notpid=$(opsdeck_not_pid_file "$pf")
+case $notpid in *"not a regular file"*) echo "$notpid: nothing stopped, nothing removed"; exit 3;; esac
 # Read bounded: a huge file must not fill memory.
 p=; [ -f "$pf" ] && p=$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r\0')
 ip=; is=; ib=
@@ -49,14 +51,8 @@ fi
 valid=1
 case $p in ''|*[!0-9]*|0*) valid=0;; esac
 [ ${#p} -le 10 ] || valid=0
-# A pid file is a few digits and blanks: anything more (text after 64 blank
-# bytes, NUL bytes, which $(...) drops, text after a pid) is another file,
-# never to be removed as a stale pid file.
-other=0
-if [ -f "$pf" ] && { [ "$(stat -c %s "$pf" 2>/dev/null || echo 65)" -gt 64 ] ||
-    [ "$(head -c 64 "$pf" 2>/dev/null | tr -d '0-9 \n\r\t' | wc -c)" -gt 0 ]; }; then
-  other=1; valid=0
-fi
+# Anything more than a few digits and blanks is another file.
+[ -z "$notpid" ] || valid=0
 if [ $valid = 0 ]; then
   # No pid in the pid file: still running only if the identity's process is.
   if [ -n "$ip" ] && opsdeck_alive "$ip" && [ "$(opsdeck_start "$ip")" = "$is" ]; then
@@ -65,7 +61,7 @@ if [ $valid = 0 ]; then
   fi
   # Text that is no pid (an inventory naming another file as the pid file):
   # not "not running", which would have the file removed as a stale pid file.
-  if [ -f "$pf" ] && { [ -n "$p" ] || [ $other = 1 ]; }; then
+  if [ -f "$pf" ] && { [ -n "$p" ] || [ -n "$notpid" ]; }; then
     echo "$pf holds no pid (is it a pid file?): nothing stopped, nothing removed"
     exit 3
   fi
@@ -92,7 +88,7 @@ if [ -n "$ip" ]; then
 elif [ "$required" = 1 ]; then
   echo "$pf names pid $p, but there is no identity beside it ($idf) to show it is the $what OpsDeck started: nothing stopped"
   exit 3
-elif [ -n "$port" ] && [ -r "/proc/$p/fd" ] && inos=$(opsdeck_listeners "$port") && [ -n "$inos" ]; then
+elif [ -n "$port" ] && [ -r "/proc/$p/fd" ] && inos=$(opsdeck_listeners "$port" "$addresses") && [ -n "$inos" ]; then
   # A host's own start script: the process serving the service's port is the
   # service. The pid, or a child of it (a script that did not exec), must hold it.
   family=$(opsdeck_family "$p")
@@ -102,6 +98,17 @@ elif [ -n "$port" ] && [ -r "/proc/$p/fd" ] && inos=$(opsdeck_listeners "$port")
     echo "$pf names pid $p, which runs $(opsdeck_args "$p" | cut -c1-120), but port $port is served by ${by% }, not by it: nothing stopped"
     exit 3
   fi
+  # A parent of several services (a supervisor) holds the port through one
+  # child and another service's through another: each of them that listens
+  # must hold this port (one server may listen on more than one).
+  for fd in $family; do
+    [ -z "$(opsdeck_holder "$fd" $inos)" ] || continue
+    served=$(opsdeck_served_ports "$fd")
+    [ -n "$served" ] || continue
+    q=${fd%/fd}; q=${q#/proc/}
+    echo "$pf names pid $p, which runs $(opsdeck_args "$p" | cut -c1-120); pid $q under it serves port $(echo $served | tr ' ' ','), not port $port: a parent of other services, nothing stopped"
+    exit 3
+  done
 elif [ -n "$program" ]; then
   args=$(opsdeck_args "$p")
   # Naming the program is not enough: an editor, pager or `tail -f` on the
@@ -167,13 +174,26 @@ elif [ -n "$program" ]; then
 fi
 )sh";
 
-// Bash functions: which process serves a TCP port.
+// Bash functions: which process serves a TCP port; what is no pid file.
 const char *const portScript =
-    R"sh(# Socket inodes listening on TCP port $1 (state 0A), IPv4 and IPv6.
+    R"sh(# Why $1 is no pid file OpsDeck may read or remove, or nothing: a link, a
+# FIFO, a folder; more than 64 bytes, or anything but digits and blanks (text,
+# NUL bytes, which $(...) drops). Never removed as a stale pid file.
+opsdeck_not_pid_file() {
+  if [ -L "$1" ] || { [ -e "$1" ] && [ ! -f "$1" ]; }; then
+    echo "$1 is a link or not a regular file, not a pid file"
+  elif [ -f "$1" ] && { [ "$(stat -c %s "$1" 2>/dev/null || echo 65)" -gt 64 ] ||
+      [ "$(head -c 64 "$1" 2>/dev/null | tr -d '0-9 \n\r\t' | wc -c)" -gt 0 ]; }; then
+    echo "$1 holds no pid (is it a pid file?)"
+  fi; }
+# Socket inodes listening on TCP port $1 (state 0A), IPv4 and IPv6; only on
+# the local addresses $2 (as /proc/net/tcp writes them, space-separated) when given.
 # (No printf width: scripts that use these go through QString::arg.)
 opsdeck_listeners() { local h; h=$(printf '%X' "$1"); while [ ${#h} -lt 4 ]; do h=0$h; done
-  awk -v h=":$h" \
-  '$4 == "0A" && substr($2, length($2) - 4) == h { print $10 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null; }
+  awk -v h=":$h" -v a=" $2 " \
+  '$4 == "0A" && substr($2, length($2) - 4) == h &&
+   (a == "  " || index(a, " " substr($2, 1, length($2) - 5) " ")) { print $10 }' \
+   /proc/net/tcp /proc/net/tcp6 2>/dev/null; }
 # The fd folders of pid $1 and its children (a serve script that did not exec).
 opsdeck_family() { local f="/proc/$1/fd" c
   for c in $(cat /proc/$1/task/*/children 2>/dev/null); do f="$f /proc/$c/fd"; done; echo "$f"; }
@@ -210,6 +230,40 @@ echo "started (pid $p, $pf), but its identity $idf could not be written: OpsDeck
 exit 1
 )sh";
 
+// The local addresses, as /proc/net/tcp and tcp6 write them (each 32-bit word
+// in the host's order, little-endian here), on which a listener serves
+// `host`: the wildcards, and `host` when it is an address ("localhost": the
+// loopbacks). Empty (any address) for a name, which only its host resolves.
+QString listenAddressesOf(const QString &host)
+{
+    const auto words = [](const QByteArray &bytes) {
+        QByteArray hex;
+        for (qsizetype i = 0; i < bytes.size(); i += 4) {
+            QByteArray word = bytes.mid(i, 4);
+            std::reverse(word.begin(), word.end());
+            hex += word.toHex().toUpper();
+        }
+        return QString::fromLatin1(hex);
+    };
+    QList<QHostAddress> addresses;
+    if (host.compare(u"localhost", Qt::CaseInsensitive) == 0)
+        addresses = {QHostAddress(QHostAddress::LocalHost),
+                     QHostAddress(QHostAddress::LocalHostIPv6)};
+    else if (QHostAddress address; address.setAddress(host))
+        addresses = {address};
+    if (addresses.isEmpty())
+        return {};
+    QStringList hex{QStringLiteral("00000000"), QString(32, u'0')};
+    for (const QHostAddress &address : addresses) {
+        const Q_IPV6ADDR v6 = address.toIPv6Address(); // an IPv4 one as ::ffff:a.b.c.d
+        const QByteArray bytes(reinterpret_cast<const char *>(v6.c), 16);
+        hex << words(bytes);
+        if (address.protocol() == QAbstractSocket::IPv4Protocol)
+            hex << words(bytes.right(4));
+    }
+    return hex.join(u' ');
+}
+
 } // namespace
 
 QString ManagedProcess::portFunctions()
@@ -229,6 +283,7 @@ ManagedProcess ManagedProcess::fromService(const inventory::Service &service,
     process.status = service.status;
     process.pidFile = service.pidFile;
     process.port = service.hostPort();
+    process.portHost = (service.directUrl.isEmpty() ? service.url : service.directUrl).host();
     process.deriveMissingCommands();
     return process;
 }
@@ -244,14 +299,21 @@ void ManagedProcess::deriveMissingCommands()
                       shell::singleQuoted(name.isEmpty() ? QStringLiteral("process") : name),
                       shell::singleQuoted(program),
                       requireIdentity ? QStringLiteral("1") : QStringLiteral("0"),
-                      port > 0 ? QString::number(port) : QString());
+                      port > 0 ? QString::number(port) : QString())
+                 .arg(shell::singleQuoted(listenAddressesOf(portHost)));
     if (stop.isEmpty())
         stop = QStringLiteral("kill -TERM \"$p\"");
     if (kill.isEmpty())
         kill = QStringLiteral("kill -KILL \"$p\"");
+    // Only a pid file is removed, whatever said the process is gone (an
+    // inventory's own `status` runs no check of the file).
     if (forget.isEmpty())
-        forget = QStringLiteral("rm -f %1 %2")
-                     .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity));
+        forget = QString::fromLatin1(portScript) +
+                 QStringLiteral("why=$(opsdeck_not_pid_file %1)\n"
+                                "if [ -n \"$why\" ]; then echo \"$why: not removed\"; exit %3; fi\n"
+                                "rm -f %1 %2\n")
+                     .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity))
+                     .arg(kNotOurs);
     // Derived again whenever the check changes (requireIdentity set later).
     if (status.isEmpty() || statusIsDerived) {
         status = verify + QStringLiteral("exit 0\n");

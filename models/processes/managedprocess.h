@@ -41,7 +41,10 @@ struct ManagedProcess
     QString stop;   ///< asks it to stop (SIGTERM); `$p` is the verified pid
     QString status; ///< exits 0 while it runs
     QString kill;   ///< last resort after the stop deadline (SIGKILL)
-    QString forget; ///< run once it is gone: removes the pid file, so it is never signalled again
+    /// Run once it is gone: removes the pid file (and its identity), so it is
+    /// never signalled again; exits kNotOurs, saying why, and removes nothing
+    /// when the file is no pid file (a link, a FIFO, text).
+    QString forget;
     /// Run by the start's own script once `start` succeeded (so a console that
     /// dies between the two leaves no process without it): writes the identity
     /// file (nothing when the pid file is not there yet: a program that writes
@@ -55,6 +58,10 @@ struct ManagedProcess
     /// TCP port the service listens on, as seen on its host (0: none known);
     /// without an identity file, the process holding it is the service.
     int port = 0;
+    /// The host part of the URL `port` is from: a listener on another local
+    /// address of the host (the same port on ::1 for 127.0.0.1) is not the
+    /// service. "" or a name: any address.
+    QString portHost;
     /// True for processes OpsDeck itself starts (the demo's): without an
     /// identity beside the pid file nothing is signalled, whatever runs there.
     bool requireIdentity = false;

@@ -187,8 +187,13 @@ void ProcessControl::forgetStopped(StopState *state, const QString &line)
 {
     if (state->process.forget.isEmpty())
         return stopDone(state, true, line);
-    run(state->process, state->process.forget,
-        [this, state, line](const CommandResult &) { stopDone(state, true, line); });
+    run(state->process, state->process.forget, [this, state, line](const CommandResult &forgot) {
+        // Gone all the same; what was not removed is said.
+        const QString kept = forgot.exitCode == ManagedProcess::kNotOurs
+                                 ? QString::fromUtf8(forgot.standardOutput).trimmed()
+                                 : QString();
+        stopDone(state, true, kept.isEmpty() ? line : line + QStringLiteral(" (") + kept + u')');
+    });
 }
 
 void ProcessControl::checkRunning(const QVector<ManagedProcess> &processes)

@@ -467,4 +467,22 @@ TEST(InventoryValueErrors, AnAuditCopyIsALogFile)
                     .errors.isEmpty());
 }
 
+// A pid file is quoted in every command OpsDeck runs with it: `~/p.pid` was
+// accepted and named `$HOME/~/p.pid`, so a running service read as stopped.
+TEST(InventoryValueErrors, APidFileIsNotLeftForTheHostsShellToExpand)
+{
+    const LoadResult result =
+        parse("hosts: [{name: h, kind: local}]\n"
+              "services:\n"
+              "  - {name: p, role: prefill, host: h, url: 'http://127.0.0.1:30002',\n"
+              "     pid_file: ~/p.pid}\n"
+              "  - {name: d, role: decode, host: h, url: 'http://127.0.0.1:30001',\n"
+              "     pid_file: $HOME/d.pid, serve_script: ~/serve_d.sh}\n");
+    ASSERT_EQ(result.errors.size(), 2);
+    EXPECT_TRUE(isError(result, 0, 4, 16, "services[0].pid_file", "give the pid file's absolute"))
+        << result.errors[0].toString().toStdString();
+    EXPECT_TRUE(isError(result, 1, 6, 16, "services[1].pid_file", "does not expand ~ or $"))
+        << result.errors[1].toString().toStdString();
+}
+
 } // namespace opsdeck::inventory::test

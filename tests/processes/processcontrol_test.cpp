@@ -99,7 +99,8 @@ QString scriptAndACopyIn(const QTemporaryDir &dir)
 // fails when the process was signalled.
 QString refusedStopOf(processes::ProcessControl &control, const processes::ManagedProcess &process,
                       const QString &program, const QStringList &arguments,
-                      const QString &folder = {})
+                      const QString &folder = {},
+                      std::function<bool(const QByteArray &)> started = {})
 {
     QProcess other;
     other.setWorkingDirectory(folder);
@@ -109,12 +110,14 @@ QString refusedStopOf(processes::ProcessControl &control, const processes::Manag
         return {};
     }
     const qint64 pid = other.processId();
-    // Exec'ed, with the command line given, before the check reads it.
+    // Exec'ed, with the command line given (or the one `started` waits for),
+    // before the check reads it.
+    if (!started)
+        started = [&](const QByteArray &line) {
+            return line.contains(QFile::encodeName(arguments.last()));
+        };
     EXPECT_TRUE(waitUntil(
-        [&] {
-            return test::readFile(QStringLiteral("/proc/%1/cmdline").arg(pid))
-                .contains(QFile::encodeName(arguments.last()));
-        },
+        [&] { return started(test::readFile(QStringLiteral("/proc/%1/cmdline").arg(pid))); },
         std::chrono::seconds(5)));
     EXPECT_TRUE(test::writeFile(process.pidFile, QByteArray::number(pid)));
     const QString said = stopAndSay(control, process);
@@ -571,10 +574,17 @@ TEST(ProcessControl, WithoutAnIdentityTheExecutableAndTheWholeCommandLineDecide)
     longLine << script + QStringLiteral(".staging");
     // bash takes its long options with one dash too: `-init-file serve.sh`
     // names the (ignored) init file; the script it runs is the next word.
+    // Once tail runs, its argv[0] is "bash".
+    const QString spoofed =
+        refusedStopOf(control, proxy, bash,
+                      {QStringLiteral("-c"), QStringLiteral("exec -a bash tail -f %1").arg(script)},
+                      {}, [](const QByteArray &line) {
+                          return line.startsWith({"bash\0-f", 8});
+                      });
+    EXPECT_TRUE(spoofed.contains(QStringLiteral("tail is not a shell running")))
+        << spoofed.toStdString();
     const QStringList others[] = {
-        {QStringLiteral("-c"), QStringLiteral("exec -a bash tail -f %1").arg(script)},
-        longLine,
-        {QStringLiteral("-init-file"), script, script + QStringLiteral(".staging")}};
+        longLine, {QStringLiteral("-init-file"), script, script + QStringLiteral(".staging")}};
     for (const QStringList &arguments : others) {
         const QString said = refusedStopOf(control, proxy, bash, arguments);
         EXPECT_TRUE(said.contains(QStringLiteral("nothing stopped"))) << said.toStdString();
@@ -584,6 +594,79 @@ TEST(ProcessControl, WithoutAnIdentityTheExecutableAndTheWholeCommandLineDecide)
     ASSERT_TRUE(QFile::copy(QStringLiteral("/usr/bin/tail"), fakeShell));
     const QString said = refusedStopOf(control, proxy, fakeShell, {QStringLiteral("-f"), script});
     EXPECT_TRUE(said.contains(QStringLiteral("bash is not a shell running"))) << said.toStdString();
+}
+
+// The port is the service's on its URL's address: a server on the same port
+// of another local address (127.0.0.2 for 127.0.0.1) is someone else's.
+TEST(ProcessControl, WithoutAnIdentityTheSamePortOnAnotherAddressIsNotTheService)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    test::SimProcess other;
+    ASSERT_TRUE(other.start(test::simArgs(QStringLiteral("engine"),
+                                          {QStringLiteral("--host"), QStringLiteral("127.0.0.2")})))
+        << other.errorText().toStdString();
+    processes::ManagedProcess proxy = proxyWithoutIdentity(dir, scriptAndACopyIn(dir));
+    proxy.port = other.port();
+    proxy.portHost = QStringLiteral("127.0.0.1");
+    proxy.deriveMissingCommands();
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(other.pid())));
+    const QString said = stopAndSay(control, proxy);
+    EXPECT_TRUE(processAlive(other.pid())) << said.toStdString();
+    EXPECT_TRUE(said.contains(QStringLiteral("nothing stopped"))) << said.toStdString();
+}
+
+// A parent of two services (a supervisor, named by a wrong pid file) holds
+// the service's port through one child and another's through the other: it
+// is not the service.
+TEST(ProcessControl, WithoutAnIdentityAParentOfOtherServicesIsNotTheService)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    QTcpServer free;
+    ASSERT_TRUE(free.listen(QHostAddress::LocalHost));
+    const quint16 mine = free.serverPort();
+    free.close();
+    ASSERT_TRUE(free.listen(QHostAddress::LocalHost));
+    const quint16 theirs = free.serverPort();
+    free.close();
+    const QString sim = shell::singleQuoted(test::binPath(QStringLiteral("opsdeck-sim")));
+    const QString supervisor =
+        QStringLiteral("%1 --role engine --ready-delay 0 --port %2 & %1 --role engine "
+                       "--ready-delay 0 --port %3 & wait")
+            .arg(sim)
+            .arg(mine)
+            .arg(theirs);
+    QProcess parent;
+    parent.start(QStringLiteral("bash"), {QStringLiteral("-c"), supervisor});
+    ASSERT_TRUE(parent.waitForStarted());
+    const auto listening = [](quint16 port) {
+        QTcpSocket probe;
+        probe.connectToHost(QHostAddress::LocalHost, port);
+        return probe.waitForConnected(200);
+    };
+    ASSERT_TRUE(
+        waitUntil([&] { return listening(mine) && listening(theirs); }, std::chrono::seconds(10)));
+    const QList<QByteArray> children =
+        test::readFile(QStringLiteral("/proc/%1/task/%1/children").arg(parent.processId()))
+            .simplified()
+            .split(' ');
+    processes::ManagedProcess proxy = proxyWithoutIdentity(dir, scriptAndACopyIn(dir));
+    proxy.port = mine;
+    proxy.portHost = QStringLiteral("127.0.0.1");
+    proxy.deriveMissingCommands();
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(parent.processId())));
+    const QString said = stopAndSay(control, proxy);
+    EXPECT_TRUE(processAlive(parent.processId())) << said.toStdString();
+    EXPECT_TRUE(said.contains(QStringLiteral("serves port %1, not port %2").arg(theirs).arg(mine)))
+        << said.toStdString();
+    for (const QByteArray &child : children)
+        if (child.toInt() > 1)
+            ::kill(pid_t(child.toInt()), SIGKILL);
+    parent.kill();
+    parent.waitForFinished();
 }
 
 // Two services started from one serve script by a host's own scripts (no
@@ -837,6 +920,19 @@ TEST(ProcessControl, APidFileHoldingOtherTextIsNeverRemovedAsStale)
         ASSERT_TRUE(QFile::remove(proxy.pidFile) || QDir().rmdir(proxy.pidFile));
     }
     EXPECT_TRUE(QFile::exists(stale));
+    // Nor when the inventory's own status (which checks no file) says the
+    // service is not running: it is gone, and the file is kept.
+    processes::ManagedProcess ownStatus = proxy;
+    ownStatus.status = QStringLiteral("exit 1");
+    ownStatus.statusIsDerived = false;
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, log));
+    {
+        QSignalSpy gone(&control, &processes::ProcessControl::stopFinished);
+        control.stopAll({ownStatus});
+        ASSERT_TRUE(gone.wait(10000));
+        EXPECT_TRUE(gone.first().at(0).toBool()) << gone.first().at(1).toString().toStdString();
+        EXPECT_EQ(test::readFile(proxy.pidFile), log);
+    }
     // An empty pid file, or one holding a newline, is a stale one: removed.
     ASSERT_TRUE(test::writeFile(proxy.pidFile, "\n"));
     QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
