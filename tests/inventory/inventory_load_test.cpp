@@ -92,9 +92,9 @@ TEST(InventoryLoad, RelativePathsResolveAgainstTheInventoryDirectory)
     EXPECT_EQ(prefill.log, u"/var/log/sglang/prefill.log"_s); // absolute: kept
     const Service &decode = result.inventory->services[1];
     EXPECT_EQ(decode.log, QDir::cleanPath(dir + u"/../logs/decode.log"_s));
-    // For the host's shell to expand; a local directory in front would break them.
+    // For the host's shell to expand; a local directory in front would break it.
     EXPECT_EQ(decode.serveScript, u"~/serve/serve_decode.sh"_s);
-    EXPECT_EQ(decode.pidFile, u"$HOME/run/decode.pid"_s);
+    EXPECT_EQ(decode.pidFile, u"/home/sglang/run/decode.pid"_s); // absolute: kept
     // Commands are run as written.
     EXPECT_TRUE(prefill.start.startsWith(u"setsid serve/"_s));
 }
