@@ -171,6 +171,11 @@ elif [ -n "$program" ]; then
     echo "$pf names pid $p, which runs ${args:0:120} and serves port $(echo $served | tr ' ' ','), not the $what's port $port: nothing stopped (if it is the $what, still loading, stop it by hand)"
     exit 3
   fi
+else
+  # Nothing shows it is the service (a pid reused since it crashed): no
+  # identity, nothing on its port, no serve script to compare with.
+  echo "$pf names pid $p, which runs $(opsdeck_args "$p" | cut -c1-120), but nothing shows it is the $what (no identity beside the pid file, nothing listening on its port, no serve_script in the inventory): nothing stopped"
+  exit 3
 fi
 )sh";
 

@@ -669,6 +669,20 @@ TEST(ProcessControl, WithoutAnIdentityAParentOfOtherServicesIsNotTheService)
     parent.waitForFinished();
 }
 
+// A service the inventory gives no serve script (a proxy started by its own
+// tooling), down, its pid reused: nothing shows the pid is it.
+TEST(ProcessControl, WithoutAnIdentityAListenerOrAServeScriptNothingIsTheService)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const processes::ManagedProcess proxy = proxyWithoutIdentity(dir, QString());
+    const QString said =
+        refusedStopOf(control, proxy, QStringLiteral("sleep"), {QStringLiteral("30")});
+    EXPECT_TRUE(said.contains(QStringLiteral("nothing shows it is the proxy")))
+        << said.toStdString();
+}
+
 // Two services started from one serve script by a host's own scripts (no
 // identity): a pid file naming the other's shell, whose child serves the
 // other's port, stops nothing while this service's port is not listening.
