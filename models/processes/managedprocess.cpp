@@ -237,8 +237,10 @@ exit 1
 
 // The local addresses, as /proc/net/tcp and tcp6 write them (each 32-bit word
 // in the host's order, little-endian here), on which a listener serves
-// `host`: the wildcards, and `host` when it is an address ("localhost": the
-// loopbacks). Empty (any address) for a name, which only its host resolves.
+// `host`: `host` when it is an address ("localhost": the loopbacks), and the
+// wildcard of its own family only (an IPv6 one may be IPv6-only, which
+// /proc does not say). Empty (any address) for a name, which only its host
+// resolves.
 QString listenAddressesOf(const QString &host)
 {
     const auto words = [](const QByteArray &bytes) {
@@ -258,14 +260,20 @@ QString listenAddressesOf(const QString &host)
         addresses = {address};
     if (addresses.isEmpty())
         return {};
-    QStringList hex{QStringLiteral("00000000"), QString(32, u'0')};
-    for (const QHostAddress &address : addresses) {
-        const Q_IPV6ADDR v6 = address.toIPv6Address(); // an IPv4 one as ::ffff:a.b.c.d
+    QStringList hex;
+    for (QHostAddress address : addresses) {
+        bool mapped = false; // ::ffff:a.b.c.d is a.b.c.d on the wire
+        if (const quint32 v4 = address.toIPv4Address(&mapped); mapped)
+            address = QHostAddress(v4);
+        const Q_IPV6ADDR v6 = address.toIPv6Address();
         const QByteArray bytes(reinterpret_cast<const char *>(v6.c), 16);
         hex << words(bytes);
         if (address.protocol() == QAbstractSocket::IPv4Protocol)
-            hex << words(bytes.right(4));
+            hex << words(bytes.right(4)) << QStringLiteral("00000000");
+        else
+            hex << QString(32, u'0');
     }
+    hex.removeDuplicates();
     return hex.join(u' ');
 }
 

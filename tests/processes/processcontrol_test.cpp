@@ -615,6 +615,28 @@ TEST(ProcessControl, WithoutAnIdentityTheSamePortOnAnotherAddressIsNotTheService
     const QString said = stopAndSay(control, proxy);
     EXPECT_TRUE(processAlive(other.pid())) << said.toStdString();
     EXPECT_TRUE(said.contains(QStringLiteral("nothing stopped"))) << said.toStdString();
+
+    // Nor does the other family's wildcard: 0.0.0.0 does not serve [::1], as
+    // an IPv6-only [::] does not serve 127.0.0.1.
+    test::SimProcess wildcard;
+    ASSERT_TRUE(wildcard.start(test::simArgs(
+        QStringLiteral("engine"), {QStringLiteral("--host"), QStringLiteral("0.0.0.0")})))
+        << wildcard.errorText().toStdString();
+    proxy.port = wildcard.port();
+    proxy.portHost = QStringLiteral("::1");
+    proxy.deriveMissingCommands();
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(wildcard.pid())));
+    const QString v6 = stopAndSay(control, proxy);
+    EXPECT_TRUE(processAlive(wildcard.pid())) << v6.toStdString();
+
+    // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is the IPv4 one.
+    test::SimProcess engine;
+    ASSERT_TRUE(engine.start(test::simArgs(QStringLiteral("engine"))))
+        << engine.errorText().toStdString();
+    proxy.port = engine.port();
+    proxy.portHost = QStringLiteral("::ffff:127.0.0.1");
+    proxy.deriveMissingCommands();
+    expectStopped(control, proxy, engine.pid());
 }
 
 // A parent of two services (a supervisor, named by a wrong pid file) holds
