@@ -306,10 +306,10 @@ void ManagedProcess::deriveMissingCommands()
     if (pidFile.isEmpty())
         return;
     const QString identity = identityFileOf(pidFile);
+    const QString what = shell::singleQuoted(name.isEmpty() ? QStringLiteral("process") : name);
     verify = QString::fromLatin1(portScript) +
              QString::fromLatin1(verifyScript)
-                 .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity),
-                      shell::singleQuoted(name.isEmpty() ? QStringLiteral("process") : name),
+                 .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity), what,
                       shell::singleQuoted(program),
                       requireIdentity ? QStringLiteral("1") : QStringLiteral("0"),
                       port > 0 ? QString::number(port) : QString())
@@ -332,10 +332,8 @@ void ManagedProcess::deriveMissingCommands()
         status = verify + QStringLiteral("exit 0\n");
         statusIsDerived = true;
     }
-    recordIdentity =
-        QString::fromLatin1(recordScript)
-            .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity),
-                 shell::singleQuoted(name.isEmpty() ? QStringLiteral("process") : name));
+    recordIdentity = QString::fromLatin1(recordScript)
+                         .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity), what);
 }
 
 } // namespace opsdeck::processes

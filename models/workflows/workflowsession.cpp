@@ -506,8 +506,9 @@ void WorkflowSession::resume(const QString &id, const Confirmation &confirmation
     // The same steps, or the journal's step numbers mean nothing.
     // Nor what the stops check (a pid file or serve script edited since): a
     // journal that does not say is not resumed either.
-    if (plan->json().value(u"steps"_s) != was.value(u"steps"_s) ||
-        plan->json().value(u"targets"_s) != was.value(u"targets"_s))
+    const QJsonObject replanned = plan->json();
+    if (replanned.value(u"steps"_s) != was.value(u"steps"_s) ||
+        replanned.value(u"targets"_s) != was.value(u"targets"_s))
         return refuse(
             u"%1 no longer gives the plan workflow %2 ran (the inventory changed): "
             "abandon it and plan again"_s.arg(m_context.runner.inventory.path, found->id));
