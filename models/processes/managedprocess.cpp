@@ -3,6 +3,7 @@
 #include "shellquote.h"
 
 #include <QHostAddress>
+#include <QRegularExpression>
 #include <algorithm>
 
 namespace opsdeck::processes {
@@ -15,12 +16,69 @@ namespace {
 // pid belongs to another process.
 const char *const verifyScript =
     R"sh(pf=%1; idf=%2; what=%3; program=%4; required=%5; port=%6; addresses=%7
-opsdeck_start() { local line rest; { read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
-  rest=${line##*) }; set -- $rest; echo "${20}"; }
+# The children of $p the derived stop and kill signal with it: set when $p is
+# a serve script's shell or a parent that did not exec (its children are the
+# service; a signal to the shell alone would leave the server running).
+also=
 opsdeck_when() { local bt hz; bt=$(sed -n 's/^btime //p' /proc/stat); hz=$(getconf CLK_TCK)
   date -d "@$((bt + $1 / hz))" +%H:%M:%S 2>/dev/null || echo "tick $1"; }
-opsdeck_alive() { [ -d "/proc/$1" ] && ! grep -qs '^State:[[:space:]]*Z' "/proc/$1/status"; }
-opsdeck_args() { head -c 4096 "/proc/$1/cmdline" 2>/dev/null | tr '\0' ' ' | sed 's/ $//'; }
+# The pids of every process this user can see holding one of the sockets $@.
+opsdeck_holders() { find /proc/[0-9]*/fd -maxdepth 1 -lname 'socket:\[*' -printf '%h %l\n' 2>/dev/null |
+  awk -v want=" $* " '{ i = $2; gsub(/[^0-9]/, "", i); if (index(want, " " i " ")) { split($1, d, "/"); print d[3] } }' |
+  sort -un; }
+# Whether pid $1 is pid $2 or runs under it (bounded: a chain of parents).
+opsdeck_under() { local q=$1 top=$2 n=0 line rest
+  while [ "$q" -gt 1 ] && [ $n -lt 64 ]; do
+    [ "$q" = "$top" ] && return 0
+    { read -r line <"/proc/$q/stat"; } 2>/dev/null || return 1
+    rest=${line##*) }; set -- $rest; q=$2; n=$((n + 1))
+  done; return 1; }
+# Whether pid $1 is $program itself or one of the host's shells running it:
+# sets ours (yes/no), exe, a0, shell (yes/no) and script (the shell's script
+# argument, if any).
+opsdeck_runs_program() {
+  # Naming the program is not enough: an editor, pager or `tail -f` on the
+  # serve script, `bash -c '... serve.sh'`, or a shell running serve.sh.old
+  # name it too. Only the program itself, or a shell whose script argument
+  # is the program, is the service. Which program runs is the executable's
+  # (argv[0] is whatever the starter chose: `exec -a bash tail ...`); the
+  # command line is read whole (a cut one could end in the script's name);
+  # a script named relative to a folder names nothing (the shell may have
+  # changed folder since).
+  exe=$(readlink "/proc/$1/exe" 2>/dev/null); a0=${exe##*/}; a0=${a0:-a program this user cannot see}
+  # A shell is one of the host's shells, by the file it runs (a copy of tail
+  # named bash is not one).
+  shell=no
+  for sh in /bin/bash /usr/bin/bash /bin/sh /usr/bin/sh /bin/dash /usr/bin/dash /bin/ksh \
+      /usr/bin/ksh /bin/zsh /usr/bin/zsh; do
+    [ -n "$exe" ] && [ -e "$sh" ] && [ "$(readlink -f "$sh")" = "$exe" ] && shell=yes
+  done
+  mapfile -d '' -t argv < "/proc/$1/cmdline" 2>/dev/null
+  script=; ours=yes
+  if [ $shell = yes ]; then
+    i=1
+    while [ $i -lt ${#argv[@]} ]; do
+      a=${argv[i]}
+      case $a in
+        --|-) script=${argv[i + 1]}; break;;
+        -o|+o|-O|+O|--rcfile|--init-file) i=$((i + 2)); continue;;
+        --*|+) ;;
+        # Anything but a cluster of one-letter options without an argument:
+        # -c or -s (a command string or stdin, not a script), or bash's long
+        # options with one dash (-init-file FILE): no script is named.
+        [-+]*[!abefhiklmnprtuvxBCEHPT]*) break;;
+        [-+]*) ;;
+        *) script=$a; break;;
+      esac
+      i=$((i + 1))
+    done
+  fi
+  case $program in
+    */*) { [ -n "$exe" ] && [ "$exe" = "$(readlink -f "$program")" ]; } || [ "$script" = "$program" ] \
+           || ours=no;;
+    *) [ "$a0" = "$program" ] || [ "${script##*/}" = "$program" ] || ours=no;;
+  esac
+}
 # A link, FIFO, socket or folder is no pid file: never read (a FIFO would
 # hang), and never removed as a stale one.
 notpid=$(opsdeck_not_pid_file "$pf")
@@ -98,6 +156,14 @@ elif [ -n "$port" ] && [ -r "/proc/$p/fd" ] && inos=$(opsdeck_listeners "$port" 
     echo "$pf names pid $p, which runs $(opsdeck_args "$p" | cut -c1-120), but port $port is served by ${by% }, not by it: nothing stopped"
     exit 3
   fi
+  # Every holder of the socket is the pid or runs under it (the server's own
+  # workers): a process that only got a copy of it (a helper the server
+  # started without closing it) is not the server, which would keep serving.
+  for h in $(opsdeck_holders $inos); do
+    opsdeck_under "$h" "$p" && continue
+    echo "$pf names pid $p, which runs $(opsdeck_args "$p" | cut -c1-120), but port $port's socket is also held by pid $h, $(opsdeck_args "$h" | cut -c1-120), which does not run under it: pid $p has a copy of the socket and is not surely the $what; nothing stopped"
+    exit 3
+  done
   # A parent of several services (a supervisor) holds the port through one
   # child and another service's through another: each of them that listens
   # must hold this port (one server may listen on more than one).
@@ -109,49 +175,21 @@ elif [ -n "$port" ] && [ -r "/proc/$p/fd" ] && inos=$(opsdeck_listeners "$port" 
     echo "$pf names pid $p, which runs $(opsdeck_args "$p" | cut -c1-120); pid $q under it serves port $(echo $served | tr ' ' ','), not port $port: a parent of other services, nothing stopped"
     exit 3
   done
-elif [ -n "$program" ]; then
-  args=$(opsdeck_args "$p")
-  # Naming the program is not enough: an editor, pager or `tail -f` on the
-  # serve script, `bash -c '... serve.sh'`, or a shell running serve.sh.old
-  # name it too. Only the program itself, or a shell whose script argument
-  # is the program, is the service. Which program runs is the executable's
-  # (argv[0] is whatever the starter chose: `exec -a bash tail ...`); the
-  # command line is read whole (a cut one could end in the script's name);
-  # a script named relative to a folder names nothing (the shell may have
-  # changed folder since).
-  exe=$(readlink "/proc/$p/exe" 2>/dev/null); a0=${exe##*/}; a0=${a0:-a program this user cannot see}
-  # A shell is one of the host's shells, by the file it runs (a copy of tail
-  # named bash is not one).
-  shell=no
-  for sh in /bin/bash /usr/bin/bash /bin/sh /usr/bin/sh /bin/dash /usr/bin/dash /bin/ksh \
-      /usr/bin/ksh /bin/zsh /usr/bin/zsh; do
-    [ -n "$exe" ] && [ -e "$sh" ] && [ "$(readlink -f "$sh")" = "$exe" ] && shell=yes
-  done
-  mapfile -d '' -t argv < "/proc/$p/cmdline" 2>/dev/null
-  script=; ours=yes
-  if [ $shell = yes ]; then
-    i=1
-    while [ $i -lt ${#argv[@]} ]; do
-      a=${argv[i]}
-      case $a in
-        --|-) script=${argv[i + 1]}; break;;
-        -o|+o|-O|+O|--rcfile|--init-file) i=$((i + 2)); continue;;
-        --*|+) ;;
-        # Anything but a cluster of one-letter options without an argument:
-        # -c or -s (a command string or stdin, not a script), or bash's long
-        # options with one dash (-init-file FILE): no script is named.
-        [-+]*[!abefhiklmnprtuvxBCEHPT]*) break;;
-        [-+]*) ;;
-        *) script=$a; break;;
-      esac
-      i=$((i + 1))
+  # Held by a child, not the pid itself: a parent that did not exec. Unless
+  # it is a shell running the serve script (which may pipe the server into
+  # tee), each child must be part of the service: a parent of other work
+  # (tmux, screen) would take that work down with it.
+  if [ -z "$(opsdeck_holder "/proc/$p/fd" $inos)" ] && ! { [ -n "$program" ] && opsdeck_runs_program "$p" && [ $ours = yes ]; }; then
+    for c in $(cat /proc/$p/task/*/children 2>/dev/null); do
+      [ -z "$(opsdeck_holder "/proc/$c/fd" $inos)" ] || continue
+      echo "$pf names pid $p, which runs $(opsdeck_args "$p" | cut -c1-120); it does not hold port $port itself, and pid $c under it runs $(opsdeck_args "$c" | cut -c1-120), not the $what: stopping it would stop more than the $what; nothing stopped"
+      exit 3
     done
   fi
-  case $program in
-    */*) { [ -n "$exe" ] && [ "$exe" = "$(readlink -f "$program")" ]; } || [ "$script" = "$program" ] \
-           || ours=no;;
-    *) [ "$a0" = "$program" ] || [ "${script##*/}" = "$program" ] || ours=no;;
-  esac
+  [ -n "$(opsdeck_holder "/proc/$p/fd" $inos)" ] || also=$(cat /proc/$p/task/*/children 2>/dev/null)
+elif [ -n "$program" ]; then
+  args=$(opsdeck_args "$p")
+  opsdeck_runs_program "$p"
   if [ $ours = no ]; then
     case $script in ''|/*) ;; *)
       echo "$pf names pid $p, which runs ${args:0:120}: a $a0 running $script, named from a folder it may have left, not surely $program: nothing stopped"
@@ -171,6 +209,7 @@ elif [ -n "$program" ]; then
     echo "$pf names pid $p, which runs ${args:0:120} and serves port $(echo $served | tr ' ' ','), not the $what's port $port: nothing stopped (if it is the $what, still loading, stop it by hand)"
     exit 3
   fi
+  [ $shell = no ] || also=$(cat /proc/$p/task/*/children 2>/dev/null)
 else
   # Nothing shows it is the service (a pid reused since it crashed): no
   # identity, nothing on its port, no serve script to compare with.
@@ -179,7 +218,8 @@ else
 fi
 )sh";
 
-// Bash functions: which process serves a TCP port; what is no pid file.
+// Bash functions: which process serves a TCP port; what is no pid file;
+// whether a pid runs, and since when.
 const char *const portScript =
     R"sh(# Why $1 is no pid file OpsDeck may read or remove, or nothing: a link, a
 # FIFO, a folder; more than 64 bytes, or anything but digits and blanks (text,
@@ -191,6 +231,13 @@ opsdeck_not_pid_file() {
       [ "$(head -c 64 "$1" 2>/dev/null | tr -d '0-9 \n\r\t' | wc -c)" -gt 0 ]; }; then
     echo "$1 holds no pid (is it a pid file?)"
   fi; }
+# The start time of pid $1, in clock ticks since boot (field 22 of /proc/PID/stat).
+opsdeck_start() { local line rest; { read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
+  rest=${line##*) }; set -- $rest; echo "${20}"; }
+# Whether pid $1 runs (a zombie does not).
+opsdeck_alive() { [ -d "/proc/$1" ] && ! grep -qs '^State:[[:space:]]*Z' "/proc/$1/status"; }
+# The command line of pid $1, cut at 4 KiB, its arguments joined by blanks.
+opsdeck_args() { head -c 4096 "/proc/$1/cmdline" 2>/dev/null | tr '\0' ' ' | sed 's/ $//'; }
 # Socket inodes listening on TCP port $1 (state 0A), IPv4 and IPv6; only on
 # the local addresses $2 (as /proc/net/tcp writes them, space-separated) when given.
 # (No printf width: scripts that use these go through QString::arg.)
@@ -279,6 +326,46 @@ QString listenAddressesOf(const QString &host)
 
 } // namespace
 
+QString ManagedProcess::verified(const QString &command) const
+{
+    if (verify.isEmpty())
+        return command;
+    // What is signalled, named by pid and start time before the command
+    // runs: the stop follows these processes, not the check (which a server
+    // that closed its port but still runs would no longer pass).
+    return verify +
+           QStringLiteral("printf '%1 %s' \"$p:$st\"; for c in $also; do printf ' %s' "
+                          "\"$c:$(opsdeck_start \"$c\")\"; done; echo\n")
+               .arg(QLatin1StringView(kSignalledMarker)) +
+           command + u'\n';
+}
+
+QString ManagedProcess::signalledIn(const QByteArray &output)
+{
+    static const QRegularExpression pairs(QStringLiteral("^[0-9]+:[0-9]*( [0-9]+:[0-9]*)*$"));
+    const QByteArray marker = QByteArray(kSignalledMarker) + ' ';
+    for (const QByteArray &line : output.split('\n'))
+        if (line.startsWith(marker))
+            if (const QString named = QString::fromLatin1(line.mid(marker.size())).trimmed();
+                pairs.match(named).hasMatch())
+                return named;
+    return {};
+}
+
+QString ManagedProcess::followed(const QString &signalled, const QString &command)
+{
+    return QString::fromLatin1(portScript) +
+           QStringLiteral("p=; also=\n"
+                          "for e in %1; do q=${e%%:*}; s=${e#*:}\n"
+                          "  [ -n \"$s\" ] && opsdeck_alive \"$q\" && "
+                          "[ \"$(opsdeck_start \"$q\")\" = \"$s\" ] || continue\n"
+                          "  if [ -z \"$p\" ]; then p=$q; else also=\"$also $q\"; fi\n"
+                          "done\n"
+                          "[ -n \"$p\" ] || exit 1\n")
+               .arg(signalled) +
+           command + u'\n';
+}
+
 QString ManagedProcess::portFunctions()
 {
     return QString::fromLatin1(portScript);
@@ -315,9 +402,9 @@ void ManagedProcess::deriveMissingCommands()
                       port > 0 ? QString::number(port) : QString())
                  .arg(shell::singleQuoted(listenAddressesOf(portHost)));
     if (stop.isEmpty())
-        stop = QStringLiteral("kill -TERM \"$p\"");
+        stop = QStringLiteral("kill -TERM \"$p\" $also");
     if (kill.isEmpty())
-        kill = QStringLiteral("kill -KILL \"$p\"");
+        kill = QStringLiteral("kill -KILL \"$p\" $also");
     // Only a pid file is removed, whatever said the process is gone (an
     // inventory's own `status` runs no check of the file).
     if (forget.isEmpty())
@@ -327,6 +414,17 @@ void ManagedProcess::deriveMissingCommands()
                                 "rm -f %1 %2\n")
                      .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity))
                      .arg(kNotOurs);
+    served = port > 0 ? QString::fromLatin1(portScript) +
+                            QStringLiteral(
+                                "inos=$(opsdeck_listeners %1 %2); [ -n \"$inos\" ] || exit 1\n"
+                                "h=$(opsdeck_holder '/proc/[0-9]*/fd' $inos)\n"
+                                "if [ -n \"$h\" ]; then echo \"port %1 is still served by pid $h, "
+                                "$(opsdeck_args \"$h\" | cut -c1-120)\"\n"
+                                "else echo \"port %1 is still served by a process this user cannot "
+                                "see\"; fi\n")
+                                .arg(port)
+                                .arg(shell::singleQuoted(listenAddressesOf(portHost)))
+                      : QString();
     // Derived again whenever the check changes (requireIdentity set later).
     if (status.isEmpty() || statusIsDerived) {
         status = verify + QStringLiteral("exit 0\n");

@@ -38,7 +38,10 @@ struct ManagedProcess
     /// comment) and sets `$p` to its pid; ProcessControl runs it before stop
     /// and kill, and the derived status is it. Empty without a pid file.
     QString verify;
-    QString stop;   ///< asks it to stop (SIGTERM); `$p` is the verified pid
+    /// Asks it to stop (SIGTERM); `$p` is the verified pid, `$also` its
+    /// children when it is a serve script's shell or a parent that did not
+    /// exec (without an identity), which the derived stop and kill signal too.
+    QString stop;
     QString status; ///< exits 0 while it runs
     QString kill;   ///< last resort after the stop deadline (SIGKILL)
     /// Run once it is gone: removes the pid file (and its identity), so it is
@@ -50,6 +53,12 @@ struct ManagedProcess
     /// file (nothing when the pid file is not there yet: a program that writes
     /// its own, as `record`); exits 1 saying why when it cannot be written.
     QString recordIdentity;
+    /// Run once the pid is gone, before it is called stopped: exits 0 while
+    /// something still listens on `port` at `portHost`, printing "port 30001
+    /// is still served by pid 4243, python3 -m sglang...": a server the
+    /// stopped shell had started, or the real server when the pid only held a
+    /// copy of its socket. Exits 1 when the port is free. Empty without a port.
+    QString served;
     QString pidFile;
     /// Without an identity file, the derived status requires the pid's
     /// command line to contain this text: a stale pid file whose pid now
@@ -88,11 +97,23 @@ struct ManagedProcess
     /// Fills verify, recordIdentity and empty stop/status/kill/forget from
     /// pidFile; a stop or kill given by the inventory runs after verify too.
     void deriveMissingCommands();
-    /// `verify` followed by `command`: what ProcessControl runs for stop and kill.
-    QString verified(const QString &command) const
-    {
-        return verify.isEmpty() ? command : verify + command + u'\n';
-    }
+    /// `verify` followed by `command`: what ProcessControl runs for stop and
+    /// kill. Between the two it prints one line, kSignalledMarker and the
+    /// processes about to be signalled as `PID:START` (`$p` first, then
+    /// `$also`; START in clock ticks since boot, empty for one already gone).
+    QString verified(const QString &command) const;
+    /// The `PID:START ...` of the kSignalledMarker line in a verified
+    /// command's output; empty when there is none (the check refused, or
+    /// found nothing running) or it is malformed.
+    static QString signalledIn(const QByteArray &output);
+    /// Bash that sets `$p` to the first of `signalled` (signalledIn()) that
+    /// still runs with its start time and `$also` to the others that do,
+    /// exits 1 when none does, else runs `command`: how a stop follows what
+    /// it signalled (a server that closed its port on SIGTERM but still runs
+    /// is still running; a pid reused since is not it).
+    static QString followed(const QString &signalled, const QString &command);
+    /// Starts the line verified() prints before its command.
+    static constexpr char kSignalledMarker[] = "opsdeck-signalled:";
 };
 
 } // namespace opsdeck::processes

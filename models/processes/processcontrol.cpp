@@ -16,6 +16,10 @@ struct ProcessControl::StopState
     ManagedProcess process;
     QElapsedTimer clock;
     bool killSent = false;
+    bool signalled = false; ///< its stop command was sent
+    /// What the stop signalled (ManagedProcess::signalledIn()), followed by
+    /// pid and start time from then on; empty: polled by its status.
+    QString followed;
 };
 
 ProcessControl::ProcessControl(TransportFor transportFor, QObject *parent)
@@ -133,7 +137,7 @@ void ProcessControl::stopAll(const QVector<ManagedProcess> &processes)
     }
     m_stopsRunning += static_cast<int>(processes.size());
     for (const ManagedProcess &process : processes) {
-        auto *state = new StopState{process, {}, false};
+        auto *state = new StopState{process, {}, false, false, {}};
         state->clock.start();
         // Signal only what runs: a stale pid file must not make us kill
         // whatever process now has that pid.
@@ -158,8 +162,8 @@ void ProcessControl::stopAll(const QVector<ManagedProcess> &processes)
                                              : said));
             }
             if (notRunning(status))
-                return forgetStopped(state,
-                                     QStringLiteral("%1 was not running").arg(state->process.name));
+                return confirmFreed(state,
+                                    QStringLiteral("%1 was not running").arg(state->process.name));
             const ManagedProcess &process = state->process;
             const QString line =
                 QStringLiteral("%1@%2: %3").arg(process.name, process.host, process.stop);
@@ -167,8 +171,11 @@ void ProcessControl::stopAll(const QVector<ManagedProcess> &processes)
             Q_EMIT progressed(QStringLiteral("stop ") + line);
             // What the stop command itself returns matters less than what
             // status says afterwards.
-            run(process, process.verified(process.stop),
-                [this, state](const CommandResult &) { pollStopped(state); });
+            state->signalled = true;
+            run(process, process.verified(process.stop), [this, state](const CommandResult &sent) {
+                state->followed = ManagedProcess::signalledIn(sent.standardOutput);
+                pollStopped(state);
+            });
         });
     }
 }
@@ -193,6 +200,36 @@ void ProcessControl::forgetStopped(StopState *state, const QString &line)
                                  ? QString::fromUtf8(forgot.standardOutput).trimmed()
                                  : QString();
         stopDone(state, true, kept.isEmpty() ? line : line + QStringLiteral(" (") + kept + u')');
+    });
+}
+
+void ProcessControl::confirmFreed(StopState *state, const QString &line)
+{
+    if (state->process.served.isEmpty())
+        return forgetStopped(state, line);
+    run(state->process, state->process.served, [this, state, line](const CommandResult &served) {
+        if (!noAnswer(served) && served.exitCode == 1)
+            return forgetStopped(state, line);
+        const ManagedProcess &process = state->process;
+        // Signalled: its children may still be on their way out.
+        const auto elapsed = std::chrono::milliseconds(state->clock.elapsed());
+        if (state->signalled && elapsed < m_settings.stopGrace + m_settings.killGrace) {
+            QTimer::singleShot(m_settings.pollInterval, this,
+                               [this, state] { pollStopped(state); });
+            return;
+        }
+        const QString still = noAnswer(served)
+                                  ? QStringLiteral("whether port %1 is free gave no answer (%2)")
+                                        .arg(process.port)
+                                        .arg(served.describeWithReason())
+                                  : QString::fromUtf8(served.standardOutput).trimmed();
+        // Not called stopped while the service still answers on its port: a
+        // restart would start a second one beside it, or fail to bind.
+        stopDone(state, false,
+                 QStringLiteral("%1 on host %2: the process its pid file names is gone, but %3: "
+                                "not stopped (that process is not shown to be the %1's; stop it "
+                                "by hand, or write its pid into %4)")
+                     .arg(process.name, process.host, still, process.pidFile));
     });
 }
 
@@ -222,13 +259,18 @@ void ProcessControl::checkRunning(const QVector<ManagedProcess> &processes)
 
 void ProcessControl::pollStopped(StopState *state)
 {
-    run(state->process, state->process.status, [this, state](const CommandResult &result) {
+    const ManagedProcess &process = state->process;
+    const QString status =
+        state->followed.isEmpty()
+            ? process.status
+            : ManagedProcess::followed(state->followed, QStringLiteral("exit 0"));
+    run(process, status, [this, state](const CommandResult &result) {
         if (notRunning(result)) {
-            forgetStopped(state,
-                          QStringLiteral("%1 stopped after %2 ms%3")
-                              .arg(state->process.name)
-                              .arg(state->clock.elapsed())
-                              .arg(state->killSent ? QStringLiteral(" (SIGKILL)") : QString()));
+            confirmFreed(state,
+                         QStringLiteral("%1 stopped after %2 ms%3")
+                             .arg(state->process.name)
+                             .arg(state->clock.elapsed())
+                             .arg(state->killSent ? QStringLiteral(" (SIGKILL)") : QString()));
             return;
         }
         const auto elapsed = std::chrono::milliseconds(state->clock.elapsed());
@@ -238,7 +280,10 @@ void ProcessControl::pollStopped(StopState *state)
                          elapsed.count(), state->process.kill.toStdString());
             Q_EMIT progressed(
                 QStringLiteral("kill %1: %2").arg(state->process.name, state->process.kill));
-            run(state->process, state->process.verified(state->process.kill),
+            const ManagedProcess &process = state->process;
+            run(process,
+                state->followed.isEmpty() ? process.verified(process.kill)
+                                          : ManagedProcess::followed(state->followed, process.kill),
                 [](const CommandResult &) {});
         } else if (state->killSent && elapsed >= m_settings.stopGrace + m_settings.killGrace) {
             stopDone(

@@ -17,6 +17,9 @@ namespace opsdeck::processes {
 /// Stopping is verified, not assumed: after the stop command, the status
 /// command is polled until it says the process is gone; past `stopGrace`
 /// the kill command (SIGKILL) is sent and polling goes on for `killGrace`.
+/// A process whose pid is gone counts as exited only once nothing listens
+/// on its port (ManagedProcess::served): a shell signalled without its
+/// server, or a pid holding a copy of the server's socket, is not a stop.
 /// stopFinished() comes only when every process has exited (ok) or is
 /// reported as still running (not ok, named in the message).
 ///
@@ -72,6 +75,10 @@ private:
     void run(const ManagedProcess &process, const QString &script, Callback then);
     void startNext(QVector<ManagedProcess> remaining);
     void pollStopped(StopState *state);
+    /// Once the pid is gone: forgets it when the service's port is free,
+    /// else polls on within the grace (a signalled process's children still
+    /// leaving) and fails naming what still serves it.
+    void confirmFreed(StopState *state, const QString &line);
     void forgetStopped(StopState *state, const QString &line);
     static bool notRunning(const remote::CommandResult &status);
     static bool noAnswer(const remote::CommandResult &status);

@@ -7,6 +7,7 @@
 #include "simprocess.h"
 #include "testsupport.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -19,7 +20,11 @@
 #include <csignal>
 #include <functional>
 #include <gtest/gtest.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
 
 using namespace opsdeck;
 using opsdeck::test::processAlive;
@@ -55,6 +60,64 @@ QString stopAndSay(processes::ProcessControl &control, const processes::ManagedP
     return stopped.first().at(1).toString();
 }
 
+// A loopback TCP port nothing listens on (now).
+quint16 freePort()
+{
+    QTcpServer server;
+    EXPECT_TRUE(server.listen(QHostAddress::LocalHost));
+    return server.serverPort();
+}
+
+// Whether something accepts connections on 127.0.0.1:port.
+bool listening(quint16 port)
+{
+    QTcpSocket probe;
+    probe.connectToHost(QHostAddress::LocalHost, port);
+    return probe.waitForConnected(200);
+}
+
+// Spawns `arguments` with a copy of the listening socket `socket` as its
+// fd 3 (QProcess would close it in the child) and waits until it runs its
+// own command line; 0 when it could not.
+pid_t spawnHolding(const QTcpServer &socket, QStringList arguments)
+{
+    posix_spawn_file_actions_t actions;
+    if (::posix_spawn_file_actions_init(&actions) != 0)
+        return 0;
+    ::posix_spawn_file_actions_adddup2(&actions, int(socket.socketDescriptor()), 3);
+    std::vector<QByteArray> bytes;
+    for (const QString &argument : arguments)
+        bytes.push_back(argument.toLocal8Bit());
+    std::vector<char *> argv;
+    for (QByteArray &argument : bytes)
+        argv.push_back(argument.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    const int failed = ::posix_spawnp(&pid, argv.front(), &actions, nullptr, argv.data(), environ);
+    ::posix_spawn_file_actions_destroy(&actions);
+    if (failed != 0)
+        return 0;
+    const QByteArray last = bytes.back();
+    if (!waitUntil(
+            [&] {
+                return test::readFile(QStringLiteral("/proc/%1/cmdline").arg(pid)).contains(last);
+            },
+            std::chrono::seconds(5)))
+        ADD_FAILURE() << "pid " << pid << " did not exec " << argv.front();
+    return pid;
+}
+
+// Waits for `pid`, a child of this test, to end (SIGKILL past `deadline`);
+// whether it ended by itself.
+bool reaped(pid_t pid, std::chrono::milliseconds deadline)
+{
+    if (waitUntil([&] { return ::waitpid(pid, nullptr, WNOHANG) == pid; }, deadline))
+        return true;
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    return false;
+}
+
 // The proxy as a host's own start script runs it: no identity, and nothing
 // listening on its port (a server still loading), so the command line decides.
 processes::ManagedProcess proxyWithoutIdentity(const QTemporaryDir &dir, const QString &script)
@@ -64,10 +127,7 @@ processes::ManagedProcess proxyWithoutIdentity(const QTemporaryDir &dir, const Q
     proxy.host = QStringLiteral("local");
     proxy.pidFile = dir.filePath(QStringLiteral("proxy.pid"));
     proxy.program = script;
-    QTcpServer unused; // a port nothing listens on
-    EXPECT_TRUE(unused.listen(QHostAddress::LocalHost));
-    proxy.port = unused.serverPort();
-    unused.close();
+    proxy.port = freePort();
     proxy.deriveMissingCommands();
     return proxy;
 }
@@ -647,13 +707,8 @@ TEST(ProcessControl, WithoutAnIdentityAParentOfOtherServicesIsNotTheService)
     QTemporaryDir dir;
     remote::LocalTransport local;
     processes::ProcessControl control([&](const QString &) { return &local; });
-    QTcpServer free;
-    ASSERT_TRUE(free.listen(QHostAddress::LocalHost));
-    const quint16 mine = free.serverPort();
-    free.close();
-    ASSERT_TRUE(free.listen(QHostAddress::LocalHost));
-    const quint16 theirs = free.serverPort();
-    free.close();
+    const quint16 mine = freePort();
+    const quint16 theirs = freePort();
     const QString sim = shell::singleQuoted(test::binPath(QStringLiteral("opsdeck-sim")));
     const QString supervisor =
         QStringLiteral("%1 --role engine --ready-delay 0 --port %2 & %1 --role engine "
@@ -664,11 +719,6 @@ TEST(ProcessControl, WithoutAnIdentityAParentOfOtherServicesIsNotTheService)
     QProcess parent;
     parent.start(QStringLiteral("bash"), {QStringLiteral("-c"), supervisor});
     ASSERT_TRUE(parent.waitForStarted());
-    const auto listening = [](quint16 port) {
-        QTcpSocket probe;
-        probe.connectToHost(QHostAddress::LocalHost, port);
-        return probe.waitForConnected(200);
-    };
     ASSERT_TRUE(
         waitUntil([&] { return listening(mine) && listening(theirs); }, std::chrono::seconds(10)));
     const QList<QByteArray> children =
@@ -689,6 +739,196 @@ TEST(ProcessControl, WithoutAnIdentityAParentOfOtherServicesIsNotTheService)
             ::kill(pid_t(child.toInt()), SIGKILL);
     parent.kill();
     parent.waitForFinished();
+}
+
+// A parent that runs the service as one child and other work beside it (a
+// tmux or screen server, the server in one window): stopping it would end
+// the other work too. A shell running the serve script, whose server is
+// piped into a logger, is the service, and its children are stopped with it.
+TEST(ProcessControl, WithoutAnIdentityAParentOfTheServiceAndOfOtherWorkIsNotTheService)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const quint16 port = freePort();
+    const QString sim = shell::singleQuoted(test::binPath(QStringLiteral("opsdeck-sim"))) +
+                        QStringLiteral(" --role engine --ready-delay 0 --port %1").arg(port);
+    QProcess windows; // one window the proxy, another the person's own work
+    windows.start(QStringLiteral("bash"),
+                  {QStringLiteral("-c"), sim + QStringLiteral(" & sleep 301 & wait")});
+    ASSERT_TRUE(windows.waitForStarted());
+    ASSERT_TRUE(waitUntil([&] { return listening(port); }, std::chrono::seconds(10)));
+    const auto childrenOf = [](qint64 pid) {
+        return test::readFile(QStringLiteral("/proc/%1/task/%1/children").arg(pid))
+            .simplified()
+            .split(' ');
+    };
+    const QList<QByteArray> children = childrenOf(windows.processId());
+    processes::ManagedProcess proxy = proxyWithoutIdentity(dir, scriptAndACopyIn(dir));
+    proxy.port = port;
+    proxy.portHost = QStringLiteral("127.0.0.1");
+    proxy.deriveMissingCommands();
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(windows.processId())));
+    const QString said = stopAndSay(control, proxy);
+    EXPECT_TRUE(processAlive(windows.processId())) << said.toStdString();
+    EXPECT_TRUE(
+        said.contains(QStringLiteral("it does not hold port %1 itself, and pid ").arg(port)) &&
+        said.contains(QStringLiteral("sleep 301, not the proxy: stopping it would stop "
+                                     "more than the proxy; nothing stopped")))
+        << said.toStdString();
+    for (const QByteArray &child : children)
+        if (child.toInt() > 1)
+            ::kill(pid_t(child.toInt()), SIGKILL);
+    windows.kill();
+    windows.waitForFinished();
+    ASSERT_TRUE(waitUntil([&] { return !listening(port); }, std::chrono::seconds(10)));
+
+    // The serve script itself, its server piped into a logger: the service,
+    // the server and the logger stopped with its shell.
+    ASSERT_TRUE(test::writeFile(proxy.program, sim.toUtf8() + " 2>&1 | cat >/dev/null\n"));
+    QProcess served;
+    served.start(QStringLiteral("bash"), {proxy.program});
+    ASSERT_TRUE(served.waitForStarted());
+    ASSERT_TRUE(waitUntil([&] { return listening(port); }, std::chrono::seconds(10)));
+    const QList<QByteArray> pipeline = childrenOf(served.processId());
+    ASSERT_EQ(pipeline.size(), 2);
+    expectStopped(control, proxy, served.processId());
+    for (const QByteArray &child : pipeline)
+        EXPECT_TRUE(
+            waitUntil([&] { return !processAlive(child.toLongLong()); }, std::chrono::seconds(10)));
+    EXPECT_FALSE(listening(port));
+    served.waitForFinished();
+}
+
+// A process that only holds a copy of the server's listening socket (a
+// helper the server started without closing it) is not the server: stopping
+// it would leave the service serving, reported as stopped.
+TEST(ProcessControl, WithoutAnIdentityAProcessHoldingACopyOfTheServersSocketIsNotTheService)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    QTcpServer server; // the real server: this test
+    ASSERT_TRUE(server.listen(QHostAddress::LocalHost));
+    // A copy without close-on-exec, inherited by a helper.
+    const pid_t helper = spawnHolding(server, {QStringLiteral("sleep"), QStringLiteral("302")});
+    ASSERT_GT(helper, 0);
+    processes::ManagedProcess proxy = proxyWithoutIdentity(dir, QStringLiteral("sleep"));
+    proxy.port = server.serverPort();
+    proxy.portHost = QStringLiteral("127.0.0.1");
+    proxy.deriveMissingCommands();
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(helper)));
+    const QString said = stopAndSay(control, proxy);
+    EXPECT_TRUE(processAlive(helper));
+    EXPECT_TRUE(said.contains(QStringLiteral("port %1's socket is also held by pid %2, ")
+                                  .arg(server.serverPort())
+                                  .arg(QCoreApplication::applicationPid())) &&
+                said.endsWith(QStringLiteral("which does not run under it: pid %1 has a copy of "
+                                             "the socket and is not surely the proxy; nothing "
+                                             "stopped")
+                                  .arg(helper)))
+        << said.toStdString();
+    ::kill(helper, SIGKILL);
+    reaped(helper, std::chrono::seconds(5));
+}
+
+// A server that closes its port at SIGTERM and goes on running (a graceful
+// shutdown waiting on open connections): the stop follows the process it
+// signalled, by pid and start time, not the check that found it by its
+// port, and escalates to SIGKILL; it is not "stopped" while it runs.
+TEST(ProcessControl, AServerThatClosedItsPortButStillRunsIsNotStopped)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    processes::ProcessControl::Settings settings;
+    settings.stopGrace = std::chrono::seconds(1);
+    settings.killGrace = std::chrono::seconds(3);
+    control.setSettings(settings);
+    QTcpServer socket;
+    ASSERT_TRUE(socket.listen(QHostAddress::LocalHost));
+    const quint16 port = socket.serverPort();
+    // The server: a shell holding the listening socket as fd 3, which it
+    // closes at SIGTERM and then runs on.
+    const pid_t server = spawnHolding(
+        socket, {QStringLiteral("bash"), QStringLiteral("-c"),
+                 QStringLiteral("trap 'exec 3>&-' TERM; while :; do sleep 0.1; done")});
+    ASSERT_GT(server, 0);
+    socket.close(); // the server's alone now
+    ASSERT_TRUE(listening(port));
+    processes::ManagedProcess proxy = proxyWithoutIdentity(dir, scriptAndACopyIn(dir));
+    proxy.port = port;
+    proxy.portHost = QStringLiteral("127.0.0.1");
+    proxy.deriveMissingCommands();
+    ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(server)));
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
+    QSignalSpy progressed(&control, &processes::ProcessControl::progressed);
+    control.stopAll({proxy});
+    ASSERT_TRUE(stopped.wait(15000));
+    const QString said = stopped.first().at(1).toString();
+    EXPECT_TRUE(stopped.first().at(0).toBool()) << said.toStdString();
+    QStringList lines;
+    for (const QList<QVariant> &line : progressed)
+        lines << line.first().toString();
+    EXPECT_TRUE(lines.filter(QStringLiteral("proxy stopped after"))
+                    .value(0)
+                    .endsWith(QStringLiteral("(SIGKILL)")))
+        << lines.join(u'\n').toStdString();
+    // Gone by itself (SIGKILL), not a zombie of this test.
+    EXPECT_TRUE(reaped(server, std::chrono::seconds(5)));
+}
+
+// A process OpsDeck started whose shell did not exec the server: the shell
+// goes at SIGTERM, the server it started serves on. That is no stop: it is
+// said, naming the server, and the pid file stays.
+TEST(ProcessControl, AStopIsNotDoneWhileTheServicesPortIsStillServed)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    processes::ProcessControl::Settings settings;
+    settings.stopGrace = std::chrono::milliseconds(500);
+    settings.killGrace = std::chrono::milliseconds(500);
+    control.setSettings(settings);
+    const quint16 port = freePort();
+    processes::ManagedProcess decode;
+    decode.name = QStringLiteral("decode");
+    decode.host = QStringLiteral("local");
+    decode.pidFile = dir.filePath(QStringLiteral("decode.pid"));
+    decode.port = port;
+    decode.portHost = QStringLiteral("127.0.0.1");
+    decode.requireIdentity = true;
+    const QString body = shell::singleQuoted(test::binPath(QStringLiteral("opsdeck-sim"))) +
+                         QStringLiteral(" --role decode --ready-delay 0 --port %1; true").arg(port);
+    decode.start = QStringLiteral("setsid bash -c %1 </dev/null >/dev/null 2>&1 & echo $! >%2")
+                       .arg(shell::singleQuoted(body), shell::singleQuoted(decode.pidFile));
+    decode.deriveMissingCommands();
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
+    control.startAll({decode});
+    ASSERT_TRUE(started.wait(10000));
+    ASSERT_TRUE(started.first().at(0).toBool()) << started.first().at(1).toString().toStdString();
+    ASSERT_TRUE(waitUntil([&] { return listening(port); }, std::chrono::seconds(10)));
+    const qint64 shellPid = pidFrom(decode.pidFile);
+    const QList<QByteArray> children =
+        test::readFile(QStringLiteral("/proc/%1/task/%1/children").arg(shellPid))
+            .simplified()
+            .split(' ');
+    ASSERT_EQ(children.size(), 1);
+    const QString said = stopAndSay(control, decode);
+    EXPECT_FALSE(processAlive(shellPid));
+    EXPECT_TRUE(said.startsWith(QStringLiteral("decode on host local: the process its pid file "
+                                               "names is gone, but port %1 is still served by "
+                                               "pid %2, ")
+                                    .arg(port)
+                                    .arg(QString::fromLatin1(children.first()))) &&
+                said.endsWith(QStringLiteral("not stopped (that process is not shown to be the "
+                                             "decode's; stop it by hand, or write its pid into "
+                                             "%1)")
+                                  .arg(decode.pidFile)))
+        << said.toStdString();
+    EXPECT_TRUE(QFileInfo::exists(decode.pidFile));
+    ::kill(pid_t(children.first().toInt()), SIGKILL);
+    EXPECT_TRUE(waitUntil([&] { return !listening(port); }, std::chrono::seconds(10)));
 }
 
 // A service the inventory gives no serve script (a proxy started by its own
@@ -713,10 +953,7 @@ TEST(ProcessControl, WithoutAnIdentityAShellServingAnotherPortIsNotTheService)
     QTemporaryDir dir;
     remote::LocalTransport local;
     processes::ProcessControl control([&](const QString &) { return &local; });
-    QTcpServer free; // the other engine's port
-    ASSERT_TRUE(free.listen(QHostAddress::LocalHost));
-    const quint16 otherPort = free.serverPort();
-    free.close();
+    const quint16 otherPort = freePort(); // the other engine's port
     const QString script = dir.filePath(QStringLiteral("serve_engine.sh"));
     ASSERT_TRUE(test::writeFile(
         script, shell::singleQuoted(test::binPath(QStringLiteral("opsdeck-sim"))).toUtf8() +
@@ -727,13 +964,7 @@ TEST(ProcessControl, WithoutAnIdentityAShellServingAnotherPortIsNotTheService)
     other.setProcessEnvironment(environment);
     other.start(QStringLiteral("bash"), {script});
     ASSERT_TRUE(other.waitForStarted());
-    ASSERT_TRUE(waitUntil(
-        [&] {
-            QTcpSocket probe;
-            probe.connectToHost(QHostAddress::LocalHost, otherPort);
-            return probe.waitForConnected(200);
-        },
-        std::chrono::seconds(10)));
+    ASSERT_TRUE(waitUntil([&] { return listening(otherPort); }, std::chrono::seconds(10)));
     // Read now: the sim outlives a shell a wrong stop kills.
     const QList<QByteArray> children =
         test::readFile(QStringLiteral("/proc/%1/task/%1/children").arg(other.processId()))
@@ -752,13 +983,7 @@ TEST(ProcessControl, WithoutAnIdentityAShellServingAnotherPortIsNotTheService)
             ::kill(pid_t(child.toInt()), SIGKILL);
     other.kill();
     other.waitForFinished();
-    EXPECT_TRUE(waitUntil(
-        [&] {
-            QTcpSocket probe;
-            probe.connectToHost(QHostAddress::LocalHost, otherPort);
-            return !probe.waitForConnected(200);
-        },
-        std::chrono::seconds(10)));
+    EXPECT_TRUE(waitUntil([&] { return !listening(otherPort); }, std::chrono::seconds(10)));
 }
 
 // The identity names the boot as well: an identity written before a reboot
