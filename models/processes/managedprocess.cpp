@@ -234,8 +234,12 @@ opsdeck_not_pid_file() {
 # The start time of pid $1, in clock ticks since boot (field 22 of /proc/PID/stat).
 opsdeck_start() { local line rest; { read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
   rest=${line##*) }; set -- $rest; echo "${20}"; }
-# Whether pid $1 runs (a zombie does not).
-opsdeck_alive() { [ -d "/proc/$1" ] && ! grep -qs '^State:[[:space:]]*Z' "/proc/$1/status"; }
+# Whether pid $1 runs: a zombie does not, but a process whose main thread
+# exited while others run on (its leader shows Z) does.
+opsdeck_alive() { local threads; [ -d "/proc/$1" ] || return 1
+  grep -qs '^State:[[:space:]]*Z' "/proc/$1/status" || return 0
+  threads=$(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+  [ "${threads:-0}" -gt 1 ] 2>/dev/null; }
 # The command line of pid $1, cut at 4 KiB, its arguments joined by blanks.
 opsdeck_args() { head -c 4096 "/proc/$1/cmdline" 2>/dev/null | tr '\0' ' ' | sed 's/ $//'; }
 # Socket inodes listening on TCP port $1 (state 0A), IPv4 and IPv6; only on
@@ -340,16 +344,19 @@ QString ManagedProcess::verified(const QString &command) const
            command + u'\n';
 }
 
-QString ManagedProcess::signalledIn(const QByteArray &output)
+QString ManagedProcess::signalledIn(const QByteArray &output) const
 {
+    // Only verified()'s own line, the first: the stop command's output (an
+    // inventory's `curl .../shutdown`) may hold anything.
+    if (verify.isEmpty())
+        return {};
     static const QRegularExpression pairs(QStringLiteral("^[0-9]+:[0-9]*( [0-9]+:[0-9]*)*$"));
     const QByteArray marker = QByteArray(kSignalledMarker) + ' ';
-    for (const QByteArray &line : output.split('\n'))
-        if (line.startsWith(marker))
-            if (const QString named = QString::fromLatin1(line.mid(marker.size())).trimmed();
-                pairs.match(named).hasMatch())
-                return named;
-    return {};
+    const QByteArray line = output.left(output.indexOf('\n'));
+    if (!line.startsWith(marker))
+        return {};
+    const QString named = QString::fromLatin1(line.mid(marker.size())).trimmed();
+    return pairs.match(named).hasMatch() ? named : QString();
 }
 
 QString ManagedProcess::followed(const QString &signalled, const QString &command)

@@ -102,10 +102,11 @@ struct ManagedProcess
     /// processes about to be signalled as `PID:START` (`$p` first, then
     /// `$also`; START in clock ticks since boot, empty for one already gone).
     QString verified(const QString &command) const;
-    /// The `PID:START ...` of the kSignalledMarker line in a verified
-    /// command's output; empty when there is none (the check refused, or
-    /// found nothing running) or it is malformed.
-    static QString signalledIn(const QByteArray &output);
+    /// The `PID:START ...` of the kSignalledMarker line that starts a
+    /// verified command's output; empty without a verify (nothing printed
+    /// it: the command's own output is not read for it), when the check
+    /// refused or found nothing running, or when it is malformed.
+    QString signalledIn(const QByteArray &output) const;
     /// Bash that sets `$p` to the first of `signalled` (signalledIn()) that
     /// still runs with its start time and `$also` to the others that do,
     /// exits 1 when none does, else runs `command`: how a stop follows what

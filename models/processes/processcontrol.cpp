@@ -173,7 +173,7 @@ void ProcessControl::stopAll(const QVector<ManagedProcess> &processes)
             // status says afterwards.
             state->signalled = true;
             run(process, process.verified(process.stop), [this, state](const CommandResult &sent) {
-                state->followed = ManagedProcess::signalledIn(sent.standardOutput);
+                state->followed = state->process.signalledIn(sent.standardOutput);
                 pollStopped(state);
             });
         });
@@ -274,7 +274,9 @@ void ProcessControl::pollStopped(StopState *state)
             return;
         }
         const auto elapsed = std::chrono::milliseconds(state->clock.elapsed());
-        if (!state->killSent && elapsed >= m_settings.stopGrace) {
+        if (!state->killSent && elapsed >= m_settings.stopGrace && state->process.kill.isEmpty()) {
+            state->killSent = true; // nothing to send: no pid file, no kill command
+        } else if (!state->killSent && elapsed >= m_settings.stopGrace) {
             state->killSent = true;
             spdlog::warn("{} still runs {} ms after SIGTERM: {}", state->process.name.toStdString(),
                          elapsed.count(), state->process.kill.toStdString());
@@ -286,10 +288,15 @@ void ProcessControl::pollStopped(StopState *state)
                                           : ManagedProcess::followed(state->followed, process.kill),
                 [](const CommandResult &) {});
         } else if (state->killSent && elapsed >= m_settings.stopGrace + m_settings.killGrace) {
-            stopDone(
-                state, false,
-                QStringLiteral("%1 on host %2 still runs after SIGKILL (%3)")
-                    .arg(state->process.name, state->process.host, result.describeWithReason()));
+            stopDone(state, false,
+                     QStringLiteral("%1 on host %2 still runs %3 (%4)")
+                         .arg(state->process.name, state->process.host,
+                              state->process.kill.isEmpty()
+                                  ? QStringLiteral("%1 ms after its stop command, and there is "
+                                                   "no kill command (no pid file)")
+                                        .arg(elapsed.count())
+                                  : QStringLiteral("after SIGKILL"),
+                              result.describeWithReason()));
             return;
         }
         QTimer::singleShot(m_settings.pollInterval, this, [this, state] { pollStopped(state); });

@@ -72,7 +72,12 @@ struct Builder
                 : s.stop;
         WorkflowStep step =
             leaf(Action::Stop, s, QStringLiteral("stop %1 on %2").arg(s.name, s.host),
-                 {command, QStringLiteral("after %1 s: kill -KILL the same pid").arg(t.stopS)},
+                 {command,
+                  s.pidFile.isEmpty()
+                      ? QStringLiteral("after %1 s: failed if its status still says it runs (no "
+                                       "pid file: nothing to kill)")
+                            .arg(t.stopS + t.killS)
+                      : QStringLiteral("after %1 s: kill -KILL the same pid").arg(t.stopS)},
                  t.stopS + t.killS, QStringLiteral("start %1").arg(s.name));
         step.killAfterS = t.stopS;
         return step;

@@ -60,14 +60,6 @@ QString stopAndSay(processes::ProcessControl &control, const processes::ManagedP
     return stopped.first().at(1).toString();
 }
 
-// A loopback TCP port nothing listens on (now).
-quint16 freePort()
-{
-    QTcpServer server;
-    EXPECT_TRUE(server.listen(QHostAddress::LocalHost));
-    return server.serverPort();
-}
-
 // Whether something accepts connections on 127.0.0.1:port.
 bool listening(quint16 port)
 {
@@ -118,6 +110,30 @@ bool reaped(pid_t pid, std::chrono::milliseconds deadline)
     return false;
 }
 
+// Stops `process` with a short grace and expects it stopped only by the
+// SIGKILL that follows it.
+void expectStoppedBySigkill(const processes::ManagedProcess &process)
+{
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    processes::ProcessControl::Settings settings;
+    settings.stopGrace = std::chrono::seconds(1);
+    settings.killGrace = std::chrono::seconds(3);
+    control.setSettings(settings);
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
+    QSignalSpy progressed(&control, &processes::ProcessControl::progressed);
+    control.stopAll({process});
+    ASSERT_TRUE(stopped.wait(15000));
+    EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
+    QStringList lines;
+    for (const QList<QVariant> &line : progressed)
+        lines << line.first().toString();
+    EXPECT_TRUE(lines.filter(process.name + QStringLiteral(" stopped after"))
+                    .value(0)
+                    .endsWith(QStringLiteral("(SIGKILL)")))
+        << lines.join(u'\n').toStdString();
+}
+
 // The proxy as a host's own start script runs it: no identity, and nothing
 // listening on its port (a server still loading), so the command line decides.
 processes::ManagedProcess proxyWithoutIdentity(const QTemporaryDir &dir, const QString &script)
@@ -127,7 +143,7 @@ processes::ManagedProcess proxyWithoutIdentity(const QTemporaryDir &dir, const Q
     proxy.host = QStringLiteral("local");
     proxy.pidFile = dir.filePath(QStringLiteral("proxy.pid"));
     proxy.program = script;
-    proxy.port = freePort();
+    proxy.port = quint16(test::freeTcpPort());
     proxy.deriveMissingCommands();
     return proxy;
 }
@@ -707,8 +723,8 @@ TEST(ProcessControl, WithoutAnIdentityAParentOfOtherServicesIsNotTheService)
     QTemporaryDir dir;
     remote::LocalTransport local;
     processes::ProcessControl control([&](const QString &) { return &local; });
-    const quint16 mine = freePort();
-    const quint16 theirs = freePort();
+    const quint16 mine = quint16(test::freeTcpPort());
+    const quint16 theirs = quint16(test::freeTcpPort());
     const QString sim = shell::singleQuoted(test::binPath(QStringLiteral("opsdeck-sim")));
     const QString supervisor =
         QStringLiteral("%1 --role engine --ready-delay 0 --port %2 & %1 --role engine "
@@ -750,7 +766,7 @@ TEST(ProcessControl, WithoutAnIdentityAParentOfTheServiceAndOfOtherWorkIsNotTheS
     QTemporaryDir dir;
     remote::LocalTransport local;
     processes::ProcessControl control([&](const QString &) { return &local; });
-    const quint16 port = freePort();
+    const quint16 port = quint16(test::freeTcpPort());
     const QString sim = shell::singleQuoted(test::binPath(QStringLiteral("opsdeck-sim"))) +
                         QStringLiteral(" --role engine --ready-delay 0 --port %1").arg(port);
     QProcess windows; // one window the proxy, another the person's own work
@@ -839,12 +855,6 @@ TEST(ProcessControl, WithoutAnIdentityAProcessHoldingACopyOfTheServersSocketIsNo
 TEST(ProcessControl, AServerThatClosedItsPortButStillRunsIsNotStopped)
 {
     QTemporaryDir dir;
-    remote::LocalTransport local;
-    processes::ProcessControl control([&](const QString &) { return &local; });
-    processes::ProcessControl::Settings settings;
-    settings.stopGrace = std::chrono::seconds(1);
-    settings.killGrace = std::chrono::seconds(3);
-    control.setSettings(settings);
     QTcpServer socket;
     ASSERT_TRUE(socket.listen(QHostAddress::LocalHost));
     const quint16 port = socket.serverPort();
@@ -861,21 +871,68 @@ TEST(ProcessControl, AServerThatClosedItsPortButStillRunsIsNotStopped)
     proxy.portHost = QStringLiteral("127.0.0.1");
     proxy.deriveMissingCommands();
     ASSERT_TRUE(test::writeFile(proxy.pidFile, QByteArray::number(server)));
-    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
-    QSignalSpy progressed(&control, &processes::ProcessControl::progressed);
-    control.stopAll({proxy});
-    ASSERT_TRUE(stopped.wait(15000));
-    const QString said = stopped.first().at(1).toString();
-    EXPECT_TRUE(stopped.first().at(0).toBool()) << said.toStdString();
-    QStringList lines;
-    for (const QList<QVariant> &line : progressed)
-        lines << line.first().toString();
-    EXPECT_TRUE(lines.filter(QStringLiteral("proxy stopped after"))
-                    .value(0)
-                    .endsWith(QStringLiteral("(SIGKILL)")))
-        << lines.join(u'\n').toStdString();
+    expectStoppedBySigkill(proxy);
     // Gone by itself (SIGKILL), not a zombie of this test.
     EXPECT_TRUE(reaped(server, std::chrono::seconds(5)));
+}
+
+// A process whose main thread exited at SIGTERM while another drains on: its
+// leader shows Z, yet it runs. It is not "stopped" (nor "not running" to a
+// start, which would launch a second beside it): SIGKILL past the grace.
+TEST(ProcessControl, AProcessWhoseMainThreadExitedButRunsOnIsNotStopped)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    processes::ManagedProcess server;
+    server.name = QStringLiteral("decode");
+    server.host = QStringLiteral("local");
+    server.pidFile = dir.filePath(QStringLiteral("decode.pid"));
+    server.requireIdentity = true;
+    server.start =
+        QStringLiteral("setsid %1 </dev/null >/dev/null 2>&1 & echo $! >%2")
+            .arg(shell::singleQuoted(test::binPath(QStringLiteral("opsdeck-test-mainthreadexits"))),
+                 shell::singleQuoted(server.pidFile));
+    server.deriveMissingCommands();
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
+    control.startAll({server});
+    ASSERT_TRUE(started.wait(10000));
+    ASSERT_TRUE(started.first().at(0).toBool()) << started.first().at(1).toString().toStdString();
+    const qint64 pid = pidFrom(server.pidFile);
+    const QString tasks = QStringLiteral("/proc/%1/task").arg(pid);
+    ASSERT_TRUE(waitUntil(
+        [&] { return QDir(tasks).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size() == 2; },
+        std::chrono::seconds(5)));
+    expectStoppedBySigkill(server);
+    EXPECT_TRUE(waitUntil([&] { return !processAlive(pid); }, std::chrono::seconds(5)));
+    if (processAlive(pid))
+        ::kill(pid_t(pid), SIGKILL);
+}
+
+// Without a pid file nothing marks what a stop signalled: an inventory's
+// stop command whose output holds the marker (a server's reply to
+// `curl .../shutdown`) does not stand in for the status, which still says
+// the service runs.
+TEST(ProcessControl, AStopsOwnOutputNeverNamesWhatItSignalled)
+{
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    processes::ProcessControl::Settings settings;
+    settings.stopGrace = std::chrono::milliseconds(300);
+    settings.killGrace = std::chrono::milliseconds(300);
+    control.setSettings(settings);
+    processes::ManagedProcess proxy;
+    proxy.name = QStringLiteral("proxy");
+    proxy.host = QStringLiteral("local");
+    proxy.stop = QStringLiteral("echo %1 1:1")
+                     .arg(QLatin1StringView(processes::ManagedProcess::kSignalledMarker));
+    proxy.status = QStringLiteral("exit 0"); // it runs on
+    proxy.deriveMissingCommands();
+    const QString said = stopAndSay(control, proxy);
+    EXPECT_TRUE(said.startsWith(QStringLiteral("proxy on host local still runs ")) &&
+                said.contains(QStringLiteral(" ms after its stop command, and there is no kill "
+                                             "command (no pid file)")))
+        << said.toStdString();
 }
 
 // A process OpsDeck started whose shell did not exec the server: the shell
@@ -890,7 +947,7 @@ TEST(ProcessControl, AStopIsNotDoneWhileTheServicesPortIsStillServed)
     settings.stopGrace = std::chrono::milliseconds(500);
     settings.killGrace = std::chrono::milliseconds(500);
     control.setSettings(settings);
-    const quint16 port = freePort();
+    const quint16 port = quint16(test::freeTcpPort());
     processes::ManagedProcess decode;
     decode.name = QStringLiteral("decode");
     decode.host = QStringLiteral("local");
@@ -953,7 +1010,7 @@ TEST(ProcessControl, WithoutAnIdentityAShellServingAnotherPortIsNotTheService)
     QTemporaryDir dir;
     remote::LocalTransport local;
     processes::ProcessControl control([&](const QString &) { return &local; });
-    const quint16 otherPort = freePort(); // the other engine's port
+    const quint16 otherPort = quint16(test::freeTcpPort()); // the other engine's port
     const QString script = dir.filePath(QStringLiteral("serve_engine.sh"));
     ASSERT_TRUE(test::writeFile(
         script, shell::singleQuoted(test::binPath(QStringLiteral("opsdeck-sim"))).toUtf8() +

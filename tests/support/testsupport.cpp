@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <string>
@@ -59,12 +60,18 @@ bool processAlive(qint64 pid)
 {
     if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) != 0)
         return false;
-    // A zombie still answers kill(0); its state letter in /proc says it has exited.
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    const auto close = line.rfind(')');
-    return close == std::string::npos || close + 2 >= line.size() || line[close + 2] != 'Z';
+    // A zombie still answers kill(0); its state letter in /proc says it has
+    // exited, unless other threads run on after its main thread exited.
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    bool zombie = false;
+    int threads = 1;
+    for (std::string line; std::getline(status, line);) {
+        if (line.rfind("State:", 0) == 0)
+            zombie = line.find('Z') != std::string::npos;
+        else if (line.rfind("Threads:", 0) == 0)
+            threads = std::atoi(line.c_str() + 8);
+    }
+    return !zombie || threads > 1;
 }
 
 int stopProcess(QProcess &process, std::chrono::milliseconds deadline)

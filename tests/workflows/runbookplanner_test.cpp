@@ -132,6 +132,22 @@ TEST(RunbookPlanner, ThePlanSaysEveryCommandOnANumberedLine)
         EXPECT_TRUE(first.contains(QLatin1String(key))) << key;
     EXPECT_EQ(first.value(QStringLiteral("host")).toString(), QStringLiteral("gpu-1"));
     EXPECT_EQ(first.value(QStringLiteral("rollback")).toString(), QStringLiteral("start d1"));
+    EXPECT_TRUE(text.contains(u"'/run/d1.pid')\"; after 60 s: kill -KILL the same pid  ["))
+        << text.toStdString();
+}
+
+// Without a pid file there is no pid to kill: the plan does not promise one.
+TEST(RunbookPlanner, AStopWithoutAPidFilePromisesNoKill)
+{
+    QByteArray text = inventoryText();
+    text.replace("    pid_file: /run/router.pid\n", "    stop: systemctl stop router\n"
+                                                    "    status: systemctl is-active router\n");
+    const QString said = plan(load(text), WorkflowKind::Restart, QStringLiteral("router")).text();
+    EXPECT_TRUE(said.contains(u"\n1. stop router on gpu-1: systemctl stop router; after 70 s: "
+                              "failed if its status still says it runs (no pid file: nothing to "
+                              "kill)  ["))
+        << said.toStdString();
+    EXPECT_FALSE(said.contains(u"kill -KILL")) << said.toStdString();
 }
 
 TEST(RunbookPlanner, OneSideOfANixlPairIsRefusedAndCoRestartIsNot)
