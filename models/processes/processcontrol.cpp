@@ -239,11 +239,12 @@ void ProcessControl::checkRunning(const QVector<ManagedProcess> &processes)
     {
         int pending = 0;
         QStringList notRunning;
+        QStringList unanswered;
     };
     auto round = std::make_shared<Round>();
     round->pending = static_cast<int>(processes.size());
     if (processes.isEmpty()) {
-        QTimer::singleShot(0, this, [this] { Q_EMIT runningChecked({}); });
+        QTimer::singleShot(0, this, [this] { Q_EMIT runningChecked({}, {}); });
         return;
     }
     for (const ManagedProcess &process : processes) {
@@ -251,8 +252,11 @@ void ProcessControl::checkRunning(const QVector<ManagedProcess> &processes)
             [this, round, name = process.name](const CommandResult &result) {
                 if (notRunning(result))
                     round->notRunning.append(name);
+                else if (noAnswer(result))
+                    round->unanswered.append(name + QStringLiteral(": ") +
+                                             result.describeWithReason());
                 if (--round->pending == 0)
-                    Q_EMIT runningChecked(round->notRunning);
+                    Q_EMIT runningChecked(round->notRunning, round->unanswered);
             });
     }
 }

@@ -54,7 +54,8 @@ public:
     /// Stops them all at once; see the class comment.
     void stopAll(const QVector<ManagedProcess> &processes);
     /// Runs every status command once; emits runningChecked() with the names
-    /// of those whose status says they are not running (exit code != 0, no prompt).
+    /// of those whose status says they are not running (exit code != 0, no
+    /// prompt), and of those whose status gave no answer (see the class comment).
     void checkRunning(const QVector<ManagedProcess> &processes);
 
 Q_SIGNALS:
@@ -62,7 +63,9 @@ Q_SIGNALS:
     void progressed(const QString &line);
     void startFinished(bool ok, const QString &message);
     void stopFinished(bool ok, const QString &message);
-    void runningChecked(const QStringList &notRunning);
+    /// `unanswered`: "NAME: why" for each status that gave no answer (a
+    /// timeout, a lost connection, a prompt): neither running nor not.
+    void runningChecked(const QStringList &notRunning, const QStringList &unanswered);
 
 private:
     /// The start script of a process with a pid file: under the host's

@@ -162,9 +162,18 @@ void WorkflowRunner::startService(const std::shared_ptr<Leaf> &leaf)
     // launch a second server over the one that runs: its pid file would then
     // name the one that failed, and the live one could no longer be stopped.
     connect(control, &processes::ProcessControl::runningChecked, this,
-            [this, leaf, control, process](const QStringList &notRunning) {
+            [this, leaf, control, process](const QStringList &notRunning,
+                                           const QStringList &unanswered) {
                 if (leaf->ended)
                     return;
+                // No answer is not "it runs": a start skipped on it would
+                // leave the service down with the step passed.
+                if (!unanswered.isEmpty())
+                    return endLeaf(leaf, false,
+                                   QStringLiteral("cannot tell whether %1 runs on host %2: its "
+                                                  "status command gave no answer (%3): not started")
+                                       .arg(process.name, process.host,
+                                            unanswered.first().mid(process.name.size() + 2)));
                 if (!notRunning.contains(process.name))
                     return endLeaf(leaf, true,
                                    QStringLiteral("already running (its pid file's process, "

@@ -621,6 +621,34 @@ TEST_F(CliWorkflow, AResumedStartNeverLaunchesASecondServer)
     EXPECT_TRUE(test::processAlive(pid));
 }
 
+// A status that gives no answer (here, once the proxy is down, its last line
+// reads as a prompt) does not say the service runs: the start step fails
+// saying so, instead of passing as "already running" with nothing started.
+TEST_F(CliWorkflow, AStartWhoseStatusGivesNoAnswerFailsInsteadOfPassing)
+{
+    const QString inventory = up();
+    QByteArray text = test::readFile(inventory);
+    const QByteArray pidFile = QFile::encodeName(demoDir()) + "/run/proxy.pid";
+    const QByteArray pidLine = "    pid_file: " + pidFile + "\n";
+    ASSERT_TRUE(text.contains(pidLine));
+    const QByteArray status = "    status: 'printf \"proxy pid: \"; kill -0 \"$(cat " + pidFile +
+                              " 2>/dev/null)\" 2>/dev/null && echo up'\n";
+    text.replace(pidLine, QByteArray(pidLine + status));
+    ASSERT_TRUE(test::writeFile(inventory, text));
+    const auto run =
+        workflow({u"run"_qs, u"restart"_qs, u"--inventory"_qs, inventory, u"--cluster"_qs,
+                  u"demo"_qs, u"--service"_qs, u"proxy"_qs, u"--confirm"_qs, u"proxy"_qs});
+    EXPECT_EQ(run.exitCode, 1) << run.standardOutput.toStdString();
+    EXPECT_TRUE(run.standardOutput.contains("1. ok in")) << run.standardOutput.toStdString();
+    EXPECT_TRUE(run.standardOutput.contains("3. FAILED")) << run.standardOutput.toStdString();
+    EXPECT_TRUE(run.standardOutput.contains("cannot tell whether proxy runs on host local: its "
+                                            "status command gave no answer ("))
+        << run.standardOutput.toStdString();
+    EXPECT_FALSE(run.standardOutput.contains("already running"))
+        << run.standardOutput.toStdString();
+    EXPECT_EQ(actionsOf(audit()).count(u"step-failed"_qs), 1);
+}
+
 // The same knob in the proxy's script and the decode's: a revert of it acts
 // on an engine, so the evidence guard speaks although the proxy is edited too.
 TEST_F(CliWorkflow, AKnobSharedByTheImplicatedHopAndAnEngineStillNeedsTheAcknowledgement)
