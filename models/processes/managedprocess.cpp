@@ -432,6 +432,24 @@ void ManagedProcess::deriveMissingCommands()
                                 .arg(port)
                                 .arg(shell::singleQuoted(listenAddressesOf(portHost)))
                       : QString();
+    holdsPort =
+        port > 0
+            ? verify + QStringLiteral(
+                           "inos=$(opsdeck_listeners %1 %2)\n"
+                           "[ -n \"$inos\" ] || { echo \"nothing listens on port %1\"; exit %3; }\n"
+                           "holders=$(opsdeck_holders $inos)\n"
+                           "if [ -z \"$holders\" ]; then echo \"this user cannot see who "
+                           "serves port %1: healthy by HTTP alone\"; exit 0; fi\n"
+                           "for h in $holders; do\n"
+                           "  opsdeck_under \"$h\" \"$p\" && continue\n"
+                           "  echo \"port %1 is served by pid $h, $(opsdeck_args \"$h\" | cut "
+                           "-c1-120), not by the $what started (pid $p)\"; exit %4\n"
+                           "done\n")
+                           .arg(port)
+                           .arg(shell::singleQuoted(listenAddressesOf(portHost)))
+                           .arg(kNothingListens)
+                           .arg(kNotOurs)
+            : QString();
     // Derived again whenever the check changes (requireIdentity set later).
     if (status.isEmpty() || statusIsDerived) {
         status = verify + QStringLiteral("exit 0\n");

@@ -157,6 +157,14 @@ private:
                     const QJsonObject &worker);
     /// A line of the leaf's output: kept for its audit entry and shown live.
     void say(const std::shared_ptr<Leaf> &leaf, const QString &line);
+    /// A wait step saw `service` healthy over HTTP: ends the leaf ok with
+    /// `done` once its host shows the answer is the started process's (it,
+    /// or one under it, holds the port: ManagedProcess::holdsPort), failed
+    /// when another process serves the port or it no longer runs; asks
+    /// again at the next healthy poll when that cannot be told yet.
+    /// workflowrunnerserving.cpp.
+    void confirmServing(const std::shared_ptr<Leaf> &leaf, const inventory::Service &service,
+                        const QString &done);
     /// Calls `poll` now and every pollIntervalMs until the leaf ends.
     void repeat(const std::shared_ptr<Leaf> &leaf, std::function<void()> poll);
 

@@ -261,13 +261,15 @@ void WorkflowRunner::waitHealthy(const std::shared_ptr<Leaf> &leaf)
             status.deadline = std::chrono::seconds(10);
             *pending = host->run(status);
         }
-        getAll(leaf, {service.healthUrl()}, [this, leaf](const QVector<probes::ProbeResult> &r) {
-            if (r.first().status == 200)
-                return endLeaf(leaf, true,
-                               QStringLiteral("healthy (HTTP 200) after %1 s")
-                                   .arg(double(leaf->clock.elapsed()) / 1000.0, 0, 'f', 1));
-            leaf->lastSeen = seen(r.first());
-        });
+        getAll(leaf, {service.healthUrl()},
+               [this, leaf, service](const QVector<probes::ProbeResult> &r) {
+                   if (r.first().status == 200)
+                       return confirmServing(
+                           leaf, service,
+                           QStringLiteral("healthy (HTTP 200) after %1 s")
+                               .arg(double(leaf->clock.elapsed()) / 1000.0, 0, 'f', 1));
+                   leaf->lastSeen = seen(r.first());
+               });
     });
 }
 
@@ -364,7 +366,9 @@ void WorkflowRunner::checkBootstrap(const std::shared_ptr<Leaf> &leaf, bool wait
                     }
                 }
                 if (problems.isEmpty())
-                    return endLeaf(leaf, true, fine.join(QStringLiteral("; ")));
+                    return waitForHealth ? confirmServing(leaf, *prefills.first(),
+                                                          fine.join(QStringLiteral("; ")))
+                                         : endLeaf(leaf, true, fine.join(QStringLiteral("; ")));
                 leaf->lastSeen = problems.join(QStringLiteral("; "));
                 if (!waitForHealth)
                     endLeaf(leaf, false, leaf->lastSeen);

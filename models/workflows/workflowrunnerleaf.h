@@ -24,6 +24,7 @@ struct WorkflowRunner::Leaf
     QString lastSeen;           ///< the latest observation, said when the deadline passes
     qint64 markerId = 0;        ///< the history marker the step wrote (its audit entry says it)
     QSet<QString> reRegistered; ///< RouterReady: workers removed and added again
+    bool confirming = false;    ///< confirmServing() is asking the host
     /// Stops what the action started (called once when the leaf ends).
     std::function<void()> cancelAction;
 };

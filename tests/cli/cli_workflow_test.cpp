@@ -649,6 +649,42 @@ TEST_F(CliWorkflow, AStartWhoseStatusGivesNoAnswerFailsInsteadOfPassing)
     EXPECT_EQ(actionsOf(audit()).count(u"step-failed"_qs), 1);
 }
 
+// The started decode never serves (it died at "port already in use", or
+// still loads) while another process answers healthy on its port (an old
+// server a watchdog brought back): the health wait does not pass on that
+// answer, and names who serves the port.
+TEST_F(CliWorkflow, AHealthyAnswerFromAProcessTheWorkflowDidNotStartFailsTheWait)
+{
+    const QString inventory = up();
+    const QRegularExpression decodeUrl(
+        u"name: decode\n(?:    .*\n)*?    url: http://127.0.0.1:(\\d+)"_qs);
+    const QString port = decodeUrl.match(QString::fromUtf8(test::readFile(inventory))).captured(1);
+    ASSERT_FALSE(port.isEmpty());
+    const QString script = demoDir() + u"/serve_decode.sh"_qs;
+    ASSERT_TRUE(
+        test::writeFile(script, test::readFile(script).replace("exec ", "exec sleep 120; ")));
+    QProcess cli;
+    QByteArray said;
+    ASSERT_TRUE(coRestartUntil(cli, inventory, "\n8. ok in", said)) << said.toStdString();
+    QProcess impostor;
+    impostor.start(test::binPath(u"opsdeck-sim"_qs),
+                   {u"--role"_qs, u"decode"_qs, u"--port"_qs, port, u"--ready-delay"_qs, u"0"_qs});
+    ASSERT_TRUE(impostor.waitForStarted());
+    ASSERT_TRUE(cli.waitForFinished(120000));
+    said += cli.readAllStandardOutput();
+    EXPECT_EQ(cli.exitCode(), 1) << said.toStdString();
+    EXPECT_TRUE(said.contains("9. FAILED")) << said.toStdString();
+    EXPECT_TRUE(said.contains(QStringLiteral("decode answers on its port, but port %1 is served by "
+                                             "pid %2, ")
+                                  .arg(port)
+                                  .arg(impostor.processId())
+                                  .toUtf8()))
+        << said.toStdString();
+    EXPECT_FALSE(said.contains("succeeded")) << said.toStdString();
+    impostor.kill();
+    impostor.waitForFinished();
+}
+
 // The same knob in the proxy's script and the decode's: a revert of it acts
 // on an engine, so the evidence guard speaks although the proxy is edited too.
 TEST_F(CliWorkflow, AKnobSharedByTheImplicatedHopAndAnEngineStillNeedsTheAcknowledgement)
