@@ -33,6 +33,13 @@ opsdeck_under() { local q=$1 top=$2 n=0 line rest
     { read -r line <"/proc/$q/stat"; } 2>/dev/null || return 1
     rest=${line##*) }; set -- $rest; q=$2; n=$((n + 1))
   done; return 1; }
+# Whether pid $1 runs one of the host's shells, by the file it runs (a copy
+# of tail named bash is not one).
+opsdeck_is_shell() { local exe sh; exe=$(readlink "/proc/$1/exe" 2>/dev/null) && [ -n "$exe" ] || return 1
+  for sh in /bin/bash /usr/bin/bash /bin/sh /usr/bin/sh /bin/dash /usr/bin/dash /bin/ksh \
+      /usr/bin/ksh /bin/zsh /usr/bin/zsh; do
+    [ -e "$sh" ] && [ "$(readlink -f "$sh")" = "$exe" ] && return 0
+  done; return 1; }
 # Whether pid $1 is $program itself or one of the host's shells running it:
 # sets ours (yes/no), exe, a0, shell (yes/no) and script (the shell's script
 # argument, if any).
@@ -46,13 +53,7 @@ opsdeck_runs_program() {
   # a script named relative to a folder names nothing (the shell may have
   # changed folder since).
   exe=$(readlink "/proc/$1/exe" 2>/dev/null); a0=${exe##*/}; a0=${a0:-a program this user cannot see}
-  # A shell is one of the host's shells, by the file it runs (a copy of tail
-  # named bash is not one).
-  shell=no
-  for sh in /bin/bash /usr/bin/bash /bin/sh /usr/bin/sh /bin/dash /usr/bin/dash /bin/ksh \
-      /usr/bin/ksh /bin/zsh /usr/bin/zsh; do
-    [ -n "$exe" ] && [ -e "$sh" ] && [ "$(readlink -f "$sh")" = "$exe" ] && shell=yes
-  done
+  shell=no; opsdeck_is_shell "$1" && shell=yes
   mapfile -d '' -t argv < "/proc/$1/cmdline" 2>/dev/null
   script=; ours=yes
   if [ $shell = yes ]; then
@@ -143,6 +144,8 @@ if [ -n "$ip" ]; then
     echo "$pf names pid $p, but its identity ($idf) is from an earlier boot: nothing stopped"
     exit 3
   fi
+  # A serve script that did not exec: its shell's children are the service.
+  ! opsdeck_is_shell "$p" || also=$(cat /proc/$p/task/*/children 2>/dev/null)
 elif [ "$required" = 1 ]; then
   echo "$pf names pid $p, but there is no identity beside it ($idf) to show it is the $what OpsDeck started: nothing stopped"
   exit 3
@@ -421,33 +424,45 @@ void ManagedProcess::deriveMissingCommands()
                                 "rm -f %1 %2\n")
                      .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity))
                      .arg(kNotOurs);
+    // The listeners a client of the URL reaches: the URL's own address and
+    // its family's wildcard, else (for an IPv4 URL) a dual-stack [::] one,
+    // which Linux hands IPv4 connections only when no IPv4 socket listens.
+    QString answering = QStringLiteral("inos=$(opsdeck_listeners %1 %2)\n")
+                            .arg(port)
+                            .arg(shell::singleQuoted(listenAddressesOf(portHost)));
+    if (QHostAddress address; address.setAddress(portHost) &&
+                              (address.protocol() == QAbstractSocket::IPv4Protocol ||
+                               address.toString().startsWith(u"::ffff:", Qt::CaseInsensitive)))
+        answering += QStringLiteral("[ -n \"$inos\" ] || inos=$(opsdeck_listeners %1 %2)\n")
+                         .arg(port)
+                         .arg(QString(32, u'0'));
     served = port > 0 ? QString::fromLatin1(portScript) +
                             QStringLiteral(
-                                "inos=$(opsdeck_listeners %1 %2); [ -n \"$inos\" ] || exit 1\n"
+                                "%2[ -n \"$inos\" ] || exit 1\n"
                                 "h=$(opsdeck_holder '/proc/[0-9]*/fd' $inos)\n"
                                 "if [ -n \"$h\" ]; then echo \"port %1 is still served by pid $h, "
                                 "$(opsdeck_args \"$h\" | cut -c1-120)\"\n"
                                 "else echo \"port %1 is still served by a process this user cannot "
                                 "see\"; fi\n")
                                 .arg(port)
-                                .arg(shell::singleQuoted(listenAddressesOf(portHost)))
+                                .arg(answering)
                       : QString();
     holdsPort =
         port > 0
             ? verify + QStringLiteral(
-                           "inos=$(opsdeck_listeners %1 %2)\n"
-                           "[ -n \"$inos\" ] || { echo \"nothing listens on port %1\"; exit %3; }\n"
+                           "%2[ -n \"$inos\" ] || { echo \"nothing this host shows listens on port "
+                           "%1 (another network namespace: a container's published port?): "
+                           "healthy by HTTP alone\"; exit 0; }\n"
                            "holders=$(opsdeck_holders $inos)\n"
                            "if [ -z \"$holders\" ]; then echo \"this user cannot see who "
                            "serves port %1: healthy by HTTP alone\"; exit 0; fi\n"
                            "for h in $holders; do\n"
                            "  opsdeck_under \"$h\" \"$p\" && continue\n"
                            "  echo \"port %1 is served by pid $h, $(opsdeck_args \"$h\" | cut "
-                           "-c1-120), not by the $what started (pid $p)\"; exit %4\n"
+                           "-c1-120), not by the $what started (pid $p)\"; exit %3\n"
                            "done\n")
                            .arg(port)
-                           .arg(shell::singleQuoted(listenAddressesOf(portHost)))
-                           .arg(kNothingListens)
+                           .arg(answering)
                            .arg(kNotOurs)
             : QString();
     // Derived again whenever the check changes (requireIdentity set later).

@@ -56,14 +56,14 @@ struct ManagedProcess
     /// Run when the service answers healthy, to show the answer is its own:
     /// exits 0 when the pid file's process (checked as `verify` does) or one
     /// under it holds the listening socket of `port` and nothing outside it
-    /// does; 0 too, printing why, when this user cannot see who holds it;
-    /// 1 when the process no longer runs; kNotOurs with a line ("port 30011
-    /// is served by pid 4242, ..., not by the decode started (pid 4300)")
-    /// when another process serves it (an old server back, a watchdog's) or
-    /// the check refused the pid; kNothingListens while nothing listens
-    /// there. Empty without a pid file or a port.
+    /// does; 0 too, printing why, when this user cannot see who holds it or
+    /// nothing the host shows listens there (the answer came from another
+    /// network namespace: a container's published port); 1 when the process
+    /// no longer runs; kNotOurs with a line ("port 30011 is served by pid
+    /// 4242, ..., not by the decode started (pid 4300)") when another
+    /// process serves it (an old server back, a watchdog's) or the check
+    /// refused the pid. Empty without a pid file or a port.
     QString holdsPort;
-    static constexpr int kNothingListens = 4;
     /// Run once the pid is gone, before it is called stopped: exits 0 while
     /// something still listens on `port` at `portHost`, printing "port 30001
     /// is still served by pid 4243, python3 -m sglang...": a server the

@@ -51,7 +51,7 @@ void WorkflowRunner::confirmServing(const std::shared_ptr<Leaf> &leaf,
                 return endLeaf(leaf, false,
                                u"%1 answers on its port, but %2: not the %1 this workflow "
                                "started%3"_s.arg(name, said, seeLog));
-            // Nothing listens right now, or no answer: asked again.
+            // No answer: asked again at the next healthy poll.
             leaf->lastSeen = u"who serves %1's port: %2"_s.arg(
                 name, said.isEmpty() ? result.describeWithReason() : said);
         });

@@ -134,6 +134,19 @@ void expectStoppedBySigkill(const processes::ManagedProcess &process)
         << lines.join(u'\n').toStdString();
 }
 
+// Kills the opsdeck-sim serving `port` that a test let escape (its command
+// line names the port).
+void killSimOn(quint16 port)
+{
+    const QByteArray wanted = QByteArray("--port\0", 7) + QByteArray::number(port) + '\0';
+    for (const QFileInfo &proc : QDir(QStringLiteral("/proc")).entryInfoList(QDir::Dirs)) {
+        const QByteArray line =
+            test::readFile(proc.absoluteFilePath() + QStringLiteral("/cmdline"));
+        if (line.contains("opsdeck-sim") && line.contains(wanted) && proc.fileName().toInt() > 1)
+            ::kill(pid_t(proc.fileName().toInt()), SIGKILL);
+    }
+}
+
 // The proxy as a host's own start script runs it: no identity, and nothing
 // listening on its port (a server still loading), so the command line decides.
 processes::ManagedProcess proxyWithoutIdentity(const QTemporaryDir &dir, const QString &script)
@@ -935,9 +948,64 @@ TEST(ProcessControl, AStopsOwnOutputNeverNamesWhatItSignalled)
         << said.toStdString();
 }
 
-// A process OpsDeck started whose shell did not exec the server: the shell
-// goes at SIGTERM, the server it started serves on. That is no stop: it is
-// said, naming the server, and the pid file stays.
+// The decode as OpsDeck starts it (an identity written), its serve script
+// `body` run by `setsid bash -c`, serving `port` for a 127.0.0.1 URL.
+processes::ManagedProcess startedDecode(processes::ProcessControl &control,
+                                        const QTemporaryDir &dir, quint16 port, const QString &body)
+{
+    processes::ManagedProcess decode;
+    decode.name = QStringLiteral("decode");
+    decode.host = QStringLiteral("local");
+    decode.pidFile = dir.filePath(QStringLiteral("decode.pid"));
+    decode.port = port;
+    decode.portHost = QStringLiteral("127.0.0.1");
+    decode.requireIdentity = true;
+    decode.start = QStringLiteral("setsid bash -c %1 </dev/null >/dev/null 2>&1 & echo $! >%2")
+                       .arg(shell::singleQuoted(body), shell::singleQuoted(decode.pidFile));
+    decode.deriveMissingCommands();
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
+    control.startAll({decode});
+    EXPECT_TRUE(started.wait(10000));
+    EXPECT_TRUE(!started.isEmpty() && started.first().at(0).toBool());
+    EXPECT_TRUE(waitUntil([&] { return listening(port); }, std::chrono::seconds(10)));
+    return decode;
+}
+
+// The sim serving `port` on every address, IPv4 and IPv6 (a dual-stack [::]
+// socket answers a 127.0.0.1 URL).
+QString dualStackSim(quint16 port)
+{
+    return shell::singleQuoted(test::binPath(QStringLiteral("opsdeck-sim"))) +
+           QStringLiteral(" --role decode --ready-delay 0 --host :: --port %1").arg(port);
+}
+
+// A serve script OpsDeck started that did not exec its server: its shell
+// is stopped with the server under it, not alone (which would leave the
+// server serving), and the stop sees a dual-stack [::] listener go.
+TEST(ProcessControl, AStartedShellThatDidNotExecIsStoppedWithItsServer)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const quint16 port = quint16(test::freeTcpPort());
+    const processes::ManagedProcess decode =
+        startedDecode(control, dir, port, dualStackSim(port) + QStringLiteral("; true"));
+    const qint64 shellPid = pidFrom(decode.pidFile);
+    const QList<QByteArray> children =
+        test::readFile(QStringLiteral("/proc/%1/task/%1/children").arg(shellPid))
+            .simplified()
+            .split(' ');
+    ASSERT_EQ(children.size(), 1);
+    expectStopped(control, decode, shellPid);
+    EXPECT_FALSE(processAlive(children.first().toLongLong()));
+    EXPECT_FALSE(listening(port));
+    killSimOn(port); // left running when the stop was wrong
+}
+
+// A server that got away from the shell OpsDeck started (forked twice): the
+// shell goes at SIGTERM, the server serves on. That is no stop, also when it
+// listens on [::] for a 127.0.0.1 URL: said, naming the server, and the pid
+// file stays.
 TEST(ProcessControl, AStopIsNotDoneWhileTheServicesPortIsStillServed)
 {
     QTemporaryDir dir;
@@ -948,44 +1016,78 @@ TEST(ProcessControl, AStopIsNotDoneWhileTheServicesPortIsStillServed)
     settings.killGrace = std::chrono::milliseconds(500);
     control.setSettings(settings);
     const quint16 port = quint16(test::freeTcpPort());
-    processes::ManagedProcess decode;
-    decode.name = QStringLiteral("decode");
-    decode.host = QStringLiteral("local");
-    decode.pidFile = dir.filePath(QStringLiteral("decode.pid"));
-    decode.port = port;
-    decode.portHost = QStringLiteral("127.0.0.1");
-    decode.requireIdentity = true;
-    const QString body = shell::singleQuoted(test::binPath(QStringLiteral("opsdeck-sim"))) +
-                         QStringLiteral(" --role decode --ready-delay 0 --port %1; true").arg(port);
-    decode.start = QStringLiteral("setsid bash -c %1 </dev/null >/dev/null 2>&1 & echo $! >%2")
-                       .arg(shell::singleQuoted(body), shell::singleQuoted(decode.pidFile));
-    decode.deriveMissingCommands();
-    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
-    control.startAll({decode});
-    ASSERT_TRUE(started.wait(10000));
-    ASSERT_TRUE(started.first().at(0).toBool()) << started.first().at(1).toString().toStdString();
-    ASSERT_TRUE(waitUntil([&] { return listening(port); }, std::chrono::seconds(10)));
+    const processes::ManagedProcess decode =
+        startedDecode(control, dir, port,
+                      QStringLiteral("( %1 & ) </dev/null >/dev/null 2>&1; exec sleep 120")
+                          .arg(dualStackSim(port)));
     const qint64 shellPid = pidFrom(decode.pidFile);
-    const QList<QByteArray> children =
-        test::readFile(QStringLiteral("/proc/%1/task/%1/children").arg(shellPid))
-            .simplified()
-            .split(' ');
-    ASSERT_EQ(children.size(), 1);
     const QString said = stopAndSay(control, decode);
     EXPECT_FALSE(processAlive(shellPid));
-    EXPECT_TRUE(said.startsWith(QStringLiteral("decode on host local: the process its pid file "
-                                               "names is gone, but port %1 is still served by "
-                                               "pid %2, ")
-                                    .arg(port)
-                                    .arg(QString::fromLatin1(children.first()))) &&
+    const QRegularExpressionMatch server =
+        QRegularExpression(QStringLiteral("^decode on host local: the process its pid file names "
+                                          "is gone, but port %1 is still served by pid (\\d+), ")
+                               .arg(port))
+            .match(said);
+    EXPECT_TRUE(server.hasMatch() &&
                 said.endsWith(QStringLiteral("not stopped (that process is not shown to be the "
                                              "decode's; stop it by hand, or write its pid into "
                                              "%1)")
                                   .arg(decode.pidFile)))
         << said.toStdString();
     EXPECT_TRUE(QFileInfo::exists(decode.pidFile));
-    ::kill(pid_t(children.first().toInt()), SIGKILL);
+    killSimOn(port);
     EXPECT_TRUE(waitUntil([&] { return !listening(port); }, std::chrono::seconds(10)));
+}
+
+// Runs `script` on this machine as a host's script runs; its result.
+remote::CommandResult runHere(const QString &script)
+{
+    remote::LocalTransport local;
+    QSignalSpy finished(&local, &remote::Transport::commandFinished);
+    remote::CommandRequest request;
+    request.script = script;
+    request.deadline = std::chrono::seconds(20);
+    local.run(request);
+    EXPECT_TRUE(finished.wait(25000));
+    return finished.isEmpty() ? remote::CommandResult{}
+                              : finished.first().at(1).value<remote::CommandResult>();
+}
+
+// The check a health wait makes on a 200: the started process (or one under
+// it) holds the port, also as a dual-stack [::] listener for a 127.0.0.1
+// URL; another process serving the port is named; a started process gone
+// is said as such.
+TEST(ProcessControl, TheHealthCheckSaysWhetherTheStartedProcessServesThePort)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const quint16 port = quint16(test::freeTcpPort());
+    processes::ManagedProcess decode =
+        startedDecode(control, dir, port, QStringLiteral("exec ") + dualStackSim(port));
+    remote::CommandResult result = runHere(decode.holdsPort);
+    EXPECT_EQ(result.exitCode, 0) << result.standardOutput.toStdString();
+    EXPECT_TRUE(result.standardOutput.isEmpty()) << result.standardOutput.toStdString();
+
+    QTcpServer other; // another process's server on the port the URL names
+    ASSERT_TRUE(other.listen(QHostAddress::LocalHost));
+    decode.port = other.serverPort();
+    decode.deriveMissingCommands();
+    result = runHere(decode.holdsPort);
+    EXPECT_EQ(result.exitCode, processes::ManagedProcess::kNotOurs);
+    EXPECT_TRUE(result.standardOutput.startsWith(QStringLiteral("port %1 is served by pid %2, ")
+                                                     .arg(other.serverPort())
+                                                     .arg(QCoreApplication::applicationPid())
+                                                     .toUtf8()))
+        << result.standardOutput.toStdString();
+
+    decode.port = port;
+    decode.deriveMissingCommands();
+    expectStopped(control, decode, pidFrom(decode.pidFile));
+    ASSERT_TRUE(
+        test::writeFile(decode.pidFile, QByteArray::number(QCoreApplication::applicationPid())));
+    result = runHere(decode.holdsPort);
+    EXPECT_NE(result.exitCode, 0) << result.standardOutput.toStdString();
 }
 
 // A service the inventory gives no serve script (a proxy started by its own
