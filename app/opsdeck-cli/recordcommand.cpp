@@ -51,6 +51,33 @@ QString pidFileProblem(const QString &pidFile)
     return {};
 }
 
+// Why `pidFile` is another process's, or "": a pid file whose identity
+// names another service, or naming a live process that is not a recorder
+// (checked after liveRecorderIn()), is not taken over, nor removed at exit
+// (a service's pid file and identity lost: it could no longer be stopped).
+QString takenBy(const QString &pidFile)
+{
+    QFile identity(processes::ManagedProcess::identityFileOf(pidFile));
+    if (identity.open(QIODevice::ReadOnly))
+        for (const QByteArray &line : identity.read(4096).split('\n'))
+            if (line.startsWith("name=") && line != "name=recorder")
+                return QStringLiteral("--pid-file %1 is the %2's (its identity %3 says so), not a "
+                                      "recorder's: nothing written")
+                    .arg(pidFile, QString::fromUtf8(line.mid(5)), identity.fileName());
+    const qint64 pid = pidIn(pidFile);
+    QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+    if (pid <= 1 || pid == QCoreApplication::applicationPid() || !cmdline.open(QIODevice::ReadOnly))
+        return {};
+    const QByteArray runs = cmdline.read(4096).replace('\0', ' ').trimmed();
+    if (runs.isEmpty()) // a zombie: gone
+        return {};
+    return QStringLiteral("--pid-file %1 names pid %2, which runs %3, not a recorder: nothing "
+                          "written (a stale pid file whose pid was reused? remove it)")
+        .arg(pidFile)
+        .arg(pid)
+        .arg(QString::fromLocal8Bit(runs.left(120)));
+}
+
 // The recorder as ProcessControl sees it: its pid file, its identity beside
 // it, and the one check of both (ManagedProcess::verify).
 processes::ManagedProcess recorderAt(const QString &pidFile)
@@ -182,6 +209,10 @@ int runRecord(const QStringList &arguments)
                            .arg(*pid)
                            .arg(pidFile));
             return ExitFailed;
+        }
+        if (const QString other = takenBy(pidFile); !other.isEmpty()) {
+            printError(other);
+            return ExitBadInput;
         }
     }
 

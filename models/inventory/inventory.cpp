@@ -158,9 +158,9 @@ QString ValidationError::toString() const
 
 QStringList ownFilePatterns()
 {
-    return {QStringLiteral("audit.jsonl*"), QStringLiteral("history.sqlite*"),
-            QStringLiteral("*.journal"), QStringLiteral("secrets.json*"),
-            QStringLiteral("*.opsdeck-*.bak")};
+    return {QStringLiteral("audit.jsonl*"),    QStringLiteral("history.sqlite*"),
+            QStringLiteral("*.journal"),       QStringLiteral("secrets.json*"),
+            QStringLiteral("*.opsdeck-*.bak"), QStringLiteral(".opsdeck-lock-*")};
 }
 
 bool isOwnFileName(const QString &path)

@@ -230,8 +230,8 @@ LoadResult parseInventory(const QByteArray &yaml, const QString &path);
 
 /// Names of files OpsDeck keeps its own data in, as shell glob patterns: the
 /// data dir's audit log and its head and lock, the history database and its
-/// WAL, workflow journals, the plaintext secrets file, and the backups of
-/// serve scripts. An inventory never names one as a service's pid file, log
+/// WAL, workflow journals, the plaintext secrets file, the backups of
+/// serve scripts, and the cluster locks (`.opsdeck-lock-<cluster>`). An inventory never names one as a service's pid file, log
 /// or serve script, nor as a cluster's audit copy: a stop would remove it as
 /// a stale pid file, a copy would append to it. Any thread.
 QStringList ownFilePatterns();

@@ -699,6 +699,37 @@ TEST(RecordCommand, APidFileThatIsNotOneIsRefusedAndKept)
     EXPECT_FALSE(QFile::exists(own));
 }
 
+// Another service's pid file (its identity names it), or one naming a live
+// process that is not a recorder: not taken over, so not removed at exit
+// (the service could no longer be stopped).
+TEST(RecordCommand, AnotherProcesssPidFileIsRefusedAndKept)
+{
+    QTemporaryDir dir;
+    const QString inventory = unreachableEngineIn(dir);
+    QProcess proxy;
+    proxy.start(QStringLiteral("sleep"), {QStringLiteral("60")});
+    ASSERT_TRUE(proxy.waitForStarted());
+    const QByteArray pid = QByteArray::number(proxy.processId()) + '\n';
+    const QString live = writeFile(dir.filePath(QStringLiteral("live.pid")), pid);
+    const QString named = writeFile(dir.filePath(QStringLiteral("proxy.pid")), "1234567\n");
+    const QByteArray identity = "pid=1234567\nstart=1\nname=proxy\n";
+    writeFile(named + QStringLiteral(".identity"), identity);
+    for (const QString &pidFile : {live, named}) {
+        const auto run =
+            runCli({QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                    QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("data")),
+                    QStringLiteral("--pid-file"), pidFile, QStringLiteral("--no-watch")});
+        EXPECT_EQ(run.exitCode, 2) << run.standardError.toStdString();
+        EXPECT_TRUE(run.standardError.contains("not a recorder"))
+            << run.standardError.toStdString();
+    }
+    EXPECT_EQ(test::readFile(live), pid);
+    EXPECT_EQ(test::readFile(named), "1234567\n");
+    EXPECT_EQ(test::readFile(named + QStringLiteral(".identity")), identity);
+    proxy.kill();
+    proxy.waitForFinished();
+}
+
 TEST(RecordCommand, APidFileIsNeverWrittenThroughALink)
 {
     QTemporaryDir dir;

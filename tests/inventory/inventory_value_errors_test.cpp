@@ -374,6 +374,7 @@ TEST(InventoryValueErrors, NamesWithASlashAndOpsDecksOwnFilesAreRefused)
               "    url: http://127.0.0.1:30001\n"
               "    pid_file: /data/opsdeck/audit.jsonl\n"
               "    log: /data/opsdeck/history.sqlite\n"
+              "    serve_script: /srv/.opsdeck-lock-pd\n"
               "  - {name: p, role: prefill, host: h, url: 'http://127.0.0.1:30002'}\n"
               "clusters:\n"
               "  - name: a/../audit.jsonl\n"
@@ -385,9 +386,12 @@ TEST(InventoryValueErrors, NamesWithASlashAndOpsDecksOwnFilesAreRefused)
                         "is named as one of OpsDeck's own files"));
     EXPECT_TRUE(isError(result, indexOf("services[0].log"), 8, 10, "services[0].log",
                         "is named as one of OpsDeck's own files"));
-    EXPECT_TRUE(isError(result, indexOf("clusters[0].name"), 11, 11, "clusters[0].name",
+    // A cluster lock (a knob edit would write it).
+    EXPECT_TRUE(isError(result, indexOf("services[0].serve_script"), 9, 19,
+                        "services[0].serve_script", "is named as one of OpsDeck's own files"));
+    EXPECT_TRUE(isError(result, indexOf("clusters[0].name"), 12, 11, "clusters[0].name",
                         "must not contain '/'"));
-    EXPECT_TRUE(isError(result, indexOf("clusters[0].audit_log"), 14, 16, "clusters[0].audit_log",
+    EXPECT_TRUE(isError(result, indexOf("clusters[0].audit_log"), 15, 16, "clusters[0].audit_log",
                         "is named as one of OpsDeck's own files"));
 }
 
