@@ -12,6 +12,7 @@
 #include "managedprocess.h"
 #include "numberoption.h"
 #include "privatefiles.h"
+#include "shellquote.h"
 #include "synchronousrun.h"
 
 #include <QCoreApplication>
@@ -44,10 +45,39 @@ QString pidFileProblem(const QString &pidFile)
         return QStringLiteral("--pid-file %1 is named as one of OpsDeck's own files, not a pid "
                               "file: nothing written")
             .arg(pidFile);
+    // The hosts' one rule of what a pid file is (ManagedProcess): a link, a
+    // folder, more than 64 bytes, anything but digits and blanks is not one.
+    remote::LocalTransport local;
+    remote::CommandRequest check;
+    check.script = processes::ManagedProcess::portFunctions() +
+                   QStringLiteral("opsdeck_not_pid_file %1\n").arg(shell::singleQuoted(pidFile));
+    const remote::CommandResult checked = remote::runAndWait(local, check);
+    const QString notOne = QString::fromUtf8(checked.standardOutput).trimmed();
+    if (!checked.succeeded() || !notOne.isEmpty())
+        return QStringLiteral("--pid-file %1: nothing written")
+            .arg(notOne.isEmpty() ? pidFile + QStringLiteral(" could not be checked") : notOne);
     const QFileInfo info(pidFile);
-    if (info.isFile() && !info.isSymLink() && info.size() > 0 && pidIn(pidFile) <= 0)
+    if (info.exists() && pidIn(pidFile) <= 0)
         return QStringLiteral("--pid-file %1 holds no pid (is it a pid file?): nothing written")
             .arg(pidFile);
+    // The names written beside it (the identity, and the temporary files of
+    // both) must be free or OpsDeck's: a file of the person's there would be
+    // written over, then removed at exit.
+    const QString identity = processes::ManagedProcess::identityFileOf(pidFile);
+    const QStringList besides{pidFile + QStringLiteral(".tmp"), identity + QStringLiteral(".tmp")};
+    for (const QString &beside : besides)
+        if (QFileInfo(beside).exists() || QFileInfo(beside).isSymLink())
+            return QStringLiteral("--pid-file %1: %2 exists, a name OpsDeck writes its temporary "
+                                  "file under (remove it): nothing written")
+                .arg(pidFile, beside);
+    QFile written(identity);
+    if ((QFileInfo(identity).exists() || QFileInfo(identity).isSymLink()) &&
+        !(written.open(QIODevice::ReadOnly) &&
+          written.read(4096).contains(
+              QByteArray("\npidfile=" + QFile::encodeName(pidFile) + '\n'))))
+        return QStringLiteral("--pid-file %1: %2 is not an identity OpsDeck wrote for it: nothing "
+                              "written")
+            .arg(pidFile, identity);
     return {};
 }
 

@@ -117,6 +117,24 @@ QString DemoSetup::inventoryPath(const QString &dir)
     return QDir(dir).absoluteFilePath(QStringLiteral("inventory.yaml"));
 }
 
+namespace {
+
+// Whether `dir`/run holds an identity written for one of its pid files.
+bool demoRunIn(const QString &dir)
+{
+    const QDir run(QDir(dir).filePath(QStringLiteral("run")));
+    const QByteArray named = "\npidfile=" + QFile::encodeName(run.absolutePath()) + '/';
+    for (const QFileInfo &identity :
+         run.entryInfoList({QStringLiteral("*.pid.identity")}, QDir::Files)) {
+        QFile file(identity.filePath());
+        if (file.open(QIODevice::ReadOnly) && file.read(4096).contains(named))
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
 bool DemoSetup::checkDir(const QString &path, QString *error)
 {
     const QString dir = QDir(path).absolutePath();
@@ -152,12 +170,14 @@ bool DemoSetup::checkDir(const QString &path, QString *error)
         if (QFileInfo::exists(QDir(dir).filePath(name)))
             mine << name;
     }
-    // One whose inventory is gone but whose run/ remains is a demo's too:
-    // up and down then ask for the inventory back (DemoCluster).
+    // One whose inventory is gone but whose run/ holds an identity the demo
+    // wrote for it is a demo's too: up and down then ask for the inventory
+    // back (DemoCluster). A run/ folder alone is not (a deployment's folder
+    // often has one beside its own serve scripts).
     QFile inventory(inventoryPath(dir));
     const bool aDemos = inventory.open(QIODevice::ReadOnly)
                             ? inventory.readLine(256).startsWith(kInventoryFirstLine)
-                            : QFileInfo(QDir(dir).filePath(QStringLiteral("run"))).isDir();
+                            : demoRunIn(dir);
     if (!mine.isEmpty() && !aDemos) {
         *error = QStringLiteral("demo folder %1 holds %2, which the demo would write over, and is "
                                 "not a demo's (its inventory.yaml is not one the demo wrote): "

@@ -118,7 +118,23 @@ TEST(DemoSetup, NeverWritesOverAFolderThatIsNotADemos)
     EXPECT_EQ(inventory.readAll(), mine);
     inventory.close();
 
+    // A deployment's folder: its own serve script beside a run/ folder.
     ASSERT_TRUE(QFile::remove(inventory.fileName()));
+    ASSERT_TRUE(QDir(dir.path()).mkpath(QStringLiteral("run")));
+    const QByteArray script = "#!/bin/bash\n# my production decode\n";
+    QFile serve(dir.filePath(QStringLiteral("serve_decode.sh")));
+    ASSERT_TRUE(serve.open(QIODevice::WriteOnly));
+    serve.write(script);
+    serve.close();
+    EXPECT_FALSE(demo::DemoSetup::write(options, &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("holds serve_decode.sh, which the demo would write "
+                                              "over")))
+        << error.toStdString();
+    ASSERT_TRUE(serve.open(QIODevice::ReadOnly));
+    EXPECT_EQ(serve.readAll(), script);
+    serve.close();
+
+    ASSERT_TRUE(serve.remove());
     ASSERT_TRUE(demo::DemoSetup::write(options, &error)) << error.toStdString();
     EXPECT_TRUE(demo::DemoSetup::write(options, &error))
         << "a demo's folder: " << error.toStdString();

@@ -712,7 +712,8 @@ TEST(RecordCommand, AnotherProcesssPidFileIsRefusedAndKept)
     const QByteArray pid = QByteArray::number(proxy.processId()) + '\n';
     const QString live = writeFile(dir.filePath(QStringLiteral("live.pid")), pid);
     const QString named = writeFile(dir.filePath(QStringLiteral("proxy.pid")), "1234567\n");
-    const QByteArray identity = "pid=1234567\nstart=1\nname=proxy\n";
+    const QByteArray identity =
+        "pid=1234567\nstart=1\npidfile=" + QFile::encodeName(named) + "\nname=proxy\n";
     writeFile(named + QStringLiteral(".identity"), identity);
     for (const QString &pidFile : {live, named}) {
         const auto run =
@@ -730,31 +731,46 @@ TEST(RecordCommand, AnotherProcesssPidFileIsRefusedAndKept)
     proxy.waitForFinished();
 }
 
-TEST(RecordCommand, APidFileIsNeverWrittenThroughALink)
+// A pid file that is not one (a link, an empty file, more than 64 bytes),
+// or a file of the person's under a name written beside it (the identity,
+// the temporary files): refused, never written over nor removed at exit.
+TEST(RecordCommand, APidFileOrAFileBesideItThatIsNotOpsDecksIsNeverWrittenNorRemoved)
 {
     QTemporaryDir dir;
     const QString inventory = unreachableEngineIn(dir);
     const QString victim = writeFile(dir.filePath(QStringLiteral("victim")), "VICTIM\n");
-    const QString identityVictim = writeFile(dir.filePath(QStringLiteral("victim2")), "VICTIM\n");
-    const QString pidFile = dir.filePath(QStringLiteral("rec.pid"));
-    const QString pidVictim = writeFile(dir.filePath(QStringLiteral("victim3")), "VICTIM\n");
-    ASSERT_TRUE(QFile::link(pidVictim, pidFile));
-    ASSERT_TRUE(QFile::link(victim, pidFile + QStringLiteral(".tmp")));
-    ASSERT_TRUE(QFile::link(identityVictim, pidFile + QStringLiteral(".identity.tmp")));
-    QProcess recorder;
-    QByteArray said;
-    ASSERT_TRUE(
-        startRecording(recorder,
-                       {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
-                        QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("data")),
-                        QStringLiteral("--pid-file"), pidFile, QStringLiteral("--no-watch")},
-                       said))
-        << said.toStdString();
-    recorder.terminate();
-    ASSERT_TRUE(recorder.waitForFinished(15000));
+    struct Case
+    {
+        QString pidFile;
+        QString kept; ///< the person's file, expected as it was
+        QByteArray was;
+    };
+    QVector<Case> cases;
+    const auto at = [&](const char *name) { return dir.filePath(QString::fromLatin1(name)); };
+    ASSERT_TRUE(QFile::link(victim, at("link.pid")));
+    cases.append({at("link.pid"), at("link.pid"), "VICTIM\n"});
+    const QByteArray big = "4242" + QByteArray(60, ' ') + QByteArray(1750, 'd');
+    cases.append({writeFile(at("big.dat"), big), at("big.dat"), big});
+    cases.append({writeFile(at("empty.marker"), ""), at("empty.marker"), ""});
+    writeFile(at("a.pid.identity"), "user identity doc\n");
+    cases.append({at("a.pid"), at("a.pid.identity"), "user identity doc\n"});
+    writeFile(at("b.pid.tmp"), "mine\n");
+    cases.append({at("b.pid"), at("b.pid.tmp"), "mine\n"});
+    writeFile(at("c.pid.identity.tmp"), "mine too\n");
+    cases.append({at("c.pid"), at("c.pid.identity.tmp"), "mine too\n"});
+    for (const Case &c : cases) {
+        const auto run =
+            runCli({QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                    QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("data")),
+                    QStringLiteral("--pid-file"), c.pidFile, QStringLiteral("--no-watch")});
+        EXPECT_EQ(run.exitCode, 2)
+            << c.pidFile.toStdString() << ": " << run.standardError.toStdString();
+        EXPECT_TRUE(run.standardError.contains("nothing written"))
+            << run.standardError.toStdString();
+        EXPECT_EQ(test::readFile(c.kept), c.was) << c.kept.toStdString();
+    }
+    EXPECT_TRUE(QFileInfo(at("link.pid")).isSymLink());
     EXPECT_EQ(test::readFile(victim), "VICTIM\n");
-    EXPECT_EQ(test::readFile(identityVictim), "VICTIM\n");
-    EXPECT_EQ(test::readFile(pidVictim), "VICTIM\n");
 }
 
 TEST(RecordCommand, AnUnusableDataDirIsBadInputSaidInWords)
