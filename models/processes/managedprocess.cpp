@@ -182,14 +182,15 @@ elif [ -n "$port" ] && [ -r "/proc/$p/fd" ] && inos=$(opsdeck_listeners "$port" 
   # it is a shell running the serve script (which may pipe the server into
   # tee), each child must be part of the service: a parent of other work
   # (tmux, screen) would take that work down with it.
-  if [ -z "$(opsdeck_holder "/proc/$p/fd" $inos)" ] && ! { [ -n "$program" ] && opsdeck_runs_program "$p" && [ $ours = yes ]; }; then
-    for c in $(cat /proc/$p/task/*/children 2>/dev/null); do
+  children=; [ -n "$(opsdeck_holder "/proc/$p/fd" $inos)" ] || children=$(cat /proc/$p/task/*/children 2>/dev/null)
+  if [ -n "$children" ] && ! { [ -n "$program" ] && opsdeck_runs_program "$p" && [ $ours = yes ]; }; then
+    for c in $children; do
       [ -z "$(opsdeck_holder "/proc/$c/fd" $inos)" ] || continue
       echo "$pf names pid $p, which runs $(opsdeck_args "$p" | cut -c1-120); it does not hold port $port itself, and pid $c under it runs $(opsdeck_args "$c" | cut -c1-120), not the $what: stopping it would stop more than the $what; nothing stopped"
       exit 3
     done
   fi
-  [ -n "$(opsdeck_holder "/proc/$p/fd" $inos)" ] || also=$(cat /proc/$p/task/*/children 2>/dev/null)
+  also=$children
 elif [ -n "$program" ]; then
   args=$(opsdeck_args "$p")
   opsdeck_runs_program "$p"
