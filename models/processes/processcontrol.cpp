@@ -278,9 +278,9 @@ void ProcessControl::pollStopped(StopState *state)
             return;
         }
         const auto elapsed = std::chrono::milliseconds(state->clock.elapsed());
-        if (!state->killSent && elapsed >= m_settings.stopGrace && state->process.kill.isEmpty()) {
-            state->killSent = true; // nothing to send: no pid file, no kill command
-        } else if (!state->killSent && elapsed >= m_settings.stopGrace) {
+        // No kill command (no pid file): nothing to send, only the wait.
+        const bool canKill = !state->process.kill.isEmpty();
+        if (canKill && !state->killSent && elapsed >= m_settings.stopGrace) {
             state->killSent = true;
             spdlog::warn("{} still runs {} ms after SIGTERM: {}", state->process.name.toStdString(),
                          elapsed.count(), state->process.kill.toStdString());
@@ -291,7 +291,8 @@ void ProcessControl::pollStopped(StopState *state)
                 state->followed.isEmpty() ? process.verified(process.kill)
                                           : ManagedProcess::followed(state->followed, process.kill),
                 [](const CommandResult &) {});
-        } else if (state->killSent && elapsed >= m_settings.stopGrace + m_settings.killGrace) {
+        } else if ((state->killSent || !canKill) &&
+                   elapsed >= m_settings.stopGrace + m_settings.killGrace) {
             stopDone(state, false,
                      QStringLiteral("%1 on host %2 still runs %3 (%4)")
                          .arg(state->process.name, state->process.host,

@@ -922,6 +922,40 @@ TEST(ProcessControl, AProcessWhoseMainThreadExitedButRunsOnIsNotStopped)
         ::kill(pid_t(pid), SIGKILL);
 }
 
+// Without a pid file there is no kill command: a service that goes past the
+// grace is waited for, and its stop is not said to be a SIGKILL's.
+TEST(ProcessControl, AStopWithoutAKillCommandIsNeverCalledASigkill)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    processes::ProcessControl::Settings settings;
+    settings.stopGrace = std::chrono::milliseconds(300);
+    settings.killGrace = std::chrono::seconds(5);
+    control.setSettings(settings);
+    const QString running = dir.filePath(QStringLiteral("running"));
+    ASSERT_TRUE(test::writeFile(running, ""));
+    processes::ManagedProcess proxy;
+    proxy.name = QStringLiteral("proxy");
+    proxy.host = QStringLiteral("local");
+    // Goes about a second after it is asked to: past the grace.
+    proxy.stop = QStringLiteral("( sleep 1; rm -f %1 ) </dev/null >/dev/null 2>&1 &")
+                     .arg(shell::singleQuoted(running));
+    proxy.status = QStringLiteral("[ -e %1 ]").arg(shell::singleQuoted(running));
+    proxy.deriveMissingCommands();
+    QSignalSpy stopped(&control, &processes::ProcessControl::stopFinished);
+    QSignalSpy progressed(&control, &processes::ProcessControl::progressed);
+    control.stopAll({proxy});
+    ASSERT_TRUE(stopped.wait(15000));
+    EXPECT_TRUE(stopped.first().at(0).toBool()) << stopped.first().at(1).toString().toStdString();
+    QStringList lines;
+    for (const QList<QVariant> &line : progressed)
+        lines << line.first().toString();
+    const QString done = lines.filter(QStringLiteral("proxy stopped after")).value(0);
+    EXPECT_FALSE(done.isEmpty() || done.contains(QStringLiteral("SIGKILL")))
+        << lines.join(u'\n').toStdString();
+}
+
 // Without a pid file nothing marks what a stop signalled: an inventory's
 // stop command whose output holds the marker (a server's reply to
 // `curl .../shutdown`) does not stand in for the status, which still says
