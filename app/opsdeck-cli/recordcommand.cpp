@@ -135,6 +135,27 @@ std::optional<qint64> liveRecorderIn(const QString &pidFile)
                                                          : std::nullopt;
 }
 
+// Says why `pidFile` may not be written and returns the exit code, or
+// returns ExitOk: not a pid file (2), a live recorder's (1), another's (2).
+int refusedPidFile(const QString &pidFile)
+{
+    if (const QString problem = pidFileProblem(pidFile); !problem.isEmpty()) {
+        printError(problem);
+        return ExitBadInput;
+    }
+    if (const auto pid = liveRecorderIn(pidFile)) {
+        printError(QStringLiteral("a recorder is already running: pid %1 (pid file %2)")
+                       .arg(*pid)
+                       .arg(pidFile));
+        return ExitFailed;
+    }
+    if (const QString other = takenBy(pidFile); !other.isEmpty()) {
+        printError(other);
+        return ExitBadInput;
+    }
+    return ExitOk;
+}
+
 bool writePidFile(const QString &pidFile, QString *error)
 {
     // Not through a link planted at the pid file or its temporary file.
@@ -229,22 +250,10 @@ int runRecord(const QStringList &arguments)
         parser.isSet(QStringLiteral("pid-file"))
             ? QFileInfo(parser.value(QStringLiteral("pid-file"))).absoluteFilePath()
             : QString();
-    if (!pidFile.isEmpty()) {
-        if (const QString problem = pidFileProblem(pidFile); !problem.isEmpty()) {
-            printError(problem);
-            return ExitBadInput;
-        }
-        if (const auto pid = liveRecorderIn(pidFile)) {
-            printError(QStringLiteral("a recorder is already running: pid %1 (pid file %2)")
-                           .arg(*pid)
-                           .arg(pidFile));
-            return ExitFailed;
-        }
-        if (const QString other = takenBy(pidFile); !other.isEmpty()) {
-            printError(other);
-            return ExitBadInput;
-        }
-    }
+    // Before anything starts: a refused pid file costs nothing.
+    if (!pidFile.isEmpty())
+        if (const int refused = refusedPidFile(pidFile); refused != ExitOk)
+            return refused;
 
     // The window's session, without its views: no hot window, no alerts.
     session::ConsoleSession::Options options;
@@ -281,6 +290,11 @@ int runRecord(const QStringList &arguments)
                    ? ExitBadInput
                    : ExitFailed;
     }
+    // Checked again just before the write: opening a large history file
+    // takes seconds, in which a file of someone else's may have come there.
+    if (!pidFile.isEmpty())
+        if (const int refused = refusedPidFile(pidFile); refused != ExitOk)
+            return refused;
     QString error;
     if (!pidFile.isEmpty() && !writePidFile(pidFile, &error)) {
         printError(error);

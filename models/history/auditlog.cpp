@@ -1,6 +1,7 @@
 #include "auditlog.h"
 
 #include "privatefiles.h"
+#include "privatelock.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -9,7 +10,6 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QLockFile>
 #include <QMessageAuthenticationCode>
 #include <QThread>
 #include <cerrno>
@@ -284,41 +284,14 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     // Neither the log, its head nor its lock is followed through a link another
     // user planted, and a FIFO in their place must not hang the action.
     if (!settings::PrivateFiles::regularOrAbsent(m_path, &why) ||
-        !settings::PrivateFiles::regularOrAbsent(headPath(), &why) ||
-        !settings::PrivateFiles::refuseLink(lockPath, &why))
+        !settings::PrivateFiles::regularOrAbsent(headPath(), &why))
         return fail(why);
-    // QLockFile would take something else under that name for a lock it
-    // cannot read and retry until the timeout, then blame another process.
-    const QFileInfo lockInfo(lockPath);
-    if (lockInfo.exists() && !lockInfo.isFile())
-        return fail(QStringLiteral("its lock file %1 is not a file").arg(lockPath));
-    QLockFile fileLock(lockPath);
     // Another process holds it only for one write + fsync.
-    if (!fileLock.tryLock(10000)) {
-        if (fileLock.error() == QLockFile::LockFailedError) {
-            // A stopped (SIGSTOP, a debugger) or hung OpsDeck holds it: name
-            // it, so that the person can find it instead of guessing.
-            qint64 pid = 0;
-            QString hostName;
-            QString program;
-            const QString holder =
-                fileLock.getLockInfo(&pid, &hostName, &program)
-                    ? QStringLiteral("%1 (pid %2 on %3)")
-                          .arg(program.isEmpty() ? QStringLiteral("a process") : program)
-                          .arg(pid)
-                          .arg(hostName)
-                    : QStringLiteral("another process");
-            return fail(QStringLiteral("locked by %1 for over 10 s (%2): is it stopped or hung? "
-                                       "Nothing was written")
-                            .arg(holder, lockPath));
-        }
-        return fail(QStringLiteral("cannot create its lock file %1 (%2)")
-                        .arg(lockPath, fileLock.error() == QLockFile::PermissionError
-                                           ? QStringLiteral("permission denied")
-                                           : QStringLiteral("unknown error")));
-    }
-    // QLockFile creates it 0666 less the umask.
-    ::chmod(QFile::encodeName(lockPath).constData(), 0600);
+    settings::PrivateLock fileLock(lockPath);
+    if (!fileLock.take(10000, &why))
+        return fail(why.startsWith(QStringLiteral("locked by"))
+                        ? why + QStringLiteral(" Nothing was written")
+                        : why);
 
     const std::optional<Head> stored = readHead(headPath());
     const LastLine last = lastLine(m_path);

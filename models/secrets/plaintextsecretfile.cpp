@@ -1,6 +1,7 @@
 #include "plaintextsecretfile.h"
 
 #include "privatefiles.h"
+#include "privatelock.h"
 #include "secretstore.h"
 
 #include <QDir>
@@ -77,6 +78,20 @@ bool save(const QString &path, const QJsonObject &map, QString &error)
     return true;
 }
 
+// Two processes changing the file at once would each write back the map they
+// read, and one change would be lost: a change holds the lock beside it.
+// Another holder keeps it only for one read and write.
+bool lock(const QString &path, settings::PrivateLock &held, QString &error)
+{
+    if (!settings::PrivateFiles::makeDir(QFileInfo(path).absolutePath(), &error))
+        return false;
+    QString why;
+    if (held.take(10000, &why))
+        return true;
+    error = u"the secrets file %1: %2; nothing changed"_s.arg(path, why);
+    return false;
+}
+
 } // namespace
 
 PlaintextSecretFile::PlaintextSecretFile(QString path) : m_path(std::move(path)) {}
@@ -96,7 +111,8 @@ SecretResult PlaintextSecretFile::write(const QString &key, const QByteArray &va
 {
     QJsonObject map;
     QString error;
-    if (!load(m_path, map, error))
+    settings::PrivateLock held(m_path + u".lock"_s);
+    if (!lock(m_path, held, error) || !load(m_path, map, error))
         return failure(error);
     map.insert(key, QString::fromLatin1(value.toBase64()));
     if (!save(m_path, map, error))
@@ -108,7 +124,8 @@ SecretResult PlaintextSecretFile::remove(const QString &key)
 {
     QJsonObject map;
     QString error;
-    if (!load(m_path, map, error))
+    settings::PrivateLock held(m_path + u".lock"_s);
+    if (!lock(m_path, held, error) || !load(m_path, map, error))
         return failure(error);
     if (!map.contains(key))
         return notFound(key);

@@ -11,7 +11,10 @@ namespace opsdeck::secrets {
 /// (through a temp file and rename, so a crash leaves the old or the new
 /// version). Base64 is not protection: only the file mode is, which is why
 /// SecretStore uses it only when settings switch it on, and warns.
-/// Thread: any, one instance per thread; no locking between processes.
+/// A change (write, remove) holds `<file>.lock` (settings::PrivateLock) from
+/// its read to its rename, so that two processes changing it at once both
+/// land; a holder stopped for over 10 s fails the change, naming its pid.
+/// Thread: any, one instance per thread.
 class PlaintextSecretFile
 {
 public:

@@ -773,6 +773,63 @@ TEST(RecordCommand, APidFileOrAFileBesideItThatIsNotOpsDecksIsNeverWrittenNorRem
     EXPECT_EQ(test::readFile(victim), "VICTIM\n");
 }
 
+// The pid file is checked again once the history is open: opening a large
+// file takes seconds (here: a reader held off by another's exclusive lock),
+// and a file of the person's that came there meanwhile is not written over.
+TEST(RecordCommand, AFileThatComesAtThePidFileWhileTheHistoryOpensIsKept)
+{
+    QTemporaryDir dir;
+    const QString inventory = unreachableEngineIn(dir);
+    const QString dataDir = dir.filePath(QStringLiteral("data"));
+    const QString database = HistoryStore::pathIn(dataDir);
+    ASSERT_TRUE(QDir().mkpath(dataDir));
+    ASSERT_TRUE(HistoryStore(database).open());
+    const QString holderName = QStringLiteral("exclusive-holder");
+    {
+        QSqlDatabase holder = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), holderName);
+        holder.setDatabaseName(database);
+        ASSERT_TRUE(holder.open());
+        QSqlQuery query(holder);
+        for (const char *statement :
+             {"PRAGMA locking_mode=EXCLUSIVE", "BEGIN EXCLUSIVE", "CREATE TABLE held(a)"})
+            ASSERT_TRUE(query.exec(QString::fromLatin1(statement))) << statement;
+    }
+    const QString pidFile = dir.filePath(QStringLiteral("record.pid"));
+    QProcess recorder;
+    recorder.setStandardInputFile(QProcess::nullDevice());
+    recorder.start(test::binPath(QStringLiteral("opsdeck-cli")),
+                   {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                    QStringLiteral("--data-dir"), dataDir, QStringLiteral("--pid-file"), pidFile,
+                    QStringLiteral("--no-watch")});
+    ASSERT_TRUE(recorder.waitForStarted());
+    // Its checks passed once it has the database open (held off in its first read).
+    const QString fds = QStringLiteral("/proc/%1/fd").arg(recorder.processId());
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            for (const QFileInfo &fd : QDir(fds).entryInfoList(QDir::AllEntries | QDir::System))
+                if (fd.symLinkTarget() == QFileInfo(database).canonicalFilePath())
+                    return true;
+            return false;
+        },
+        std::chrono::seconds(10)));
+    ASSERT_TRUE(test::writeFile(pidFile, "my notes\n"));
+    {
+        QSqlDatabase holder = QSqlDatabase::database(holderName);
+        QSqlQuery(holder).exec(QStringLiteral("ROLLBACK"));
+        holder.close();
+    }
+    QSqlDatabase::removeDatabase(holderName);
+    const bool ended = waitUntil([&] { return recorder.state() == QProcess::NotRunning; },
+                                 std::chrono::seconds(20));
+    if (!ended)
+        test::stopProcess(recorder, std::chrono::seconds(10));
+    const QByteArray said = recorder.readAllStandardError();
+    EXPECT_TRUE(ended) << said.toStdString();
+    EXPECT_EQ(recorder.exitCode(), 2) << said.toStdString();
+    EXPECT_TRUE(said.contains("nothing written")) << said.toStdString();
+    EXPECT_EQ(test::readFile(pidFile), "my notes\n");
+}
+
 TEST(RecordCommand, AnUnusableDataDirIsBadInputSaidInWords)
 {
     QTemporaryDir dir;

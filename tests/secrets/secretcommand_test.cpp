@@ -8,6 +8,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
+#include <memory>
+#include <vector>
 
 using namespace Qt::StringLiterals;
 
@@ -131,4 +133,48 @@ TEST(SecretCommand, NoKeychainFallsBackToA0600FileOnlyWhenSwitchedOn)
         EXPECT_FALSE(run.out.contains(value));
         EXPECT_FALSE(run.err.contains(value));
     }
+}
+
+// Changes to the plaintext file from several processes at once each read the
+// map, change it and write it back: every one of them lands, none written
+// over by another's older map.
+TEST(SecretCommand, ChangesToThePlaintextFileAtOnceAllLand)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(u"DBUS_SESSION_BUS_ADDRESS"_s);
+    env.remove(u"DISPLAY"_s);
+    env.insert(u"XDG_CONFIG_HOME"_s, dir.filePath(u"config"_s));
+    env.insert(u"XDG_DATA_HOME"_s, dir.filePath(u"data"_s));
+    ASSERT_TRUE(QDir().mkpath(dir.filePath(u"config/opsdeck"_s)));
+    ASSERT_TRUE(opsdeck::test::writeFile(dir.filePath(u"config/opsdeck/opsdeck.conf"_s),
+                                         "[secrets]\nplaintext_fallback=true\n"));
+    const QString value = dir.filePath(u"value"_s);
+    ASSERT_TRUE(opsdeck::test::writeFile(value, "sk-at-once"));
+    constexpr int kWriters = 12;
+    constexpr int kRounds = 3;
+    for (int round = 0; round < kRounds; ++round) {
+        std::vector<std::unique_ptr<QProcess>> writers;
+        for (int i = 0; i < kWriters; ++i) {
+            auto &process = writers.emplace_back(std::make_unique<QProcess>());
+            process->setProcessEnvironment(env);
+            // From a file: all of them read their value at once, not as this
+            // process gets round to writing each one's stdin.
+            process->setStandardInputFile(value);
+            process->start(opsdeck::test::binPath(u"opsdeck-cli"_s),
+                           {u"secret"_s, u"set"_s, u"http/s%1-%2/api-key"_s.arg(round).arg(i)});
+        }
+        for (auto &process : writers) {
+            ASSERT_TRUE(process->waitForFinished(30000));
+            EXPECT_EQ(process->exitCode(), 0) << process->readAllStandardError().toStdString();
+        }
+    }
+    for (int round = 0; round < kRounds; ++round)
+        for (int i = 0; i < kWriters; ++i) {
+            const CliRun check =
+                cli({u"check"_s, u"http/s%1-%2/api-key"_s.arg(round).arg(i)}, {}, env);
+            EXPECT_EQ(check.exitCode, 0)
+                << "http/s" << round << '-' << i << ": " << check.out.toStdString();
+        }
 }
