@@ -34,6 +34,17 @@ CliRun cli(const QStringList &args, const QByteArray &stdinBytes = {},
     return {process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
 }
 
+// No D-Bus session, so no keychain; config and data folders in `dir`.
+QProcessEnvironment withoutKeychain(const QTemporaryDir &dir)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(u"DBUS_SESSION_BUS_ADDRESS"_s);
+    env.remove(u"DISPLAY"_s);
+    env.insert(u"XDG_CONFIG_HOME"_s, dir.filePath(u"config"_s));
+    env.insert(u"XDG_DATA_HOME"_s, dir.filePath(u"data"_s));
+    return env;
+}
+
 } // namespace
 
 TEST(SecretCommand, SetCheckDeleteWithoutEverPrintingTheValue)
@@ -102,11 +113,7 @@ TEST(SecretCommand, NoKeychainFallsBackToA0600FileOnlyWhenSwitchedOn)
 {
     QTemporaryDir dir;
     ASSERT_TRUE(dir.isValid());
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove(u"DBUS_SESSION_BUS_ADDRESS"_s);
-    env.remove(u"DISPLAY"_s);
-    env.insert(u"XDG_CONFIG_HOME"_s, dir.filePath(u"config"_s));
-    env.insert(u"XDG_DATA_HOME"_s, dir.filePath(u"data"_s));
+    const QProcessEnvironment env = withoutKeychain(dir);
     const QString file = dir.filePath(u"data/opsdeck/secrets.json"_s);
     const QByteArray value = "sk-fallback-7731";
 
@@ -142,11 +149,7 @@ TEST(SecretCommand, ChangesToThePlaintextFileAtOnceAllLand)
 {
     QTemporaryDir dir;
     ASSERT_TRUE(dir.isValid());
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove(u"DBUS_SESSION_BUS_ADDRESS"_s);
-    env.remove(u"DISPLAY"_s);
-    env.insert(u"XDG_CONFIG_HOME"_s, dir.filePath(u"config"_s));
-    env.insert(u"XDG_DATA_HOME"_s, dir.filePath(u"data"_s));
+    const QProcessEnvironment env = withoutKeychain(dir);
     ASSERT_TRUE(QDir().mkpath(dir.filePath(u"config/opsdeck"_s)));
     ASSERT_TRUE(opsdeck::test::writeFile(dir.filePath(u"config/opsdeck/opsdeck.conf"_s),
                                          "[secrets]\nplaintext_fallback=true\n"));
