@@ -87,6 +87,8 @@ case $notpid in *"not a regular file"*) echo "$notpid: nothing stopped, nothing 
 # Read bounded: a huge file must not fill memory.
 p=; [ -f "$pf" ] && p=$(head -c 64 "$pf" 2>/dev/null | tr -d ' \n\r\0')
 ip=; is=; ib=
+notid=$(opsdeck_not_identity "$idf")
+if [ -n "$notid" ]; then echo "$notid: nothing stopped, nothing removed (move it away)"; exit 3; fi
 if [ -f "$idf" ]; then
   ip=$(head -c 4096 "$idf" | sed -n 's/^pid=//p'); is=$(head -c 4096 "$idf" | sed -n 's/^start=//p')
   # (exe= is for the person reading it: a serve script's bash execs the server,
@@ -235,6 +237,18 @@ opsdeck_not_pid_file() {
       [ "$(head -c 64 "$1" 2>/dev/null | tr -d '0-9 \n\r\t' | wc -c)" -gt 0 ]; }; then
     echo "$1 holds no pid (is it a pid file?)"
   fi; }
+# Why $1, at a pid file's identity name, is no identity OpsDeck wrote, or
+# nothing (absent, or one: regular, at most 8 KiB, with pid= and start=
+# lines). A file of the person's there is never read as one, written over
+# nor removed.
+opsdeck_not_identity() {
+  if [ -L "$1" ] || { [ -e "$1" ] && [ ! -f "$1" ]; }; then
+    echo "$1 is a link or not a regular file, not an identity OpsDeck wrote"
+  elif [ -f "$1" ] && { [ "$(stat -c %s "$1" 2>/dev/null || echo 8193)" -gt 8192 ] ||
+      ! head -c 8192 "$1" 2>/dev/null | grep -qa '^pid=[0-9]' ||
+      ! head -c 8192 "$1" 2>/dev/null | grep -qa '^start=[0-9]'; }; then
+    echo "$1 is not an identity OpsDeck wrote (a file of the person's?)"
+  fi; }
 # The start time of pid $1, in clock ticks since boot (field 22 of /proc/PID/stat).
 opsdeck_start() { local line rest; { read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
   rest=${line##*) }; set -- $rest; echo "${20}"; }
@@ -278,6 +292,11 @@ case $p in ''|*[!0-9]*) exit 0;; esac
 { read -r line <"/proc/$p/stat"; } 2>/dev/null || exit 0
 rest=${line##*) }; set -- $rest
 umask 077
+why=$(opsdeck_not_identity "$idf")
+if [ -n "$why" ]; then
+  echo "started (pid $p, $pf), but $why: not written over. Move it away, then stop it by hand (kill $p) or start it again" >&2
+  exit 1
+fi
 # Created exclusively (noclobber): a link planted at the temporary name is not followed.
 rm -f "$idf.tmp"
 ( set -C; printf 'pid=%s\nstart=%s\nexe=%s\nboot=%s\npidfile=%s\nname=%s\nargs=%s\n' "$p" "${20}" \
@@ -422,7 +441,8 @@ void ManagedProcess::deriveMissingCommands()
         forget = QString::fromLatin1(portScript) +
                  QStringLiteral("why=$(opsdeck_not_pid_file %1)\n"
                                 "if [ -n \"$why\" ]; then echo \"$why: not removed\"; exit %3; fi\n"
-                                "rm -f %1 %2\n")
+                                "rm -f %1\n"
+                                "[ -n \"$(opsdeck_not_identity %2)\" ] || rm -f %2\n")
                      .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity))
                      .arg(kNotOurs);
     // The listeners a client of the URL reaches: the URL's own address and
@@ -471,7 +491,8 @@ void ManagedProcess::deriveMissingCommands()
         status = verify + QStringLiteral("exit 0\n");
         statusIsDerived = true;
     }
-    recordIdentity = QString::fromLatin1(recordScript)
+    recordIdentity = QString::fromLatin1(portScript) +
+                     QString::fromLatin1(recordScript)
                          .arg(shell::singleQuoted(pidFile), shell::singleQuoted(identity), what);
 }
 

@@ -64,8 +64,15 @@ QString ProcessControl::startUnderLock(const ManagedProcess &process,
     // stdin line by line: a lost connection ends it after the command it is
     // in); the server itself never inherits the lock's descriptor.
     const int wait = std::max<int>(1, int(deadline.count() / 1000) - 1);
-    return QStringLiteral("opsdeck_name=%1; opsdeck_lock=%2\n"
-                          "if [ -e \"$opsdeck_lock\" ] && { [ -L \"$opsdeck_lock\" ] || "
+    // A file of the person's at the identity's name is refused before the
+    // start, not found after it with a server running.
+    return ManagedProcess::portFunctions() +
+           QStringLiteral("opsdeck_name=%1; opsdeck_lock=%2\n"
+                          "opsdeck_why=$(opsdeck_not_identity %7)\n"
+                          "if [ -n \"$opsdeck_why\" ]; then echo \"$opsdeck_why: $opsdeck_name "
+                          "not started (move it away)\" >&2; exit 1; fi\n"
+                          // A link, even one naming nothing yet, is not followed.
+                          "if [ -L \"$opsdeck_lock\" ] || { [ -e \"$opsdeck_lock\" ] && "
                           "[ ! -f \"$opsdeck_lock\" ]; }; then\n"
                           "  echo \"$opsdeck_lock is not a regular file: not started (remove "
                           "it)\" >&2; exit 1\n"
@@ -84,9 +91,10 @@ QString ProcessControl::startUnderLock(const ManagedProcess &process,
                           "against its identity): not started again\"; exit 0\n"
                           "fi\n"
                           "(\n(\n%5\n) 9>&- || exit $?\n%6\nexit 0\n)\n")
-        .arg(shell::singleQuoted(process.name),
-             shell::singleQuoted(process.pidFile + QStringLiteral(".start-lock")),
-             QString::number(wait), process.status, process.start, process.recordIdentity);
+               .arg(shell::singleQuoted(process.name),
+                    shell::singleQuoted(process.pidFile + QStringLiteral(".start-lock")),
+                    QString::number(wait), process.status, process.start, process.recordIdentity,
+                    shell::singleQuoted(ManagedProcess::identityFileOf(process.pidFile)));
 }
 
 void ProcessControl::startAll(const QVector<ManagedProcess> &processes)

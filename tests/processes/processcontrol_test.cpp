@@ -1330,6 +1330,66 @@ TEST(ProcessControl, AStartWhoseIdentityCannotBeWrittenFailsSayingSo)
     EXPECT_TRUE(waitUntil([&] { return !processAlive(pid); }, std::chrono::seconds(5)));
 }
 
+// A file of the person's at a pid file's identity name (`<pid file>.identity`)
+// was removed by a stop of a service that was not running, and written over
+// by a start: now the stop refuses, a stop by the inventory's own status
+// removes only the stale pid file, and the start starts nothing.
+TEST(ProcessControl, AFileOfThePersonsAtTheIdentitysNameIsNeitherWrittenOverNorRemoved)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const auto decode = detachedSleeper(dir.path(), QStringLiteral("decode"), false);
+    const QString identity = processes::ManagedProcess::identityFileOf(decode.pidFile);
+    const QByteArray notes = "my precious notes\n";
+    ASSERT_TRUE(test::writeFile(identity, notes));
+    ASSERT_TRUE(test::writeFile(decode.pidFile, "3999999\n"));
+    const QString said = stopAndSay(control, decode);
+    EXPECT_TRUE(said.contains(QStringLiteral("not an identity OpsDeck wrote")))
+        << said.toStdString();
+    EXPECT_EQ(test::readFile(identity), notes);
+    EXPECT_EQ(test::readFile(decode.pidFile), "3999999\n");
+    processes::ManagedProcess ownStatus = decode;
+    ownStatus.status = QStringLiteral("exit 1");
+    ownStatus.statusIsDerived = false;
+    {
+        QSignalSpy gone(&control, &processes::ProcessControl::stopFinished);
+        control.stopAll({ownStatus});
+        ASSERT_TRUE(gone.wait(10000));
+        EXPECT_TRUE(gone.first().at(0).toBool()) << gone.first().at(1).toString().toStdString();
+    }
+    EXPECT_FALSE(QFile::exists(decode.pidFile)) << "the stale pid file goes";
+    EXPECT_EQ(test::readFile(identity), notes);
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
+    control.startAll({decode});
+    ASSERT_TRUE(started.wait(10000));
+    EXPECT_FALSE(started.first().at(0).toBool());
+    EXPECT_TRUE(started.first().at(1).toString().contains(QStringLiteral("not started")))
+        << started.first().at(1).toString().toStdString();
+    EXPECT_FALSE(QFile::exists(decode.pidFile)) << "nothing started";
+    EXPECT_EQ(test::readFile(identity), notes);
+}
+
+// A link at the start lock's name, even one naming no file yet, is not
+// followed (the start would create the file it names).
+TEST(ProcessControl, ALinkAtTheStartLocksNameIsNotFollowed)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const auto sleeper = detachedSleeper(dir.path(), QStringLiteral("proxy"), false);
+    const QString target = dir.filePath(QStringLiteral("not-yet"));
+    ASSERT_TRUE(QFile::link(target, sleeper.pidFile + QStringLiteral(".start-lock")));
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
+    control.startAll({sleeper});
+    ASSERT_TRUE(started.wait(10000));
+    EXPECT_FALSE(started.first().at(0).toBool());
+    EXPECT_TRUE(started.first().at(1).toString().contains(QStringLiteral("is not a regular file")))
+        << started.first().at(1).toString().toStdString();
+    EXPECT_FALSE(QFile::exists(target));
+    EXPECT_FALSE(QFile::exists(sleeper.pidFile)) << "nothing started";
+}
+
 // An inventory naming another file as a service's pid file (the data dir's
 // audit log) once had it removed as a stale pid file by the stop: text that
 // is no pid stops nothing and removes nothing.
