@@ -120,6 +120,29 @@ int WorkflowJournal::claim(const QString &path, QString *error)
     return -1;
 }
 
+int WorkflowJournal::claimAsRead(const Summary &summary, QString *error)
+{
+    const int claimed = claim(summary.path, error);
+    if (claimed < 0)
+        return -1;
+    QString why;
+    const std::optional<Summary> now = read(summary.path, &why);
+    if (now && now->finished == summary.finished && now->outcome == summary.outcome &&
+        now->lastStarted == summary.lastStarted && now->lastEnded == summary.lastEnded &&
+        now->succeeded == summary.succeeded && now->failed == summary.failed &&
+        now->unended == summary.unended)
+        return claimed;
+    release(claimed);
+    if (error)
+        *error = QStringLiteral("workflow %1 changed while this read it (%2): nothing done; look "
+                                "again (`opsdeck-cli workflow list`)")
+                     .arg(summary.id,
+                          now ? (now->finished ? QStringLiteral("it ended %1").arg(now->outcome)
+                                               : QStringLiteral("another process ran on in it"))
+                              : why);
+    return -1;
+}
+
 void WorkflowJournal::release(int claim)
 {
     if (claim >= 0)

@@ -75,6 +75,11 @@ public:
     /// -1 with `error` (naming the workflow and the file) when another
     /// process holds it or the file cannot be opened.
     static int claim(const QString &path, QString *error);
+    /// claim() of the journal `summary` was read from, then the journal read
+    /// again: -1 with `error` when it no longer reads as `summary` (another
+    /// process resumed, ran on, ended or abandoned it between the read and
+    /// the claim), so that nothing acts on what it was.
+    static int claimAsRead(const Summary &summary, QString *error);
     /// Gives a claim up (nothing for -1).
     static void release(int claim);
 

@@ -520,7 +520,7 @@ void WorkflowSession::resume(const QString &id, const Confirmation &confirmation
     // Never two processes on one workflow: a second resume, or one of a
     // workflow still running elsewhere, is refused.
     QString claimError;
-    const int claim = WorkflowJournal::claim(found->path, &claimError);
+    const int claim = WorkflowJournal::claimAsRead(*found, &claimError);
     if (claim < 0)
         return refuse(claimError);
     m_claim = claim;
@@ -580,7 +580,7 @@ void WorkflowSession::abandon(const QString &id)
     const WorkflowJournal::Summary summary = *found;
     // Not while it still runs elsewhere: held until the abandon is done.
     QString claimError;
-    const int claimed = WorkflowJournal::claim(summary.path, &claimError);
+    const int claimed = WorkflowJournal::claimAsRead(summary, &claimError);
     if (claimed < 0)
         return refuse(claimError);
     const std::shared_ptr<void> claim(nullptr,

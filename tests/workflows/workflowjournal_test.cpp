@@ -169,3 +169,36 @@ TEST(WorkflowJournal, AJournalThatCouldNotBeStartedLeavesNoFile)
     EXPECT_TRUE(problems.isEmpty()) << problems.join(u'\n').toStdString();
     EXPECT_TRUE(QDir(WorkflowJournal::folderIn(dir.path())).isEmpty());
 }
+
+// A resume or abandon reads the journal, then claims it: another process
+// that ran on in it, or ended or abandoned it, in between makes the claim
+// refuse, so that nothing acts on the journal as it was read (an abandon
+// once went on to resume a workflow just abandoned, and relabelled one that
+// had just succeeded).
+TEST(WorkflowJournal, AJournalThatChangedBetweenItsReadAndItsClaimIsNotClaimed)
+{
+    QTemporaryDir dir;
+    QString error;
+    auto journal = WorkflowJournal::create(dir.path(), twoSteps(), &error);
+    ASSERT_TRUE(journal) << error.toStdString();
+    ASSERT_TRUE(journal->append(event("step-start", 1), &error));
+    const auto read = WorkflowJournal::read(journal->path(), &error);
+    ASSERT_TRUE(read) << error.toStdString();
+    const int unchanged = WorkflowJournal::claimAsRead(*read, &error);
+    EXPECT_GE(unchanged, 0) << error.toStdString();
+    WorkflowJournal::release(unchanged);
+    const QJsonObject ends[] = {event("step-end", 1),
+                                {{QStringLiteral("event"), QStringLiteral("end")},
+                                 {QStringLiteral("outcome"), QStringLiteral("abandoned")}}};
+    auto was = *read;
+    for (const QJsonObject &end : ends) {
+        ASSERT_TRUE(journal->append(end, &error));
+        error.clear();
+        EXPECT_EQ(WorkflowJournal::claimAsRead(was, &error), -1);
+        EXPECT_TRUE(error.contains(QStringLiteral("changed while this read it")))
+            << error.toStdString();
+        const auto again = WorkflowJournal::read(journal->path(), &error);
+        ASSERT_TRUE(again) << error.toStdString();
+        was = *again;
+    }
+}
