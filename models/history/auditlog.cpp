@@ -196,6 +196,26 @@ LastLine lastLine(const QString &path)
     }
 }
 
+// The bytes at the end of the log at `path` (`size` bytes) that are the
+// start of the entry `head` names as pending, cut off by its writer's death
+// (a kill, a file size limit) in the middle of its line: after the bytes the
+// head vouches for, fewer than the entry's, with no newline. That entry's
+// append never returned, so what it records did not happen. 0: none.
+qint64 tornTail(const Head &head, const QString &path, qint64 size)
+{
+    if (head.pendingBytes <= 0 || head.bytes < 0 || size <= head.bytes || size >= head.pendingBytes)
+        return 0;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly) || !file.seek(std::max<qint64>(0, head.bytes - 1)))
+        return 0;
+    const QByteArray tail = file.read(size - std::max<qint64>(0, head.bytes - 1));
+    const QByteArray part = head.bytes > 0 ? tail.mid(1) : tail;
+    if ((head.bytes > 0 && !tail.startsWith('\n')) || part.size() != size - head.bytes ||
+        part.contains('\n'))
+        return 0;
+    return part.size();
+}
+
 // Whether line `anchor.entries` of the log has the anchor's keyed link.
 bool anchorHeld(const QString &path, const AuditAnchor &anchor, const QByteArray &key)
 {
@@ -294,8 +314,8 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
                         : why);
 
     const std::optional<Head> stored = readHead(headPath());
-    const LastLine last = lastLine(m_path);
-    const qint64 size = QFileInfo(m_path).size();
+    LastLine last = lastLine(m_path);
+    qint64 size = QFileInfo(m_path).size();
     const bool fresh = !stored && last.bytes.isEmpty() && size == 0;
     const ChainKey chain = chainKey(fresh);
     const std::optional<QByteArray> key = chain.usable();
@@ -308,6 +328,26 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     // A head not written with the key is said for good below, never blessed.
     const bool headUnkeyed = stored && key && (stored->entries > 0 || stored->pendingBytes > 0) &&
                              (!stored->keyed || stored->mac != linkTo(stored->signedText(), key));
+    // A part of the pending entry's line, its writer killed while writing
+    // it, is taken out: chained to, it would break the log for good. Only
+    // by a head this log's key vouches for.
+    if (const qint64 torn = stored && !headUnkeyed ? tornTail(*stored, m_path, size) : 0;
+        torn > 0) {
+        const int cut = settings::PrivateFiles::open(m_path, O_WRONLY, &why);
+        if (cut < 0 || ::ftruncate(cut, stored->bytes) != 0 || ::fsync(cut) != 0) {
+            if (cut >= 0)
+                ::close(cut);
+            return fail(QStringLiteral("cannot take out the %1 bytes of an entry cut off by "
+                                       "its writer's death: nothing written")
+                            .arg(torn));
+        }
+        ::close(cut);
+        spdlog::warn("audit log {}: entry {} was cut off mid-line when its writer died ({} "
+                     "bytes): taken out, what it records did not happen",
+                     m_path.toStdString(), stored->entries + 1, torn);
+        last = lastLine(m_path);
+        size = stored->bytes;
+    }
     bool landed = false;
     std::optional<Head> head;
     if (stored)
@@ -542,26 +582,29 @@ AuditVerification AuditLog::checkOnce() const
         return broken(0, why);
     std::optional<Head> head = readHead(headPath());
     result.headEntries = head ? int(head->entries) : -1;
+    std::optional<AuditAnchor> anchor;
+    if (key) {
+        const std::lock_guard lock(m_mutex);
+        anchor = knownAnchor(chain);
+    }
     QFile file(m_path);
     if (!file.exists()) {
         if (head && head->entries > 0) {
             result.status = AuditVerification::Status::Truncated;
             result.reason =
                 QStringLiteral("the head says %1 entries and the log is gone").arg(head->entries);
-        } else if (chain.state == ChainKey::State::Key) {
+        } else if (anchor) {
+            // Only an anchor says an entry went in: a key alone is made for
+            // a new log before its first entry (or by a reader of a new one).
             result.status = AuditVerification::Status::Truncated;
-            result.reason = QStringLiteral("the log and its head are gone, but the secret store "
-                                           "holds this log's chain key: it existed");
+            result.reason = QStringLiteral("the log and its head are gone, but the secret "
+                                           "store's anchor says it held %1 entries")
+                                .arg(anchor->entries);
         }
         return result;
     }
     if (!file.open(QIODevice::ReadOnly))
         return broken(0, QStringLiteral("cannot read %1: %2").arg(m_path, file.errorString()));
-    std::optional<AuditAnchor> anchor;
-    if (key) {
-        const std::lock_guard lock(m_mutex);
-        anchor = knownAnchor(chain);
-    }
     bool anchorFound = false;
     QByteArray expectedPlain = firstPrev;
     QByteArray expectedKeyed = firstPrev;
@@ -572,11 +615,19 @@ AuditVerification AuditLog::checkOnce() const
     // while the keychain was slow. Without a head, every line must be keyed.
     const qint64 keyedFrom = head && head->keyedFrom > 0 ? head->keyedFrom : 1;
     int number = 0;
+    qint64 torn = 0; // the pending entry's cut-off start (tornTail), not counted
     while (!file.atEnd()) {
+        const qint64 start = file.pos();
         QByteArray line = file.readLine();
         ++number;
-        if (!line.endsWith('\n'))
+        if (!line.endsWith('\n')) {
+            torn = head && start == head->bytes ? tornTail(*head, m_path, file.size()) : 0;
+            if (torn > 0) {
+                --number;
+                break;
+            }
             return broken(number, QStringLiteral("incomplete last line"));
+        }
         line.chop(1);
         const QJsonObject object = QJsonDocument::fromJson(line).object();
         if (object.isEmpty())
@@ -615,6 +666,8 @@ AuditVerification AuditLog::checkOnce() const
                              .arg(chain.problem);
     else if (result.keyed)
         result.keyNote = QStringLiteral("keyed (HMAC-SHA256, key in the secret store)");
+    else if (number == 0)
+        result.keyNote = QStringLiteral("no entries yet");
     else
         result.keyNote =
             chain.state == ChainKey::State::None
@@ -644,12 +697,19 @@ AuditVerification AuditLog::checkOnce() const
         return broken(number,
                       QStringLiteral("the head %1 was not written with the key").arg(headPath()));
     bool landed = false;
-    head = head->settled(file.size(), lastHash, &landed);
+    const qint64 whole = file.size() - torn; // the bytes of whole lines
+    head = head->settled(whole, lastHash, &landed);
     result.headEntries = int(head->entries);
     if (landed)
         result.reason = QStringLiteral("entry %1 was written by a process that died before "
                                        "confirming it: what it records may not have happened")
                             .arg(head->entries);
+    if (torn > 0)
+        result.reason = QStringLiteral("entry %1 was cut off mid-line when its writer died (its "
+                                       "last %2 bytes, not counted): what it records did not "
+                                       "happen; the next entry takes them out")
+                            .arg(head->entries + 1)
+                            .arg(torn);
     if (head->lostAt > 0)
         return broken(int(head->lostAt),
                       QStringLiteral("entry %1 was appended while the head file was missing or "
@@ -674,10 +734,10 @@ AuditVerification AuditLog::checkOnce() const
                           .arg(head->entries + 1));
     if (lastHash != head->last)
         return broken(number, QStringLiteral("the last line is not the one the head names"));
-    if (file.size() != head->bytes)
-        return broken(number, QStringLiteral("the file has %1 bytes, the head says %2")
-                                  .arg(file.size())
-                                  .arg(head->bytes));
+    if (whole != head->bytes)
+        return broken(
+            number,
+            QStringLiteral("the file has %1 bytes, the head says %2").arg(whole).arg(head->bytes));
     if (anchor) {
         if (number < anchor->entries) {
             result.status = AuditVerification::Status::Truncated;

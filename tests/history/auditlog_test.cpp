@@ -22,7 +22,9 @@
 #include <mutex>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 using opsdeck::history::AuditAnchor;
@@ -766,4 +768,75 @@ TEST(HostKeyAuditor, MatchedIsNotWrittenAndARepeatedRefusalOnlyOnce)
     EXPECT_EQ(entries[1].action, QStringLiteral("accepted-new"));
     EXPECT_EQ(entries[2].action, QStringLiteral("refused-by-operator"));
     EXPECT_EQ(log->verify(), QString());
+}
+
+// A writer killed in the middle of its line (here by the file size limit's
+// SIGXFSZ, as `ulimit -f` does) leaves the start of an entry its head names
+// as pending. That entry's action never ran: the log reads intact, saying
+// so, and the next entry takes the cut line out instead of chaining to it
+// (the log had read BROKEN for good).
+TEST(AuditLog, AnEntryCutOffByItsWritersDeathIsTakenOutAndTheChainGoesOn)
+{
+    QTemporaryDir dir;
+    const QString path = AuditLog::pathIn(dir.path());
+    const QByteArray key(32, 'k');
+    {
+        AuditLog log(path, fixedKey(key));
+        for (int i = 0; i < 2; ++i)
+            ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
+    }
+    const qint64 whole = QFileInfo(path).size();
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        rlimit limit{};
+        ::getrlimit(RLIMIT_FSIZE, &limit);
+        limit.rlim_cur = rlim_t(whole + 100); // the head fits, the line does not
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        AuditLog log(path, fixedKey(key));
+        AuditEntry big = entry(QStringLiteral("gpu-2"), QStringLiteral("edit"));
+        big.detail = QString(4096, u'x');
+        log.append(big);
+        ::_exit(0); // not reached: SIGXFSZ ends it in the middle of the line
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) << status;
+    ASSERT_GT(QFileInfo(path).size(), whole) << "a part of the line is in";
+
+    AuditLog after(path, fixedKey(key));
+    AuditVerification checked = after.check();
+    EXPECT_EQ(checked.status, AuditVerification::Status::Intact) << checked.reason.toStdString();
+    EXPECT_EQ(checked.entries, 2);
+    EXPECT_TRUE(checked.reason.contains(QStringLiteral("entry 3 was cut off mid-line")))
+        << checked.reason.toStdString();
+    ASSERT_TRUE(after.append(entry(QStringLiteral("gpu-3"), QStringLiteral("x"))));
+    checked = after.check();
+    EXPECT_EQ(checked.status, AuditVerification::Status::Intact) << checked.reason.toStdString();
+    EXPECT_EQ(checked.entries, 3);
+    EXPECT_TRUE(checked.keyed);
+    QStringList problems;
+    EXPECT_EQ(after.read(&problems).size(), 3);
+    EXPECT_TRUE(problems.isEmpty()) << problems.join(u'\n').toStdString();
+}
+
+// The key alone is made for a new log before its first entry (a first
+// `audit --verify` made it): only the anchor, kept once an entry went in,
+// says a log that is gone with its head existed.
+TEST(AuditLog, AKeyWithoutAnAnchorIsNoSignThatALogExisted)
+{
+    QTemporaryDir dir;
+    const QString path = AuditLog::pathIn(dir.path());
+    const AnchoredKey store = anchoredKey(QByteArray(32, 'k'));
+    ASSERT_TRUE(store.source(path, true).created);
+    AuditLog fresh(path, store.source, store.sink);
+    AuditVerification checked = fresh.check();
+    EXPECT_TRUE(checked.ok()) << checked.reason.toStdString();
+    ASSERT_TRUE(fresh.append(entry(QStringLiteral("gpu-1"), QStringLiteral("x"))));
+    ASSERT_TRUE(QFile::remove(path));
+    ASSERT_TRUE(QFile::remove(fresh.headPath()));
+    checked = AuditLog(path, store.source, store.sink).check();
+    EXPECT_EQ(checked.status, AuditVerification::Status::Truncated) << checked.reason.toStdString();
+    EXPECT_TRUE(checked.reason.contains(QStringLiteral("anchor says it held 1 entries")))
+        << checked.reason.toStdString();
 }
