@@ -16,11 +16,19 @@
 #include "synchronousrun.h"
 
 #include <QCoreApplication>
+#include <QDeadlineTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QThread>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <optional>
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace opsdeck::cli {
 
@@ -154,6 +162,44 @@ int refusedPidFile(const QString &pidFile)
         return ExitBadInput;
     }
     return ExitOk;
+}
+
+// The start lock ProcessControl takes for the same pid file (`<pid
+// file>.start-lock`, flock), held while the pid file is checked and written:
+// two recorders given one pid file do both one after the other, and the
+// second finds the first. The descriptor, or -1 with `error` and `code`:
+// ExitBadInput for a link or another file there, ExitFailed when it is held
+// past 10 s.
+int takeStartLock(const QString &pidFile, QString *error, int *code)
+{
+    *code = ExitBadInput;
+    const QString path = pidFile + QStringLiteral(".start-lock");
+    const int fd =
+        ::open(QFile::encodeName(path).constData(),
+               O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    struct stat st = {};
+    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        *error = QStringLiteral("--pid-file %1: its start lock %2 is %3: nothing written")
+                     .arg(pidFile, path,
+                          fd < 0 ? QString::fromLocal8Bit(std::strerror(errno))
+                                 : QStringLiteral("not a regular file"));
+        if (fd >= 0)
+            ::close(fd);
+        return -1;
+    }
+    const QDeadlineTimer deadline(10000);
+    while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK || deadline.hasExpired()) {
+            *code = ExitFailed;
+            *error = QStringLiteral("--pid-file %1: its start lock %2 is held past 10 s (another "
+                                    "start of a recorder?): nothing written")
+                         .arg(pidFile, path);
+            ::close(fd);
+            return -1;
+        }
+        QThread::msleep(20);
+    }
+    return fd;
 }
 
 bool writePidFile(const QString &pidFile, QString *error)
@@ -290,15 +336,25 @@ int runRecord(const QStringList &arguments)
                    ? ExitBadInput
                    : ExitFailed;
     }
-    // Checked again just before the write: opening a large history file
-    // takes seconds, in which a file of someone else's may have come there.
-    if (!pidFile.isEmpty())
-        if (const int refused = refusedPidFile(pidFile); refused != ExitOk)
-            return refused;
+    // Checked again just before the write, under the start lock: opening a
+    // large history file takes seconds, in which a file of someone else's,
+    // or another recorder's pid, may have come there.
     QString error;
-    if (!pidFile.isEmpty() && !writePidFile(pidFile, &error)) {
-        printError(error);
-        return ExitFailed;
+    if (!pidFile.isEmpty()) {
+        int refused = ExitOk;
+        const int startLock = takeStartLock(pidFile, &error, &refused);
+        if (startLock < 0) {
+            printError(error);
+            return refused;
+        }
+        refused = refusedPidFile(pidFile);
+        if (refused == ExitOk && !writePidFile(pidFile, &error)) {
+            printError(error);
+            refused = ExitFailed;
+        }
+        ::close(startLock); // releases the flock
+        if (refused != ExitOk)
+            return refused;
     }
     int exitCode = ExitOk;
     bool tooManyFailures = false;

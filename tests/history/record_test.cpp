@@ -25,6 +25,7 @@
 #include <functional>
 #include <gtest/gtest.h>
 #include <optional>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 using namespace opsdeck;
@@ -102,6 +103,58 @@ bool startRecording(QProcess &recorder, const QStringList &arguments, QByteArray
         },
         deadline);
 }
+
+// Waits until `process` has `file` open (its checks before that are done).
+bool holdsOpen(const QProcess &process, const QString &file)
+{
+    const QString fds = QStringLiteral("/proc/%1/fd").arg(process.processId());
+    return waitUntil(
+        [&] {
+            for (const QFileInfo &fd : QDir(fds).entryInfoList(QDir::AllEntries | QDir::System))
+                if (fd.symLinkTarget() == QFileInfo(file).canonicalFilePath())
+                    return true;
+            return false;
+        },
+        std::chrono::seconds(10));
+}
+
+// A new history file at `database`, held by this process's exclusive lock
+// until release(): a recorder opening it waits in its first read (SQLite's
+// busy timeout, 5 s), after its pid file's first check.
+class ExclusivelyHeld
+{
+public:
+    explicit ExclusivelyHeld(const QString &database)
+        : m_name(QStringLiteral("held-%1").arg(database))
+    {
+        EXPECT_TRUE(QDir().mkpath(QFileInfo(database).absolutePath()));
+        EXPECT_TRUE(HistoryStore(database).open());
+        QSqlDatabase holder = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_name);
+        holder.setDatabaseName(database);
+        EXPECT_TRUE(holder.open());
+        QSqlQuery query(holder);
+        for (const char *statement :
+             {"PRAGMA locking_mode=EXCLUSIVE", "BEGIN EXCLUSIVE", "CREATE TABLE held(a)"})
+            EXPECT_TRUE(query.exec(QString::fromLatin1(statement))) << statement;
+    }
+    ~ExclusivelyHeld() { release(); }
+    ExclusivelyHeld(const ExclusivelyHeld &) = delete;
+    ExclusivelyHeld &operator=(const ExclusivelyHeld &) = delete;
+    void release()
+    {
+        if (!QSqlDatabase::contains(m_name))
+            return;
+        {
+            QSqlDatabase holder = QSqlDatabase::database(m_name);
+            QSqlQuery(holder).exec(QStringLiteral("ROLLBACK"));
+            holder.close();
+        }
+        QSqlDatabase::removeDatabase(m_name);
+    }
+
+private:
+    QString m_name;
+};
 
 } // namespace
 
@@ -782,18 +835,7 @@ TEST(RecordCommand, AFileThatComesAtThePidFileWhileTheHistoryOpensIsKept)
     const QString inventory = unreachableEngineIn(dir);
     const QString dataDir = dir.filePath(QStringLiteral("data"));
     const QString database = HistoryStore::pathIn(dataDir);
-    ASSERT_TRUE(QDir().mkpath(dataDir));
-    ASSERT_TRUE(HistoryStore(database).open());
-    const QString holderName = QStringLiteral("exclusive-holder");
-    {
-        QSqlDatabase holder = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), holderName);
-        holder.setDatabaseName(database);
-        ASSERT_TRUE(holder.open());
-        QSqlQuery query(holder);
-        for (const char *statement :
-             {"PRAGMA locking_mode=EXCLUSIVE", "BEGIN EXCLUSIVE", "CREATE TABLE held(a)"})
-            ASSERT_TRUE(query.exec(QString::fromLatin1(statement))) << statement;
-    }
+    ExclusivelyHeld held(database);
     const QString pidFile = dir.filePath(QStringLiteral("record.pid"));
     QProcess recorder;
     recorder.setStandardInputFile(QProcess::nullDevice());
@@ -803,22 +845,9 @@ TEST(RecordCommand, AFileThatComesAtThePidFileWhileTheHistoryOpensIsKept)
                     QStringLiteral("--no-watch")});
     ASSERT_TRUE(recorder.waitForStarted());
     // Its checks passed once it has the database open (held off in its first read).
-    const QString fds = QStringLiteral("/proc/%1/fd").arg(recorder.processId());
-    ASSERT_TRUE(waitUntil(
-        [&] {
-            for (const QFileInfo &fd : QDir(fds).entryInfoList(QDir::AllEntries | QDir::System))
-                if (fd.symLinkTarget() == QFileInfo(database).canonicalFilePath())
-                    return true;
-            return false;
-        },
-        std::chrono::seconds(10)));
+    ASSERT_TRUE(holdsOpen(recorder, database));
     ASSERT_TRUE(test::writeFile(pidFile, "my notes\n"));
-    {
-        QSqlDatabase holder = QSqlDatabase::database(holderName);
-        QSqlQuery(holder).exec(QStringLiteral("ROLLBACK"));
-        holder.close();
-    }
-    QSqlDatabase::removeDatabase(holderName);
+    held.release();
     const bool ended = waitUntil([&] { return recorder.state() == QProcess::NotRunning; },
                                  std::chrono::seconds(20));
     if (!ended)
@@ -828,6 +857,55 @@ TEST(RecordCommand, AFileThatComesAtThePidFileWhileTheHistoryOpensIsKept)
     EXPECT_EQ(recorder.exitCode(), 2) << said.toStdString();
     EXPECT_TRUE(said.contains("nothing written")) << said.toStdString();
     EXPECT_EQ(test::readFile(pidFile), "my notes\n");
+}
+
+// Two recorders given one pid file (and each its own data dir) once both
+// passed the check and wrote it: the second's pid was written over and it
+// recorded on with no pid file naming it, out of `demo down`'s reach. The
+// check and the write are done under the pid file's start lock (the one a
+// start through ProcessControl holds): here both wait at it, held by the
+// test, then the second to take it finds the first.
+TEST(RecordCommand, TwoRecordersGivenOnePidFileAtOnceStartOne)
+{
+    QTemporaryDir dir;
+    const QString inventory = unreachableEngineIn(dir);
+    const QString pidFile = dir.filePath(QStringLiteral("record.pid"));
+    const QString startLock = pidFile + QStringLiteral(".start-lock");
+    const int held =
+        ::open(QFile::encodeName(startLock).constData(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    ASSERT_GE(held, 0);
+    ASSERT_EQ(::flock(held, LOCK_EX), 0);
+    QProcess recorders[2];
+    for (int i = 0; i < 2; ++i) {
+        recorders[i].setStandardInputFile(QProcess::nullDevice());
+        recorders[i].start(test::binPath(QStringLiteral("opsdeck-cli")),
+                           {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                            QStringLiteral("--data-dir"),
+                            dir.filePath(QStringLiteral("data%1").arg(i)),
+                            QStringLiteral("--pid-file"), pidFile, QStringLiteral("--no-watch")});
+        ASSERT_TRUE(recorders[i].waitForStarted());
+    }
+    for (QProcess &recorder : recorders)
+        EXPECT_TRUE(holdsOpen(recorder, startLock)) << "waits at the start lock";
+    EXPECT_FALSE(QFileInfo::exists(pidFile)) << "written while another start held its lock";
+    ::close(held);
+    int refused = -1;
+    EXPECT_TRUE(waitUntil(
+        [&] {
+            for (int i = 0; i < 2; ++i)
+                if (recorders[i].state() == QProcess::NotRunning)
+                    refused = i;
+            return refused >= 0;
+        },
+        std::chrono::seconds(20)));
+    const QByteArray said = refused >= 0 ? recorders[refused].readAllStandardError() : "";
+    EXPECT_EQ(refused >= 0 ? recorders[refused].exitCode() : -1, 1) << said.toStdString();
+    EXPECT_TRUE(said.contains("a recorder is already running")) << said.toStdString();
+    const QProcess &running = recorders[refused == 0 ? 1 : 0];
+    EXPECT_EQ(running.state(), QProcess::Running);
+    EXPECT_EQ(pidIn(pidFile), running.processId());
+    for (QProcess &recorder : recorders)
+        test::stopProcess(recorder, std::chrono::seconds(10));
 }
 
 TEST(RecordCommand, AnUnusableDataDirIsBadInputSaidInWords)
