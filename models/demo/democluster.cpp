@@ -27,15 +27,27 @@ DemoCluster::DemoCluster(QObject *parent)
     connect(this, &DemoCluster::upFinished, this, [this] { m_lock.reset(); });
     connect(this, &DemoCluster::downFinished, this, [this] { m_lock.reset(); });
     m_aliveTimer->setInterval(500);
-    connect(m_aliveTimer, &QTimer::timeout, this,
-            [this] { m_control.checkRunning(processesOf(m_services)); });
+    connect(m_aliveTimer, &QTimer::timeout, this, [this] {
+        if (m_phase == Phase::WaitingRecorder)
+            return checkRecorder();
+        m_control.checkRunning(processesOf(m_services));
+    });
     connect(&m_control, &processes::ProcessControl::runningChecked, this,
             [this](const QStringList &notRunning) {
-                if (m_phase != Phase::WaitingHealthy || notRunning.isEmpty())
+                if (notRunning.isEmpty())
                     return;
-                m_aliveTimer->stop();
-                fail(QStringLiteral("%1 exited during start-up. %2")
-                         .arg(notRunning.join(u", "), logTails(notRunning)));
+                if (m_phase == Phase::WaitingHealthy) {
+                    m_aliveTimer->stop();
+                    fail(QStringLiteral("%1 exited during start-up. %2")
+                             .arg(notRunning.join(u", "), logTails(notRunning)));
+                } else if (m_phase == Phase::WaitingRecorder) {
+                    m_aliveTimer->stop();
+                    // What it said last may be the line that it records.
+                    if (recorderRecords())
+                        return recorderReady();
+                    fail(QStringLiteral("the recorder exited at once: history is not recorded. %1")
+                             .arg(logTails(notRunning)));
+                }
             });
     connect(&m_control, &processes::ProcessControl::progressed, this, &DemoCluster::progressed);
     connect(&m_control, &processes::ProcessControl::startFinished, this,
@@ -47,6 +59,10 @@ DemoCluster::DemoCluster(QObject *parent)
                     Q_EMIT progressed(QStringLiteral(
                         "waiting until every service answers 200 on its health URL"));
                     m_health->start(m_services, m_readyDeadlineMs);
+                    m_aliveTimer->start();
+                } else if (m_phase == Phase::StartingTraffic && !m_recorderProgram.isEmpty()) {
+                    m_phase = Phase::WaitingRecorder;
+                    Q_EMIT progressed(QStringLiteral("waiting until the recorder records"));
                     m_aliveTimer->start();
                 } else if (m_phase == Phase::StartingTraffic) {
                     m_phase = Phase::Idle;
@@ -100,6 +116,8 @@ DemoCluster::DemoCluster(QObject *parent)
                     return Q_EMIT upFinished(true, m_inventoryPath);
                 }
                 m_phase = Phase::StartingTraffic;
+                m_recorderLogFrom = QFileInfo(recorderLog()).size();
+                m_recorderWait.start();
                 m_control.startAll(helpers);
             });
 }
@@ -291,6 +309,39 @@ QString DemoCluster::logTails(const QStringList &names) const
                               : lines.mid(std::max<qsizetype>(0, lines.size() - 3)).join(u" | "));
     }
     return parts.join(u"; ");
+}
+
+QString DemoCluster::recorderLog() const
+{
+    return m_options.dir + QStringLiteral("/logs/recorder.log");
+}
+
+bool DemoCluster::recorderRecords() const
+{
+    QFile log(recorderLog());
+    return log.open(QIODevice::ReadOnly) && log.seek(m_recorderLogFrom) &&
+           log.read(64 * 1024).contains("opsdeck-cli: recording ");
+}
+
+void DemoCluster::recorderReady()
+{
+    m_aliveTimer->stop();
+    m_phase = Phase::Idle;
+    Q_EMIT upFinished(true, m_inventoryPath);
+}
+
+void DemoCluster::checkRecorder()
+{
+    if (recorderRecords())
+        return recorderReady();
+    if (m_recorderWait.hasExpired(kRecorderDeadlineMs)) {
+        m_aliveTimer->stop();
+        return fail(QStringLiteral("the recorder did not say it records in %1 s: history may not "
+                                   "be recorded. %2")
+                        .arg(kRecorderDeadlineMs / 1000)
+                        .arg(logTails({QStringLiteral("recorder")})));
+    }
+    m_control.checkRunning({recorderProcess(m_options.dir, m_recorderProgram)});
 }
 
 void DemoCluster::fail(const QString &message)

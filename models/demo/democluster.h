@@ -4,6 +4,7 @@
 #include "localtransport.h"
 #include "processcontrol.h"
 
+#include <QElapsedTimer>
 #include <QLockFile>
 #include <QObject>
 #include <QTimer>
@@ -24,8 +25,10 @@ namespace opsdeck::demo {
 /// 200 on its health URL (deadline `readyDeadlineMs`), then starts the
 /// traffic generator and, when a recorder program is set, the history
 /// recorder (`opsdeck-cli record`, pid file `DIR/recorder.pid`, log
-/// `DIR/logs/recorder.log`, database `DIR/history.sqlite`). On failure it
-/// stops what it started.
+/// `DIR/logs/recorder.log`, database `DIR/history.sqlite`), and finishes
+/// once the recorder says it records (its log), failing with its log when
+/// it exits first or is silent for 15 s (history would not be recorded).
+/// On failure it stops what it started.
 /// down(): stops every process of the demo in a folder and finishes only
 /// when each has exited (SIGKILL after the grace period), the recorder too.
 /// A folder whose inventory is missing while `run/` holds pid files is
@@ -73,11 +76,20 @@ private:
     /// "name: last lines of its log" for each named service, read from the
     /// demo folder (the demo's host is this machine).
     QString logTails(const QStringList &names) const;
+    /// WaitingRecorder: done once the recorder's log says it records,
+    /// failed once it stopped or the deadline passed.
+    void checkRecorder();
+    QString recorderLog() const;
+    bool recorderRecords() const;
+    void recorderReady();
+    static constexpr int kRecorderDeadlineMs = 15000;
 
     remote::LocalTransport m_local;
     processes::ProcessControl m_control;
     probes::HealthWait *m_health = nullptr;
-    QTimer *m_aliveTimer = nullptr; ///< while waiting for health: did a service die?
+    QTimer *m_aliveTimer = nullptr; ///< while waiting for health (or the recorder): did it die?
+    QElapsedTimer m_recorderWait;   ///< since the recorder was started
+    qint64 m_recorderLogFrom = 0;   ///< its log's size then: what it says from there on
     DemoOptions m_options;
     QString m_inventoryPath;
     QString m_recorderProgram;
@@ -90,6 +102,7 @@ private:
         Starting,
         WaitingHealthy,
         StartingTraffic,
+        WaitingRecorder,
         Failing,
         Down
     };

@@ -12,6 +12,8 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <csignal>
 #include <gtest/gtest.h>
@@ -296,6 +298,55 @@ TEST_F(CliDemo, AServiceThatDiesDuringStartFailsFastWithItsLog)
     EXPECT_TRUE(up.standardError.contains("port 30001 is already in use"))
         << up.standardError.toStdString();
     EXPECT_TRUE(up.standardError.contains("prefill.log")) << "names the log it quotes";
+}
+
+// A recorder that stops at once (the folder holds another program's
+// history.sqlite, which it never opens for writing) once left `demo up`
+// saying it succeeded while nothing recorded: it fails with the recorder's
+// log, stops what it started, and the file stays as it was.
+TEST_F(CliDemo, AnUpWhoseRecorderCannotRecordFailsSayingSo)
+{
+    ASSERT_TRUE(QDir().mkpath(demoDir()));
+    const QString database = demoDir() + QStringLiteral("/history.sqlite");
+    {
+        QSqlDatabase other =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("another-program"));
+        other.setDatabaseName(database);
+        ASSERT_TRUE(other.open());
+        ASSERT_TRUE(QSqlQuery(other).exec(QStringLiteral("CREATE TABLE notes(text)")));
+        other.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("another-program"));
+    const QByteArray before = opsdeck::test::readFile(database);
+    const auto up = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"),
+                            demoDir(), QStringLiteral("--traffic"), QStringLiteral("0")},
+                           home(), std::chrono::seconds(90));
+    EXPECT_EQ(up.exitCode, 1) << up.standardError.toStdString();
+    EXPECT_TRUE(up.standardError.contains("the recorder exited at once"))
+        << up.standardError.toStdString();
+    EXPECT_TRUE(up.standardError.contains("recorder.log")) << "names the log it quotes";
+    EXPECT_EQ(opsdeck::test::readFile(database), before);
+    EXPECT_TRUE(pidsIn(demoDir()).isEmpty()) << "what it started is stopped";
+}
+
+// A file of the person's at the name of a service's identity
+// (`run/proxy.pid.identity`) once had `demo up` write its identity over it,
+// and a failed up remove it: now the up fails before starting that service,
+// naming the file, which stays.
+TEST_F(CliDemo, AnUpNeverWritesOverNorRemovesAFileOfThePersonsAtAnIdentitysName)
+{
+    ASSERT_TRUE(QDir().mkpath(demoDir() + QStringLiteral("/run")));
+    const QString notes = demoDir() + QStringLiteral("/run/proxy.pid.identity");
+    ASSERT_TRUE(opsdeck::test::writeFile(notes, "my notes\n"));
+    const auto up = runCli({QStringLiteral("demo"), QStringLiteral("up"), QStringLiteral("--dir"),
+                            demoDir(), QStringLiteral("--traffic"), QStringLiteral("0")},
+                           home(), std::chrono::seconds(90));
+    EXPECT_EQ(up.exitCode, 1) << up.standardError.toStdString();
+    EXPECT_TRUE(up.standardError.contains(
+        QByteArray(QFile::encodeName(notes) + " is not an identity OpsDeck wrote")))
+        << up.standardError.toStdString();
+    EXPECT_EQ(opsdeck::test::readFile(notes), "my notes\n");
+    EXPECT_TRUE(pidsIn(demoDir()).isEmpty()) << "what it started is stopped";
 }
 
 // One up or down at a time per folder: a second one started meanwhile fails at
