@@ -110,8 +110,18 @@ int runLock(const QStringList &arguments)
         printError(u"the audit entry could not be written (%1): the lock stays"_s.arg(error));
         return ExitFailed;
     }
-    const auto broken = ask(lock, &ClusterLock::breakLock);
+    // Only the lock the entry names: one taken since by another workflow stays.
+    const auto broken = awaitAnswer<ClusterLock::Result>(
+        [&](auto done) { lock.breakLock(status->text, std::move(done)); });
     if (!broken || !broken->ok) {
+        // The entry above said it was removed: said again, that it was not.
+        history::AuditEntry kept = entry;
+        kept.action = u"lock-not-broken"_s;
+        kept.detail = u"cluster %1: %2"_s.arg(
+            cluster, broken ? broken->error : u"no answer from host %1"_s.arg(host));
+        QString keptError;
+        if (!history::AuditKey::inDataDir(parser.value(u"data-dir"_s))->append(kept, &keptError))
+            printError(u"the audit entry saying so could not be written (%1)"_s.arg(keptError));
         printError(broken ? broken->error : u"no answer from host %1"_s.arg(host));
         return ExitFailed;
     }

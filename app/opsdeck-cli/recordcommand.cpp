@@ -411,9 +411,16 @@ int runRecord(const QStringList &arguments)
         printError(QStringLiteral("stopped: %1 samples were not written into %2 (see above)")
                        .arg(writer->samplesNotWritten())
                        .arg(database));
-    // Another recorder may have taken the pid file over: remove only ours.
+    // Another recorder may have taken the pid file over: remove only ours,
+    // and the identity beside it only while it names this process.
     if (!pidFile.isEmpty() && pidIn(pidFile) == QCoreApplication::applicationPid()) {
-        QFile::remove(processes::ManagedProcess::identityFileOf(pidFile));
+        QFile identity(processes::ManagedProcess::identityFileOf(pidFile));
+        if (identity.open(QIODevice::ReadOnly) &&
+            identity.read(4096).startsWith(QByteArray(
+                "pid=" + QByteArray::number(QCoreApplication::applicationPid()) + '\n'))) {
+            identity.close();
+            identity.remove();
+        }
         QFile::remove(pidFile);
     }
     return exitCode;

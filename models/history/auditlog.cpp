@@ -61,6 +61,10 @@ struct Head
     /// in, and its hash), not one that reads as added behind its back.
     qint64 pendingBytes = 0;
     QByteArray pendingLast;
+    /// Where the pending entry's line begins (-1: not said, a head of an
+    /// older OpsDeck): only a cut-off line that begins right after the
+    /// bytes the head counts is that entry's (tornTail()).
+    qint64 pendingFrom = -1;
     QByteArray mac; ///< HMAC of the fields above when keyed
 
     QByteArray signedText() const
@@ -69,7 +73,9 @@ struct Head
                QByteArray::number(keyedFrom) +
                (lostAt > 0 ? "|lost" + QByteArray::number(lostAt) : QByteArray()) +
                (pendingBytes > 0 ? "|pending" + QByteArray::number(pendingBytes) + '|' + pendingLast
-                                 : QByteArray());
+                                 : QByteArray()) +
+               (pendingBytes > 0 && pendingFrom >= 0 ? "|from" + QByteArray::number(pendingFrom)
+                                                     : QByteArray());
     }
 
     /// The head as the file stands: with its pending entry when the file
@@ -86,6 +92,7 @@ struct Head
         }
         head.pendingBytes = 0;
         head.pendingLast.clear();
+        head.pendingFrom = -1;
         return head;
     }
 };
@@ -107,6 +114,7 @@ std::optional<Head> readHead(const QString &path)
     head.lostAt = o.value(QStringLiteral("head_lost_at")).toInteger(0);
     head.pendingBytes = o.value(QStringLiteral("pending_bytes")).toInteger(0);
     head.pendingLast = o.value(QStringLiteral("pending_last")).toString().toLatin1();
+    head.pendingFrom = o.value(QStringLiteral("pending_from")).toInteger(-1);
     head.mac = o.value(QStringLiteral("mac")).toString().toLatin1();
     return head;
 }
@@ -126,6 +134,8 @@ bool writeHead(const QString &path, const Head &head, const std::optional<QByteA
     if (head.pendingBytes > 0) {
         o[QStringLiteral("pending_bytes")] = head.pendingBytes;
         o[QStringLiteral("pending_last")] = QString::fromLatin1(head.pendingLast);
+        if (head.pendingFrom >= 0)
+            o[QStringLiteral("pending_from")] = head.pendingFrom;
     }
     if (key)
         o[QStringLiteral("mac")] = QString::fromLatin1(linkTo(head.signedText(), key));
@@ -198,20 +208,24 @@ LastLine lastLine(const QString &path)
 
 // The bytes at the end of the log at `path` (`size` bytes) that are the
 // start of the entry `head` names as pending, cut off by its writer's death
-// (a kill, a file size limit) in the middle of its line: after the bytes the
-// head vouches for, fewer than the entry's, with no newline. That entry's
-// append never returned, so what it records did not happen. 0: none.
+// (a kill, a file size limit) in the middle of its line: its line began
+// right after the bytes the head counts (so no byte before it is another's),
+// and what is there is shorter than it, with no newline. That entry's append
+// never returned, so what it records did not happen. 0: none.
 qint64 tornTail(const Head &head, const QString &path, qint64 size)
 {
-    if (head.pendingBytes <= 0 || head.bytes < 0 || size <= head.bytes || size >= head.pendingBytes)
+    if (head.pendingBytes <= 0 || head.bytes < 0 || head.pendingFrom != head.bytes ||
+        size <= head.bytes || size >= head.pendingBytes)
         return 0;
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly) || !file.seek(std::max<qint64>(0, head.bytes - 1)))
+    if (!file.open(QIODevice::ReadOnly) || !file.seek(head.bytes))
         return 0;
-    const QByteArray tail = file.read(size - std::max<qint64>(0, head.bytes - 1));
-    const QByteArray part = head.bytes > 0 ? tail.mid(1) : tail;
-    if ((head.bytes > 0 && !tail.startsWith('\n')) || part.size() != size - head.bytes ||
-        part.contains('\n'))
+    const QByteArray part = file.read(size - head.bytes);
+    // An entry's line begins with its first key (QJsonObject keeps them
+    // sorted) and holds no newline before its end.
+    static const QByteArray begins = QByteArrayLiteral("{\"action\":");
+    if (part.size() != size - head.bytes || part.contains('\n') ||
+        !(part.startsWith(begins) || begins.startsWith(part)))
         return 0;
     return part.size();
 }
@@ -331,7 +345,8 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     // A part of the pending entry's line, its writer killed while writing
     // it, is taken out: chained to, it would break the log for good. Only
     // by a head this log's key vouches for.
-    if (const qint64 torn = stored && !headUnkeyed ? tornTail(*stored, m_path, size) : 0;
+    if (const qint64 torn =
+            stored && stored->keyed && key && !headUnkeyed ? tornTail(*stored, m_path, size) : 0;
         torn > 0) {
         const int cut = settings::PrivateFiles::open(m_path, O_WRONLY, &why);
         if (cut < 0 || ::ftruncate(cut, stored->bytes) != 0 || ::fsync(cut) != 0) {
@@ -411,6 +426,7 @@ bool AuditLog::append(const AuditEntry &entry, QString *error)
     intent.last = head ? head->last : (last.bytes.isEmpty() ? QByteArray() : hashOf(last.bytes));
     intent.pendingBytes = next.bytes;
     intent.pendingLast = next.last;
+    intent.pendingFrom = before;
     if (!writeHead(headPath(), intent, key, &why)) {
         ::close(fd);
         return fail(why + QStringLiteral(" (nothing was written)"));
@@ -621,7 +637,10 @@ AuditVerification AuditLog::checkOnce() const
         QByteArray line = file.readLine();
         ++number;
         if (!line.endsWith('\n')) {
-            torn = head && start == head->bytes ? tornTail(*head, m_path, file.size()) : 0;
+            // Only under a head the key vouches for (checked below).
+            torn = head && head->keyed && key && start == head->bytes
+                       ? tornTail(*head, m_path, file.size())
+                       : 0;
             if (torn > 0) {
                 --number;
                 break;

@@ -5,6 +5,7 @@
 #include "shellquote.h"
 #include "transport.h"
 
+#include <QCryptographicHash>
 #include <QFileInfo>
 
 namespace opsdeck::workflows {
@@ -216,8 +217,10 @@ void ClusterLock::status(Done done)
         out.path = m_path;
         out.ok = result.succeeded() || (result.outcome == remote::CommandResult::Outcome::Exited &&
                                         result.exitCode == kHeld);
-        if (result.exitCode == kHeld)
+        if (result.exitCode == kHeld) {
             out.holder = parse(result.standardOutput).value_or(Holder());
+            out.text = result.standardOutput;
+        }
         if (!out.ok)
             out.error = QStringLiteral("cluster lock %1 on %2: %3 %4")
                             .arg(m_path, m_transport->hostName(), result.describe(),
@@ -226,18 +229,36 @@ void ClusterLock::status(Done done)
     });
 }
 
-void ClusterLock::breakLock(Done done)
+void ClusterLock::breakLock(const QByteArray &seen, Done done)
 {
-    run(QStringLiteral("rm -f %1\n").arg(shell::singleQuoted(m_path)),
-        [this, done](const remote::CommandResult &result) {
-            Result out;
-            out.path = m_path;
-            out.ok = result.succeeded();
-            if (!out.ok)
-                out.error = QStringLiteral("cluster lock %1 on %2 was not removed: %3")
-                                .arg(m_path, m_transport->hostName(), result.describe());
-            done(out);
-        });
+    // Compared by hash: the text may hold anything, the script only hex.
+    const QString script =
+        QStringLiteral("lf=%1\n[ -e \"$lf\" ] || [ -L \"$lf\" ] || exit 0\n")
+            .arg(shell::singleQuoted(m_path)) +
+        kOnlyAFile +
+        QStringLiteral("[ \"$(head -c 4096 \"$lf\" | sha256sum | cut -d' ' -f1)\" = %1 ] || "
+                       "{ head -c 4096 \"$lf\"; exit %2; }\n"
+                       "rm -f \"$lf\"\n")
+            .arg(QString::fromLatin1(
+                QCryptographicHash::hash(seen.left(4096), QCryptographicHash::Sha256).toHex()))
+            .arg(kHeld);
+    run(script, [this, done](const remote::CommandResult &result) {
+        Result out;
+        out.path = m_path;
+        out.ok = result.succeeded();
+        if (result.outcome == remote::CommandResult::Outcome::Exited && result.exitCode == kHeld) {
+            out.holder = parse(result.standardOutput).value_or(Holder());
+            out.error = QStringLiteral("cluster lock %1 on %2 changed since it was read (now held "
+                                       "by %3): left in place")
+                            .arg(m_path, m_transport->hostName(),
+                                 out.holder->describe(QDateTime::currentDateTimeUtc()));
+        } else if (!out.ok) {
+            out.error = QStringLiteral("cluster lock %1 on %2 was not removed: %3 %4")
+                            .arg(m_path, m_transport->hostName(), result.describe(),
+                                 QString::fromUtf8(result.standardError).trimmed());
+        }
+        done(out);
+    });
 }
 
 } // namespace opsdeck::workflows

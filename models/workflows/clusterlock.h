@@ -49,6 +49,9 @@ public:
         QString error;                ///< why not (names the lock file and the host)
         std::optional<Holder> holder; ///< who holds it (status; a refused take)
         QString path;
+        /// The lock file's text as read (status; its first 4 KiB): what a
+        /// break removes only while the file still holds it.
+        QByteArray text;
     };
     using Done = std::function<void(const Result &)>;
 
@@ -66,8 +69,11 @@ public:
     void release(const QString &workflow, Done done);
     /// Who holds it (holder empty: free).
     void status(Done done);
-    /// Removes it whoever holds it (the caller audits first).
-    void breakLock(Done done);
+    /// Removes it whoever holds it (the caller audits first), only while it
+    /// still holds `seen` (status()'s text): a lock taken since by another
+    /// workflow, or anything put at its name, is left, not ok, with its
+    /// holder. Ok when it is already gone.
+    void breakLock(const QByteArray &seen, Done done);
 
     /// The holder a lock file's text names; nothing when it names none.
     static std::optional<Holder> parse(const QByteArray &text);

@@ -820,6 +820,69 @@ TEST(AuditLog, AnEntryCutOffByItsWritersDeathIsTakenOutAndTheChainGoesOn)
     EXPECT_TRUE(problems.isEmpty()) << problems.join(u'\n').toStdString();
 }
 
+// Only the start of the pending entry's own line is taken out: bytes of
+// someone else's at the end of the log (a note added by hand) stay, with a
+// writer killed after them, and under a head no key vouches for (a forged
+// one, here, in a log without a secret store).
+TEST(AuditLog, BytesThatAreNotACutOffEntryAreNeverTakenOut)
+{
+    QTemporaryDir dir;
+    const QString path = AuditLog::pathIn(dir.path());
+    const QByteArray key(32, 'k');
+    {
+        AuditLog log(path, fixedKey(key));
+        for (int i = 0; i < 2; ++i)
+            ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
+    }
+    const QByteArray note = "NOTE by ops: suspicious";
+    {
+        QFile file(path);
+        ASSERT_TRUE(file.open(QIODevice::Append));
+        file.write(note);
+    }
+    const qint64 noted = QFileInfo(path).size();
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        rlimit limit{};
+        ::getrlimit(RLIMIT_FSIZE, &limit);
+        limit.rlim_cur = rlim_t(noted + 60);
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        AuditLog log(path, fixedKey(key));
+        AuditEntry big = entry(QStringLiteral("gpu-2"), QStringLiteral("edit"));
+        big.detail = QString(4096, u'x');
+        log.append(big);
+        ::_exit(0); // not reached
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) << status;
+    AuditLog after(path, fixedKey(key));
+    EXPECT_EQ(after.check().status, AuditVerification::Status::Broken);
+    ASSERT_TRUE(after.append(entry(QStringLiteral("gpu-3"), QStringLiteral("x"))));
+    EXPECT_TRUE(readAll(path).contains(note));
+    EXPECT_EQ(after.check().status, AuditVerification::Status::Broken);
+
+    // No key: a head saying an entry was pending is not taken at its word.
+    const QString unkeyed = dir.filePath(QStringLiteral("unkeyed/audit.jsonl"));
+    AuditLog plain(unkeyed, storeHasNone());
+    ASSERT_TRUE(plain.append(entry(QStringLiteral("gpu-1"), QStringLiteral("x"))));
+    const qint64 counted = QFileInfo(unkeyed).size();
+    const QByteArray stray = "{\"action\":\"added by hand";
+    {
+        QFile file(unkeyed);
+        ASSERT_TRUE(file.open(QIODevice::Append));
+        file.write(stray);
+    }
+    QJsonObject head = QJsonDocument::fromJson(readAll(plain.headPath())).object();
+    head[QStringLiteral("pending_bytes")] = counted + 500;
+    head[QStringLiteral("pending_last")] = QString(64, u'0');
+    head[QStringLiteral("pending_from")] = counted;
+    writeAll(plain.headPath(), QJsonDocument(head).toJson(QJsonDocument::Compact));
+    ASSERT_TRUE(plain.append(entry(QStringLiteral("gpu-2"), QStringLiteral("x"))));
+    EXPECT_TRUE(readAll(unkeyed).contains(stray));
+}
+
 // The key alone is made for a new log before its first entry (a first
 // `audit --verify` made it): only the anchor, kept once an entry went in,
 // says a log that is gone with its head existed.

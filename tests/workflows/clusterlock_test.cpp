@@ -8,6 +8,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <csignal>
@@ -88,4 +89,47 @@ TEST(ClusterLock, ALockThatCouldNotBeWrittenIsRemovedAndNamedAsSuch)
     EXPECT_FALSE(refused.ok);
     EXPECT_TRUE(refused.error.contains(QStringLiteral("the lock file is empty or unreadable")))
         << refused.error.toStdString();
+}
+
+// A break removes the lock it read, not one taken since: two people breaking
+// one stale lock once had the second break remove the lock a workflow took
+// after the first (its entry naming the stale holder). Nor anything put at
+// the lock's name meanwhile.
+TEST(ClusterLock, ABreakRemovesOnlyTheLockItRead)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    const QString path = dir.filePath(QStringLiteral(".opsdeck-lock-pd"));
+    ClusterLock lock(&local, path);
+    ASSERT_TRUE(answer([&](auto done) {
+                    lock.take(holder(QStringLiteral("w-stale")), std::chrono::hours(1), done);
+                }).ok);
+    const auto seen = answer([&](auto done) { lock.status(done); });
+    ASSERT_TRUE(seen.holder && seen.holder->workflow == QStringLiteral("w-stale"));
+    // Broken by someone else meanwhile, and taken by another workflow.
+    ASSERT_TRUE(QFile::remove(path));
+    ASSERT_TRUE(answer([&](auto done) {
+                    lock.take(holder(QStringLiteral("w-live")), std::chrono::hours(1), done);
+                }).ok);
+    const auto broken = answer([&](auto done) { lock.breakLock(seen.text, done); });
+    EXPECT_FALSE(broken.ok);
+    EXPECT_TRUE(broken.error.contains(QStringLiteral("changed since it was read")) &&
+                broken.error.contains(QStringLiteral("workflow w-live")))
+        << broken.error.toStdString();
+    const auto after = answer([&](auto done) { lock.status(done); });
+    ASSERT_TRUE(after.holder);
+    EXPECT_EQ(after.holder->workflow, QStringLiteral("w-live"));
+    // A link at its name is not removed either; the lock read is, and a gone one is fine.
+    ASSERT_TRUE(QFile::remove(path));
+    ASSERT_TRUE(QFile::link(dir.filePath(QStringLiteral("elsewhere")), path));
+    EXPECT_FALSE(answer([&](auto done) { lock.breakLock(after.text, done); }).ok);
+    EXPECT_TRUE(QFileInfo(path).isSymLink());
+    ASSERT_TRUE(QFile::remove(path));
+    ASSERT_TRUE(answer([&](auto done) {
+                    lock.take(holder(QStringLiteral("w-3")), std::chrono::hours(1), done);
+                }).ok);
+    const auto third = answer([&](auto done) { lock.status(done); });
+    EXPECT_TRUE(answer([&](auto done) { lock.breakLock(third.text, done); }).ok);
+    EXPECT_FALSE(QFileInfo::exists(path));
+    EXPECT_TRUE(answer([&](auto done) { lock.breakLock(third.text, done); }).ok);
 }
