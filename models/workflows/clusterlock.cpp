@@ -178,16 +178,21 @@ void ClusterLock::take(Holder me, std::chrono::seconds validity, Done done)
     });
 }
 
+QString ClusterLock::removalWhile(const QString &holds) const
+{
+    return QStringLiteral("lf=%1\n[ -e \"$lf\" ] || [ -L \"$lf\" ] || exit 0\n")
+               .arg(shell::singleQuoted(m_path)) +
+           kOnlyAFile +
+           QStringLiteral("%1 || { head -c 4096 \"$lf\"; exit %2; }\nrm -f \"$lf\"\n")
+               .arg(holds)
+               .arg(kHeld);
+}
+
 void ClusterLock::release(const QString &workflow, Done done)
 {
     const QString script =
-        QStringLiteral("lf=%1\n[ -e \"$lf\" ] || [ -L \"$lf\" ] || exit 0\n")
-            .arg(shell::singleQuoted(m_path)) +
-        kOnlyAFile +
-        QStringLiteral("grep -qxF %1 \"$lf\" || { head -c 4096 \"$lf\"; exit %2; }\n"
-                       "rm -f \"$lf\"\n")
-            .arg(shell::singleQuoted(QStringLiteral("workflow=") + workflow))
-            .arg(kHeld);
+        removalWhile(QStringLiteral("grep -qxF %1 \"$lf\"")
+                         .arg(shell::singleQuoted(QStringLiteral("workflow=") + workflow)));
     run(script, [this, done](const remote::CommandResult &result) {
         Result out;
         out.path = m_path;
@@ -232,16 +237,10 @@ void ClusterLock::status(Done done)
 void ClusterLock::breakLock(const QByteArray &seen, Done done)
 {
     // Compared by hash: the text may hold anything, the script only hex.
-    const QString script =
-        QStringLiteral("lf=%1\n[ -e \"$lf\" ] || [ -L \"$lf\" ] || exit 0\n")
-            .arg(shell::singleQuoted(m_path)) +
-        kOnlyAFile +
-        QStringLiteral("[ \"$(head -c 4096 \"$lf\" | sha256sum | cut -d' ' -f1)\" = %1 ] || "
-                       "{ head -c 4096 \"$lf\"; exit %2; }\n"
-                       "rm -f \"$lf\"\n")
+    const QString script = removalWhile(
+        QStringLiteral("[ \"$(head -c 4096 \"$lf\" | sha256sum | cut -d' ' -f1)\" = %1 ]")
             .arg(QString::fromLatin1(
-                QCryptographicHash::hash(seen.left(4096), QCryptographicHash::Sha256).toHex()))
-            .arg(kHeld);
+                QCryptographicHash::hash(seen.left(4096), QCryptographicHash::Sha256).toHex())));
     run(script, [this, done](const remote::CommandResult &result) {
         Result out;
         out.path = m_path;

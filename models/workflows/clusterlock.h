@@ -79,6 +79,10 @@ public:
     static std::optional<Holder> parse(const QByteArray &text);
 
 private:
+    /// The script that removes the lock only while `holds` (a shell test on
+    /// the lock file "$lf") is true, else prints its text and exits kHeld;
+    /// nothing there: done. A link or another file there is refused.
+    QString removalWhile(const QString &holds) const;
     void run(const QString &script, std::function<void(const remote::CommandResult &)> then);
 
     remote::Transport *m_transport;

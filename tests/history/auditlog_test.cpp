@@ -132,6 +132,39 @@ void forgeUnkeyed(const AuditLog &log, const QByteArray &from, const QByteArray 
     writeAll(log.headPath(), QJsonDocument(head).toJson(QJsonDocument::Compact));
 }
 
+// `count` entries in the keyed log at `path`.
+void appendKeyed(const QString &path, const QByteArray &key, int count)
+{
+    AuditLog log(path, fixedKey(key));
+    for (int i = 0; i < count; ++i)
+        ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
+}
+
+// A writer of the keyed log at `path` killed in the middle of its line: a
+// child process whose file size limit is `limit` bytes appends an entry
+// longer than that, and SIGXFSZ ends it, as `ulimit -f` does. Whether it
+// ended so.
+bool killedMidLine(const QString &path, const QByteArray &key, qint64 limit)
+{
+    const pid_t child = ::fork();
+    if (child < 0)
+        return false;
+    if (child == 0) {
+        rlimit small{};
+        ::getrlimit(RLIMIT_FSIZE, &small);
+        small.rlim_cur = rlim_t(limit);
+        ::setrlimit(RLIMIT_FSIZE, &small);
+        AuditLog log(path, fixedKey(key));
+        AuditEntry big = entry(QStringLiteral("gpu-2"), QStringLiteral("edit"));
+        big.detail = QString(4096, u'x');
+        log.append(big);
+        ::_exit(0); // not reached: SIGXFSZ ends it in the middle of the line
+    }
+    int status = 0;
+    return ::waitpid(child, &status, 0) == child && WIFSIGNALED(status) &&
+           WTERMSIG(status) == SIGXFSZ;
+}
+
 } // namespace
 
 TEST(AuditLog, ACutOffEndIsCaughtByTheHeadAndStaysVisibleAfterTheNextAppend)
@@ -780,28 +813,9 @@ TEST(AuditLog, AnEntryCutOffByItsWritersDeathIsTakenOutAndTheChainGoesOn)
     QTemporaryDir dir;
     const QString path = AuditLog::pathIn(dir.path());
     const QByteArray key(32, 'k');
-    {
-        AuditLog log(path, fixedKey(key));
-        for (int i = 0; i < 2; ++i)
-            ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
-    }
+    appendKeyed(path, key, 2);
     const qint64 whole = QFileInfo(path).size();
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-        rlimit limit{};
-        ::getrlimit(RLIMIT_FSIZE, &limit);
-        limit.rlim_cur = rlim_t(whole + 100); // the head fits, the line does not
-        ::setrlimit(RLIMIT_FSIZE, &limit);
-        AuditLog log(path, fixedKey(key));
-        AuditEntry big = entry(QStringLiteral("gpu-2"), QStringLiteral("edit"));
-        big.detail = QString(4096, u'x');
-        log.append(big);
-        ::_exit(0); // not reached: SIGXFSZ ends it in the middle of the line
-    }
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) << status;
+    ASSERT_TRUE(killedMidLine(path, key, whole + 100)); // the head fits, the line does not
     ASSERT_GT(QFileInfo(path).size(), whole) << "a part of the line is in";
 
     AuditLog after(path, fixedKey(key));
@@ -829,34 +843,14 @@ TEST(AuditLog, BytesThatAreNotACutOffEntryAreNeverTakenOut)
     QTemporaryDir dir;
     const QString path = AuditLog::pathIn(dir.path());
     const QByteArray key(32, 'k');
-    {
-        AuditLog log(path, fixedKey(key));
-        for (int i = 0; i < 2; ++i)
-            ASSERT_TRUE(log.append(entry(QStringLiteral("gpu-%1").arg(i), QStringLiteral("x"))));
-    }
+    appendKeyed(path, key, 2);
     const QByteArray note = "NOTE by ops: suspicious";
     {
         QFile file(path);
         ASSERT_TRUE(file.open(QIODevice::Append));
         file.write(note);
     }
-    const qint64 noted = QFileInfo(path).size();
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-        rlimit limit{};
-        ::getrlimit(RLIMIT_FSIZE, &limit);
-        limit.rlim_cur = rlim_t(noted + 60);
-        ::setrlimit(RLIMIT_FSIZE, &limit);
-        AuditLog log(path, fixedKey(key));
-        AuditEntry big = entry(QStringLiteral("gpu-2"), QStringLiteral("edit"));
-        big.detail = QString(4096, u'x');
-        log.append(big);
-        ::_exit(0); // not reached
-    }
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) << status;
+    ASSERT_TRUE(killedMidLine(path, key, QFileInfo(path).size() + 60));
     AuditLog after(path, fixedKey(key));
     EXPECT_EQ(after.check().status, AuditVerification::Status::Broken);
     ASSERT_TRUE(after.append(entry(QStringLiteral("gpu-3"), QStringLiteral("x"))));

@@ -217,6 +217,21 @@ QString refusedStopOf(processes::ProcessControl &control, const processes::Manag
     return said;
 }
 
+// Starts `process` and returns what its refused start said; the test fails
+// when it started (its pid file written).
+QString refusedStartOf(processes::ProcessControl &control, const processes::ManagedProcess &process)
+{
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
+    control.startAll({process});
+    if (!started.wait(10000)) {
+        ADD_FAILURE() << "no startFinished";
+        return {};
+    }
+    EXPECT_FALSE(started.first().at(0).toBool()) << "the start must fail";
+    EXPECT_FALSE(QFile::exists(process.pidFile)) << "nothing started";
+    return started.first().at(1).toString();
+}
+
 qint64 pidFrom(const QString &pidFile)
 {
     QFile file(pidFile);
@@ -1294,13 +1309,8 @@ TEST(ProcessControl, AStartLockThatIsNotAFileFailsTheStartNamingIt)
         ::mkfifo(QFile::encodeName(sleeper.pidFile + QStringLiteral(".start-lock")).constData(),
                  0600),
         0);
-    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
-    control.startAll({sleeper});
-    ASSERT_TRUE(started.wait(10000));
-    EXPECT_FALSE(started.first().at(0).toBool());
-    EXPECT_TRUE(started.first().at(1).toString().contains(QStringLiteral("is not a regular file")))
-        << started.first().at(1).toString().toStdString();
-    EXPECT_FALSE(QFile::exists(sleeper.pidFile)) << "nothing started";
+    const QString said = refusedStartOf(control, sleeper);
+    EXPECT_TRUE(said.contains(QStringLiteral("is not a regular file"))) << said.toStdString();
 }
 
 // An identity that cannot be written (a full disk; here a folder where its
@@ -1360,13 +1370,8 @@ TEST(ProcessControl, AFileOfThePersonsAtTheIdentitysNameIsNeitherWrittenOverNorR
     }
     EXPECT_FALSE(QFile::exists(decode.pidFile)) << "the stale pid file goes";
     EXPECT_EQ(test::readFile(identity), notes);
-    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
-    control.startAll({decode});
-    ASSERT_TRUE(started.wait(10000));
-    EXPECT_FALSE(started.first().at(0).toBool());
-    EXPECT_TRUE(started.first().at(1).toString().contains(QStringLiteral("not started")))
-        << started.first().at(1).toString().toStdString();
-    EXPECT_FALSE(QFile::exists(decode.pidFile)) << "nothing started";
+    const QString refused = refusedStartOf(control, decode);
+    EXPECT_TRUE(refused.contains(QStringLiteral("not started"))) << refused.toStdString();
     EXPECT_EQ(test::readFile(identity), notes);
 }
 
@@ -1380,14 +1385,9 @@ TEST(ProcessControl, ALinkAtTheStartLocksNameIsNotFollowed)
     const auto sleeper = detachedSleeper(dir.path(), QStringLiteral("proxy"), false);
     const QString target = dir.filePath(QStringLiteral("not-yet"));
     ASSERT_TRUE(QFile::link(target, sleeper.pidFile + QStringLiteral(".start-lock")));
-    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
-    control.startAll({sleeper});
-    ASSERT_TRUE(started.wait(10000));
-    EXPECT_FALSE(started.first().at(0).toBool());
-    EXPECT_TRUE(started.first().at(1).toString().contains(QStringLiteral("is not a regular file")))
-        << started.first().at(1).toString().toStdString();
+    const QString said = refusedStartOf(control, sleeper);
+    EXPECT_TRUE(said.contains(QStringLiteral("is not a regular file"))) << said.toStdString();
     EXPECT_FALSE(QFile::exists(target));
-    EXPECT_FALSE(QFile::exists(sleeper.pidFile)) << "nothing started";
 }
 
 // An inventory naming another file as a service's pid file (the data dir's
