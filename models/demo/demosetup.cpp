@@ -185,6 +185,27 @@ bool DemoSetup::checkDir(const QString &path, QString *error)
                      .arg(dir, mine.join(QStringLiteral(", ")));
         return false;
     }
+    // Nor written through a link at a name the demo writes (a serve script
+    // of the person's linked in to try it): the file it names would be
+    // replaced, a log appended to.
+    QStringList links;
+    QStringList names = QDir(QStringLiteral(":/demo")).entryList(QDir::Files);
+    names << QStringLiteral("logs") << QStringLiteral("run") << QStringLiteral("recorder.pid")
+          << QStringLiteral("recorder.pid.identity") << QStringLiteral("recorder.pid.start-lock");
+    for (const QString &sub : {QStringLiteral("logs"), QStringLiteral("run")})
+        for (const QString &name :
+             QDir(QDir(dir).filePath(sub))
+                 .entryList(QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot))
+            names << sub + u'/' + name;
+    for (const QString &name : std::as_const(names))
+        if (QFileInfo(QDir(dir).filePath(name)).isSymLink())
+            links << name;
+    if (!links.isEmpty()) {
+        *error = QStringLiteral("demo folder %1 holds links where the demo writes (%2): it never "
+                                "writes through a link; remove them or choose another folder")
+                     .arg(dir, links.join(QStringLiteral(", ")));
+        return false;
+    }
     if (!settings::PrivateFiles::makeDir(dir) || !QFileInfo(dir).isWritable()) {
         *error = QStringLiteral("demo folder %1 cannot be created or written").arg(dir);
         return false;

@@ -145,6 +145,16 @@ void ClusterLock::take(Holder me, std::chrono::seconds validity, Done done)
             "  echo \"$lf could not be written (a full disk?): removed again, not taken\" >&2; "
             "exit 1\n"
             "fi\n"
+            // Its own (a resume): taken again with the time and expiry of
+            // now, replaced whole, so that it never reads as stale while the
+            // workflow runs and a break of what was read before refuses.
+            "if [ -f \"$lf\" ] && [ ! -L \"$lf\" ] && grep -qxF %2 \"$lf\"; then\n"
+            "  t=\"$lf.opsdeck-retake.$$\"\n"
+            "  if ( set -C; printf '%s' %1 >\"$t\" ) 2>/dev/null && mv -f \"$t\" \"$lf\"; then "
+            "exit 0; "
+            "fi\n"
+            "  rm -f \"$t\"; echo \"$lf could not be taken again (a full disk?)\" >&2; exit 1\n"
+            "fi\n"
             "if [ -f \"$lf\" ] && [ ! -L \"$lf\" ]; then head -c 4096 \"$lf\"; exit %3; fi\n"
             "echo \"cannot create $lf\" >&2; exit 1\n")
             .arg(shell::singleQuoted(content),
@@ -160,11 +170,6 @@ void ClusterLock::take(Holder me, std::chrono::seconds validity, Done done)
         }
         if (result.outcome == remote::CommandResult::Outcome::Exited && result.exitCode == kHeld) {
             out.holder = parse(result.standardOutput);
-            // A resume of the same workflow: the lock is already ours.
-            if (out.holder && out.holder->workflow == me.workflow && !me.workflow.isEmpty()) {
-                out.ok = true;
-                return done(out);
-            }
             out.error =
                 QStringLiteral("cluster lock %1 on %2 is held by %3")
                     .arg(m_path, m_transport->hostName(),

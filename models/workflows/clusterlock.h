@@ -62,7 +62,9 @@ public:
 
     ClusterLock(remote::Transport *transport, QString path, QObject *parent = nullptr);
 
-    /// Takes it for `me` (its time and expiry set here, `validity` from now);
+    /// Takes it for `me` (its time and expiry set here, `validity` from now;
+    /// a lock already naming `me.workflow`, a resume's, is replaced whole
+    /// with them, so that it never reads as stale while its workflow runs);
     /// not ok with the holder when another workflow holds it.
     void take(Holder me, std::chrono::seconds validity, Done done);
     /// Removes it when it names `workflow`; ok when it is already gone.

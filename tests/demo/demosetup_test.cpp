@@ -1,7 +1,9 @@
 // The demo folder: serve scripts with their knobs, a valid inventory, free ports.
 #include "demosetup.h"
 #include "inventory.h"
+#include "testsupport.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
@@ -138,6 +140,39 @@ TEST(DemoSetup, NeverWritesOverAFolderThatIsNotADemos)
     ASSERT_TRUE(demo::DemoSetup::write(options, &error)) << error.toStdString();
     EXPECT_TRUE(demo::DemoSetup::write(options, &error))
         << "a demo's folder: " << error.toStdString();
+}
+
+// A demo's own folder with a link where it writes (a serve script of the
+// person's linked in to try it, a log linked to a file of theirs) once had
+// the file the link names replaced, its mode changed: refused, naming the
+// links, and the files they name stay as they were.
+TEST(DemoSetup, NeverWritesThroughALink)
+{
+    QTemporaryDir dir;
+    demo::DemoOptions options;
+    options.dir = dir.filePath(QStringLiteral("demo"));
+    options.simBinary = QStringLiteral("opsdeck-sim");
+    QString error;
+    ASSERT_TRUE(demo::DemoSetup::write(options, &error)) << error.toStdString();
+    const QString mine = dir.filePath(QStringLiteral("my_serve_decode.sh"));
+    const QByteArray script = "#!/bin/bash\n# my tuned decode\n";
+    ASSERT_TRUE(test::writeFile(mine, script));
+    const QString notes = dir.filePath(QStringLiteral("notes.txt"));
+    ASSERT_TRUE(test::writeFile(notes, "my notes\n"));
+    for (const auto &[name, target] : {std::pair{QStringLiteral("serve_decode.sh"), mine},
+                                       std::pair{QStringLiteral("logs/prefill.log"), notes}}) {
+        const QString at = QDir(options.dir).filePath(name);
+        QFile::remove(at);
+        ASSERT_TRUE(QFile::link(target, at));
+        EXPECT_FALSE(demo::DemoSetup::write(options, &error));
+        EXPECT_TRUE(
+            error.contains(QStringLiteral("holds links where the demo writes (%1)").arg(name)))
+            << error.toStdString();
+        ASSERT_TRUE(QFile::remove(at));
+    }
+    EXPECT_EQ(test::readFile(mine), script);
+    EXPECT_EQ(test::readFile(notes), "my notes\n");
+    EXPECT_TRUE(demo::DemoSetup::write(options, &error)) << error.toStdString();
 }
 
 TEST(DemoOptions, TheWindowAndTheCliReadTheSameFlagsTheSameWay)

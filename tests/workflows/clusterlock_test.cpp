@@ -133,3 +133,29 @@ TEST(ClusterLock, ABreakRemovesOnlyTheLockItRead)
     EXPECT_FALSE(QFileInfo::exists(path));
     EXPECT_TRUE(answer([&](auto done) { lock.breakLock(third.text, done); }).ok);
 }
+
+// A resume takes its own lock again with the time and expiry of now: a lock
+// left as it was read as STALE while the resumed workflow ran, and a break
+// of it (its text unchanged) let a second workflow run beside it.
+TEST(ClusterLock, AResumeTakesItsOwnLockAgainAsNew)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    ClusterLock lock(&local, dir.filePath(QStringLiteral(".opsdeck-lock-pd")));
+    ASSERT_TRUE(answer([&](auto done) {
+                    lock.take(holder(QStringLiteral("w-1")), std::chrono::seconds(-60), done);
+                }).ok);
+    const auto before = answer([&](auto done) { lock.status(done); });
+    ASSERT_TRUE(before.holder);
+    EXPECT_TRUE(before.holder->staleAt(QDateTime::currentDateTimeUtc()));
+    ASSERT_TRUE(answer([&](auto done) {
+                    lock.take(holder(QStringLiteral("w-1")), std::chrono::hours(1), done);
+                }).ok);
+    const auto after = answer([&](auto done) { lock.status(done); });
+    ASSERT_TRUE(after.holder);
+    EXPECT_EQ(after.holder->workflow, QStringLiteral("w-1"));
+    EXPECT_FALSE(after.holder->staleAt(QDateTime::currentDateTimeUtc()));
+    EXPECT_FALSE(answer([&](auto done) { lock.breakLock(before.text, done); }).ok);
+    EXPECT_TRUE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size() == 1)
+        << QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).join(u' ').toStdString();
+}
