@@ -232,7 +232,30 @@ bool DemoCluster::lockFolder(const QString &dir, QString *error)
 {
     if (!settings::PrivateFiles::makeDir(dir, error))
         return false;
-    auto lock = std::make_unique<QLockFile>(dir + QStringLiteral("/demo.lock"));
+    // A file of the person's under that name is not a lock to take over:
+    // QLockFile removes one whose first line is a pid no longer running. In
+    // a folder that is not (yet) a demo's, only one shaped as QLockFile
+    // writes it (pid, program, host) is taken for a lock.
+    const QString path = dir + QStringLiteral("/demo.lock");
+    const QFileInfo held(path);
+    QFile text(path);
+    const QList<QByteArray> lines = held.isFile() && text.open(QIODevice::ReadOnly)
+                                        ? text.read(1024).split('\n')
+                                        : QList<QByteArray>();
+    bool pidFirst = false;
+    if (!lines.isEmpty())
+        lines.first().toLongLong(&pidFirst);
+    const bool lockShaped =
+        pidFirst && lines.size() >= 4 && !lines.at(1).isEmpty() && !lines.at(2).isEmpty();
+    // (Empty: one being written, or nothing to lose.)
+    if (held.isSymLink() ||
+        (held.exists() && held.size() > 0 && !DemoSetup::isDemos(dir) && !lockShaped)) {
+        *error = QStringLiteral("%1 is not a demo's lock (%2): not removed; move it away")
+                     .arg(path, held.isSymLink() ? QStringLiteral("a link")
+                                                 : QStringLiteral("the folder is not a demo's"));
+        return false;
+    }
+    auto lock = std::make_unique<QLockFile>(path);
     lock->setStaleLockTime(0); // stale only when its process is gone: an up() may take minutes
     if (!lock->tryLock(0)) {
         qint64 pid = 0;

@@ -135,6 +135,14 @@ bool demoRunIn(const QString &dir)
 
 } // namespace
 
+bool DemoSetup::isDemos(const QString &dir)
+{
+    QFile inventory(inventoryPath(dir));
+    return inventory.open(QIODevice::ReadOnly)
+               ? inventory.readLine(256).startsWith(kInventoryFirstLine)
+               : demoRunIn(dir);
+}
+
 bool DemoSetup::checkDir(const QString &path, QString *error)
 {
     const QString dir = QDir(path).absolutePath();
@@ -174,11 +182,7 @@ bool DemoSetup::checkDir(const QString &path, QString *error)
     // wrote for it is a demo's too: up and down then ask for the inventory
     // back (DemoCluster). A run/ folder alone is not (a deployment's folder
     // often has one beside its own serve scripts).
-    QFile inventory(inventoryPath(dir));
-    const bool aDemos = inventory.open(QIODevice::ReadOnly)
-                            ? inventory.readLine(256).startsWith(kInventoryFirstLine)
-                            : demoRunIn(dir);
-    if (!mine.isEmpty() && !aDemos) {
+    if (!mine.isEmpty() && !isDemos(dir)) {
         *error = QStringLiteral("demo folder %1 holds %2, which the demo would write over, and is "
                                 "not a demo's (its inventory.yaml is not one the demo wrote): "
                                 "choose another folder")

@@ -58,6 +58,10 @@ public:
     /// quoting in shell commands, and a folder that exists or can be made and
     /// written. Returns false with `error` naming the folder.
     static bool checkDir(const QString &dir, QString *error);
+    /// Whether `dir` is a demo's folder: its inventory.yaml is one the demo
+    /// wrote (its first line), or, with none, its run/ holds an identity
+    /// written for one of its pid files.
+    static bool isDemos(const QString &dir);
     /// The traffic generator as a managed process of the demo's local host.
     /// `program`: see ManagedProcess::program.
     static processes::ManagedProcess trafficProcess(const QString &dir, const QString &program);

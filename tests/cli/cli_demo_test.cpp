@@ -349,6 +349,26 @@ TEST_F(CliDemo, AnUpNeverWritesOverNorRemovesAFileOfThePersonsAtAnIdentitysName)
     EXPECT_TRUE(pidsIn(demoDir()).isEmpty()) << "what it started is stopped";
 }
 
+// A file of the person's named demo.lock (its first line a number that is
+// no running pid) was taken for a stale lock and removed by up and down:
+// in a folder that is not a demo's it is refused, naming it, and kept.
+TEST_F(CliDemo, AFileOfThePersonsNamedDemoLockIsNeverRemoved)
+{
+    ASSERT_TRUE(QDir().mkpath(demoDir()));
+    const QString notes = demoDir() + QStringLiteral("/demo.lock");
+    ASSERT_TRUE(opsdeck::test::writeFile(notes, "99999\nmy notes about the demo lock\n"));
+    for (const char *action : {"down", "up"}) {
+        const auto run = runCli({QStringLiteral("demo"), QString::fromLatin1(action),
+                                 QStringLiteral("--dir"), demoDir()},
+                                home(), std::chrono::seconds(60));
+        EXPECT_NE(run.exitCode, 0) << action;
+        EXPECT_TRUE(run.standardError.contains("is not a demo's lock"))
+            << action << ": " << run.standardError.toStdString();
+        EXPECT_EQ(opsdeck::test::readFile(notes), "99999\nmy notes about the demo lock\n")
+            << action;
+    }
+}
+
 // One up or down at a time per folder: a second one started meanwhile fails at
 // once instead of overwriting pid files and orphaning the first one's processes.
 TEST_F(CliDemo, ASecondUpOnTheSameFolderIsRefusedWhileTheFirstRuns)
