@@ -40,13 +40,15 @@ QString ClusterLock::Holder::describe(const QDateTime &now) const
     if (owner.isEmpty() && fromHost.isEmpty() && workflow.isEmpty() && !time.isValid())
         return QStringLiteral("nobody it names: the lock file is empty or unreadable (a take that "
                               "could not write it?); check it, then `opsdeck-cli lock break`");
-    const qint64 minutes = time.isValid() ? time.secsTo(now) / 60 : -1;
-    return QStringLiteral("%1 on %2, workflow %3, since %4 UTC (%5 min ago)%6")
+    const QString since = time.isValid()
+                              ? QStringLiteral("since %1 UTC (%2 min ago)")
+                                    .arg(time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm")))
+                                    .arg(time.secsTo(now) / 60)
+                              : QStringLiteral("since a time it does not say");
+    return QStringLiteral("%1 on %2, workflow %3, %4%5")
         .arg(owner.isEmpty() ? QStringLiteral("someone") : owner,
              fromHost.isEmpty() ? QStringLiteral("an unknown machine") : fromHost,
-             workflow.isEmpty() ? QStringLiteral("unknown") : workflow,
-             time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm")))
-        .arg(minutes)
+             workflow.isEmpty() ? QStringLiteral("unknown") : workflow, since)
         .arg(staleAt(now) ? QStringLiteral(", STALE: expired at %1 UTC")
                                 .arg(expires.toUTC().toString(QStringLiteral("HH:mm")))
                           : QString());

@@ -159,3 +159,14 @@ TEST(ClusterLock, AResumeTakesItsOwnLockAgainAsNew)
     EXPECT_TRUE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size() == 1)
         << QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).join(u' ').toStdString();
 }
+
+// A lock file without `time=` (written by hand) once read "since  UTC (-1
+// min ago)": it says it does not say.
+TEST(ClusterLock, ALockWithoutATimeIsDescribedWithoutOne)
+{
+    const auto holder = ClusterLock::parse("owner=alice\nhost=m1\nworkflow=restart-W\n");
+    ASSERT_TRUE(holder);
+    const QString said = holder->describe(QDateTime::currentDateTimeUtc());
+    EXPECT_EQ(said,
+              QStringLiteral("alice on m1, workflow restart-W, since a time it does not say"));
+}
