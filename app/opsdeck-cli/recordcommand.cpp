@@ -24,6 +24,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <functional>
 #include <optional>
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
@@ -202,6 +203,22 @@ int takeStartLock(const QString &pidFile, QString *error, int *code)
     return fd;
 }
 
+// `work` (its exit code) while holding the pid file's start lock; the
+// lock's own failure (said) when it cannot be taken.
+int underStartLock(const QString &pidFile, const std::function<int()> &work)
+{
+    QString error;
+    int refused = ExitOk;
+    const int startLock = takeStartLock(pidFile, &error, &refused);
+    if (startLock < 0) {
+        printError(error);
+        return refused;
+    }
+    const int result = work();
+    ::close(startLock); // releases the flock
+    return result;
+}
+
 bool writePidFile(const QString &pidFile, QString *error)
 {
     // Not through a link planted at the pid file or its temporary file.
@@ -296,9 +313,12 @@ int runRecord(const QStringList &arguments)
         parser.isSet(QStringLiteral("pid-file"))
             ? QFileInfo(parser.value(QStringLiteral("pid-file"))).absoluteFilePath()
             : QString();
-    // Before anything starts: a refused pid file costs nothing.
+    // Before anything starts: a refused pid file costs nothing. Under its
+    // start lock: a start through the inventory (`demo up`'s) holds it while
+    // it writes this process's identity beside the pid file.
     if (!pidFile.isEmpty())
-        if (const int refused = refusedPidFile(pidFile); refused != ExitOk)
+        if (const int refused = underStartLock(pidFile, [&] { return refusedPidFile(pidFile); });
+            refused != ExitOk)
             return refused;
 
     // The window's session, without its views: no hot window, no alerts.
@@ -341,18 +361,14 @@ int runRecord(const QStringList &arguments)
     // or another recorder's pid, may have come there.
     QString error;
     if (!pidFile.isEmpty()) {
-        int refused = ExitOk;
-        const int startLock = takeStartLock(pidFile, &error, &refused);
-        if (startLock < 0) {
-            printError(error);
-            return refused;
-        }
-        refused = refusedPidFile(pidFile);
-        if (refused == ExitOk && !writePidFile(pidFile, &error)) {
-            printError(error);
-            refused = ExitFailed;
-        }
-        ::close(startLock); // releases the flock
+        const int refused = underStartLock(pidFile, [&] {
+            const int problem = refusedPidFile(pidFile);
+            if (problem == ExitOk && !writePidFile(pidFile, &error)) {
+                printError(error);
+                return int(ExitFailed);
+            }
+            return problem;
+        });
         if (refused != ExitOk)
             return refused;
     }

@@ -908,6 +908,47 @@ TEST(RecordCommand, TwoRecordersGivenOnePidFileAtOnceStartOne)
         test::stopProcess(recorder, std::chrono::seconds(10));
 }
 
+// `demo up` starts the recorder through the inventory's start, which holds
+// the pid file's start lock while it writes the identity beside it (through
+// `<pid file>.identity.tmp`): the recorder's first check once met that
+// temporary file and refused, and the demo had no recorder. It waits for the
+// lock, then records.
+TEST(RecordCommand, APidFileWhoseIdentityIsBeingWrittenIsWaitedFor)
+{
+    QTemporaryDir dir;
+    const QString inventory = unreachableEngineIn(dir);
+    const QString pidFile = dir.filePath(QStringLiteral("recorder.pid"));
+    const QString startLock = pidFile + QStringLiteral(".start-lock");
+    const QString writing = pidFile + QStringLiteral(".identity.tmp");
+    const int held =
+        ::open(QFile::encodeName(startLock).constData(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    ASSERT_GE(held, 0);
+    ASSERT_EQ(::flock(held, LOCK_EX), 0);
+    ASSERT_TRUE(test::writeFile(writing, "pid=1\n"));
+    QProcess recorder;
+    QByteArray said;
+    recorder.setStandardInputFile(QProcess::nullDevice());
+    recorder.start(test::binPath(QStringLiteral("opsdeck-cli")),
+                   {QStringLiteral("record"), QStringLiteral("--inventory"), inventory,
+                    QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("data")),
+                    QStringLiteral("--pid-file"), pidFile, QStringLiteral("--no-watch")});
+    ASSERT_TRUE(recorder.waitForStarted());
+    EXPECT_TRUE(holdsOpen(recorder, startLock)) << "waits at the start lock";
+    ASSERT_TRUE(QFile::remove(writing)); // the start's identity is in place
+    ::close(held);
+    EXPECT_TRUE(waitUntil(
+        [&] {
+            said += recorder.readAllStandardError();
+            return said.contains("recording 1 services") ||
+                   recorder.state() == QProcess::NotRunning;
+        },
+        std::chrono::seconds(20)))
+        << said.toStdString();
+    EXPECT_EQ(recorder.state(), QProcess::Running) << said.toStdString();
+    EXPECT_EQ(pidIn(pidFile), recorder.processId());
+    EXPECT_EQ(test::stopProcess(recorder, std::chrono::seconds(10)), 0);
+}
+
 TEST(RecordCommand, AnUnusableDataDirIsBadInputSaidInWords)
 {
     QTemporaryDir dir;
