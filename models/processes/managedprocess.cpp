@@ -249,6 +249,10 @@ opsdeck_not_identity() {
       ! head -c 8192 "$1" 2>/dev/null | grep -qa '^start=[0-9]'; }; then
     echo "$1 is not an identity OpsDeck wrote (a file of the person's?)"
   fi; }
+# Whether $1, an identity's temporary name, is free or a leftover of a start
+# that died writing it (empty, or an identity): only then is it removed.
+opsdeck_leftover_identity() { { [ ! -e "$1" ] && [ ! -L "$1" ]; } ||
+  { [ -f "$1" ] && [ ! -L "$1" ] && { [ ! -s "$1" ] || [ -z "$(opsdeck_not_identity "$1")" ]; }; }; }
 # The start time of pid $1, in clock ticks since boot (field 22 of /proc/PID/stat).
 opsdeck_start() { local line rest; { read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
   rest=${line##*) }; set -- $rest; echo "${20}"; }
@@ -295,6 +299,10 @@ umask 077
 why=$(opsdeck_not_identity "$idf")
 if [ -n "$why" ]; then
   echo "started (pid $p, $pf), but $why: not written over. Move it away, then stop it by hand (kill $p) or start it again" >&2
+  exit 1
+fi
+if ! opsdeck_leftover_identity "$idf.tmp"; then
+  echo "started (pid $p, $pf), but $idf.tmp is not a leftover identity of OpsDeck's (a file of the person's?): not removed. Move it away, then stop it by hand (kill $p) or start it again" >&2
   exit 1
 fi
 # Created exclusively (noclobber): a link planted at the temporary name is not followed.

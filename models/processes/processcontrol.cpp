@@ -71,6 +71,9 @@ QString ProcessControl::startUnderLock(const ManagedProcess &process,
                           "opsdeck_why=$(opsdeck_not_identity %7)\n"
                           "if [ -n \"$opsdeck_why\" ]; then echo \"$opsdeck_why: $opsdeck_name "
                           "not started (move it away)\" >&2; exit 1; fi\n"
+                          "opsdeck_leftover_identity %7.tmp || { echo %7\".tmp is not a leftover "
+                          "identity of OpsDeck's (a file of the person's?): $opsdeck_name not "
+                          "started (move it away)\" >&2; exit 1; }\n"
                           // A link, even one naming nothing yet, is not followed.
                           "if [ -L \"$opsdeck_lock\" ] || { [ -e \"$opsdeck_lock\" ] && "
                           "[ ! -f \"$opsdeck_lock\" ]; }; then\n"

@@ -21,6 +21,7 @@
 #include <functional>
 #include <gtest/gtest.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1313,8 +1314,8 @@ TEST(ProcessControl, AStartLockThatIsNotAFileFailsTheStartNamingIt)
     EXPECT_TRUE(said.contains(QStringLiteral("is not a regular file"))) << said.toStdString();
 }
 
-// An identity that cannot be written (a full disk; here a folder where its
-// temporary file goes) fails the start, saying the process runs and how to
+// An identity that cannot be written (a full disk; here a file size limit)
+// fails the start, saying the process runs and how to
 // stop it: a start said ok would leave a process stop refuses as not ours.
 TEST(ProcessControl, AStartWhoseIdentityCannotBeWrittenFailsSayingSo)
 {
@@ -1323,10 +1324,20 @@ TEST(ProcessControl, AStartWhoseIdentityCannotBeWrittenFailsSayingSo)
     processes::ProcessControl control([&](const QString &) { return &local; });
     const auto sleeper = detachedSleeper(dir.path(), QStringLiteral("decode"), false);
     const QString identity = sleeper.pidFile + QStringLiteral(".identity");
-    ASSERT_TRUE(QDir(dir.path()).mkdir(QStringLiteral("decode.pid.identity.tmp")));
+    // A file size limit the host's shell inherits (its SIGXFSZ ignored, so
+    // that writes fail as on a full disk): the pid fits, the identity not.
+    rlimit was{};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &was), 0);
+    const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit small = was;
+    small.rlim_cur = 32;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
     QSignalSpy started(&control, &processes::ProcessControl::startFinished);
     control.startAll({sleeper});
-    ASSERT_TRUE(started.wait(10000));
+    const bool finished = started.wait(10000);
+    ::setrlimit(RLIMIT_FSIZE, &was);
+    std::signal(SIGXFSZ, previous);
+    ASSERT_TRUE(finished);
     const qint64 pid = pidFrom(sleeper.pidFile);
     const QString said = started.first().at(1).toString();
     EXPECT_FALSE(started.first().at(0).toBool()) << said.toStdString();
@@ -1373,6 +1384,33 @@ TEST(ProcessControl, AFileOfThePersonsAtTheIdentitysNameIsNeitherWrittenOverNorR
     const QString refused = refusedStartOf(control, decode);
     EXPECT_TRUE(refused.contains(QStringLiteral("not started"))) << refused.toStdString();
     EXPECT_EQ(test::readFile(identity), notes);
+}
+
+// The identity is written through `<pid file>.identity.tmp`, once removed
+// first whatever it held: a file of the person's there is kept and the start
+// starts nothing; a leftover of a start that died writing it goes.
+TEST(ProcessControl, AFileOfThePersonsAtTheIdentitysTemporaryNameIsKept)
+{
+    QTemporaryDir dir;
+    remote::LocalTransport local;
+    processes::ProcessControl control([&](const QString &) { return &local; });
+    const auto proxy = detachedSleeper(dir.path(), QStringLiteral("proxy"), false);
+    const QString temporary =
+        processes::ManagedProcess::identityFileOf(proxy.pidFile) + QStringLiteral(".tmp");
+    ASSERT_TRUE(test::writeFile(temporary, "precious\n"));
+    const QString said = refusedStartOf(control, proxy);
+    EXPECT_TRUE(said.contains(QStringLiteral("is not a leftover identity"))) << said.toStdString();
+    EXPECT_EQ(test::readFile(temporary), "precious\n");
+    ASSERT_TRUE(test::writeFile(temporary, ""));
+    QSignalSpy started(&control, &processes::ProcessControl::startFinished);
+    control.startAll({proxy});
+    ASSERT_TRUE(started.wait(10000));
+    EXPECT_TRUE(started.first().at(0).toBool()) << started.first().at(1).toString().toStdString();
+    EXPECT_FALSE(QFileInfo::exists(temporary));
+    const qint64 pid = pidFrom(proxy.pidFile);
+    ASSERT_GT(pid, 1);
+    ::kill(pid_t(pid), SIGKILL);
+    EXPECT_TRUE(waitUntil([&] { return !processAlive(pid); }, std::chrono::seconds(5)));
 }
 
 // A link at the start lock's name, even one naming no file yet, is not
